@@ -1,0 +1,189 @@
+"""The ``meridians`` command: thin; it parses arguments and calls the library.
+
+Every error the user can cause (a malformed position, an unknown board or point, an
+illegal move) ends in one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+
+import click
+
+from . import RULES_VERSION, __version__
+from .board import Board
+from .position import Game, Position
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"meridians: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename, so that an
+    interrupted write never leaves half a file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _position_arg(text: str) -> Position:
+    """A position in notation, or a board name for its empty start position."""
+    if " " in text.strip():
+        return Position.parse(text)
+    return Position.start(Board.parse(text))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="meridians", message=f"%(prog)s %(version)s (rules {RULES_VERSION})")
+def cli() -> None:
+    """Meridians: rules engine, exact solver and puzzle generator."""
+
+
+@cli.command()
+@click.argument("position")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
+def show(position: str, svg_file: str | None) -> None:
+    """Draw POSITION (notation such as '2/3/4/3/2 L', or a board such as 6/7)."""
+    pos = _position_arg(position)
+    click.echo(pos.diagram())
+    moves = pos.legal_moves()
+    if moves:
+        click.echo(f"legal moves ({len(moves)}): {' '.join(moves)}")
+    if svg_file:
+        _write_atomic(svg_file, pos.svg(title=str(pos)))
+        click.echo(f"wrote {svg_file}")
+
+
+@cli.command()
+@click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
+@click.option("--seed", type=int, default=None, help="Seed of the random moves (default: random).")
+@click.option("--moves", default=None, help="Moves to play first, comma-separated: c1,e2,c3.")
+@click.option("--start", default=None, help="Start from this position instead of the empty board.")
+@click.option("--max-plies", type=click.IntRange(min=0), default=None, help="Stop after this many moves.")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Write the final position as SVG.")
+@click.option("--quiet", is_flag=True, help="Print only the result line.")
+def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
+    """Play a game: the given --moves, then random moves until the game ends."""
+    game = Game(Position.parse(start) if start else Position.start(Board.parse(board_name)))
+    given = [m.strip() for m in moves.split(",") if m.strip()] if moves else []
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    if not quiet:
+        click.echo(f"board {game.position.board.name}, seed {seed}")
+
+    def show_move(pos: Position) -> None:
+        if quiet:
+            return
+        ply = len(game.moves)
+        mover = "L" if pos.to_move == "D" else "D"
+        gone = f"  removes {' '.join(sorted(pos.removed))}" if pos.removed else ""
+        click.echo(f"{ply:4d}. {mover} {pos.last_move}{gone}")
+
+    for i, m in enumerate(given):
+        try:
+            show_move(game.play(m))
+        except ValueError as e:
+            _fail(f"move {i + 1} ({m}): {e}")
+    while game.outcome is None and (max_plies is None or len(game.moves) < max_plies):
+        show_move(game.play(rng.choice(game.position.legal_moves())))
+    pos = game.position
+    if not quiet:
+        click.echo(pos.diagram())
+        click.echo(f"final position: {pos}")
+    result = pos.outcome
+    if result is None:
+        click.echo(f"stopped after {len(game.moves)} moves, no result yet")
+    elif result == "draw":
+        click.echo(f"draw by repetition after {len(game.moves)} moves")
+    else:
+        click.echo(f"{'Light' if result == 'L' else 'Dark'} wins after {len(game.moves)} moves: {pos.outcome_reason}")
+    if svg_file:
+        _write_atomic(svg_file, pos.svg(title=f"after {len(game.moves)} moves"))
+
+
+@cli.command()
+@click.argument("position")
+@click.argument("depth", type=click.IntRange(min=0, max=64))
+@click.option("--divide", is_flag=True, help="Also print the count below each first move.")
+def perft(position: str, depth: int, divide: bool) -> None:
+    """Count the leaves of the move tree DEPTH plies below POSITION."""
+    from . import core
+
+    pos = _position_arg(position)
+    t0 = time.perf_counter()
+    if divide and depth >= 1:
+        total = 0
+        for m in pos.legal_moves():
+            child = pos.play(m)
+            n = core.run_perft(pos.board, child._st, child._side, depth - 1)
+            click.echo(f"{m}: {n}")
+            total += n
+    else:
+        total = core.run_perft(pos.board, pos._st, pos._side, depth) if pos.outcome is None or depth == 0 else 0
+    dt = time.perf_counter() - t0
+    click.echo(f"{total}")
+    click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
+
+
+@cli.command()
+@click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
+@click.option("--seconds", type=click.FloatRange(min=0.01), default=3.0, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
+    """Random playouts of the compiled core from the empty board, on one core."""
+    from .bench import playout_rate
+
+    board = Board.parse(board_name)
+    r = playout_rate(board, seconds, seed)
+    if as_json:
+        click.echo(json.dumps(r))
+    else:
+        click.echo(
+            f"{r['board']}: {r['playouts_per_s']:,.0f} playouts/s, {r['plies_per_s']:,.0f} plies/s, "
+            f"{r['plies_per_playout']:.1f} plies per game ({r['playouts']} games in {r['seconds']:.2f} s; "
+            f"Light won {r['light_wins']}, Dark {r['dark_wins']})"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the command group, turning every user error into one line."""
+    try:
+        code = cli.main(args=argv, prog_name="meridians", standalone_mode=False)
+    except click.UsageError as e:
+        hint = f" (see 'meridians {e.ctx.command.name} --help')" if e.ctx and e.ctx.command.name != "cli" else " (see 'meridians --help')"
+        _fail(e.format_message() + hint)
+    except click.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        _fail(e.format_message())
+    except (ValueError, OSError) as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,479 @@
+"""SVG pictures of Meridians boards, in the manner of python-chess's ``chess/svg.py``.
+
+Pure functions that return SVG documents as strings; nothing beyond the standard library
+and :mod:`solver.board` is used.
+
+* :func:`position_svg` draws a position: the lattice, the stones, dead groups, the last
+  move and marked points (legal moves, say).
+* :func:`map_svg` colours every point by a value string (``'win'``, ``'loss'``, ``'draw'``,
+  ``'unknown'``, ...), for instance the value of each opening move, with a legend.
+* :func:`point_xy` is the layout: where a point lies on screen.
+
+The board is drawn with its rows horizontal, the two short sides at the top and bottom,
+row ``a`` at the bottom.  The point in column ``x`` (0-based) of row ``y`` (0 = top row)
+lies at ``px = (maxw - w) * spacing / 2 + x * spacing`` and
+``py = y * spacing * sqrt(3) / 2``, ``w`` the width of that row and ``maxw`` the widest
+row; adjacent points are exactly ``spacing`` apart.
+
+Elements carry ``class`` attributes so that they can be found and counted:
+``point``, ``line``, ``coord row``/``coord col``, ``stone light``/``stone dark``,
+``mark``, ``dead``, ``last``, ``value <value>``, ``legend``, ``title``.  Stones, marks,
+dead marks and values also carry ``data-point="c2"``.
+
+>>> from solver.board import Board
+>>> svg = position_svg(Board.get(2), light=[0], dark=[5], last=5)
+>>> svg.startswith("<svg") and svg.count('class="stone ') == 2
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Mapping
+from xml.sax.saxutils import escape, quoteattr
+
+from solver.board import Board, BoardError
+
+__all__ = ["position_svg", "map_svg", "point_xy", "SPACING", "VALUE_COLORS"]
+
+#: distance between adjacent points, in SVG user units (1 unit = 1 px at the default size)
+SPACING = 44.0
+
+_H = math.sqrt(3) / 2  # row pitch as a fraction of the spacing
+
+# -- colours ---------------------------------------------------------------------------
+_PAGE = "#fbf8f1"
+_WOOD = "#e6c68c"
+_INK = "#5a4630"
+_LIGHT_FILL = "#fbfaf6"
+_LIGHT_STROKE = "#202020"
+_DARK_FILL = "#242424"
+_DARK_STROKE = "#000000"
+_RED = "#e0201b"
+_VIOLET = "#8a2be2"
+_TEXT = "#3b2f20"
+
+#: fill colour per value for :func:`map_svg`; ``None`` means white with a dashed outline
+VALUE_COLORS: dict[str, str | None] = {
+    "win": "#3aa655",
+    "draw": "#a0a0a0",
+    "loss": "#d9463b",
+    "unknown": None,
+}
+#: colours for value strings outside :data:`VALUE_COLORS`, in sorted order of the values
+_EXTRA_COLORS = ("#4a7fd4", "#e39b2d", "#8e5bc9", "#2bb3b3", "#c9579b", "#8c6d3f", "#6b8e23", "#555555")
+
+# -- geometry (fractions of the spacing) -----------------------------------------------
+_STONE_R = 0.43
+_POINT_R = 0.07
+_MARK_R = 0.19
+_LAST_R = 0.12
+_VALUE_R = 0.40
+_DEAD_R = 0.52  # halo around a dead stone
+_CROSS = 0.22  # half-length of the arms of the cross on a dead stone
+_ROW_FONT = 0.34
+_COL_FONT = 0.21
+_COL_DY = 0.56  # column numbers: centre this far below their point
+_TITLE_FONT = 0.42
+_LEGEND_FONT = 0.32
+
+
+# -- small helpers ---------------------------------------------------------------------
+def _board(board) -> Board:
+    if isinstance(board, Board):
+        return board
+    if isinstance(board, int) and not isinstance(board, bool):
+        return Board.get(board)
+    return Board.parse(board)
+
+
+def _point(board: Board, p) -> int:
+    """A point index from an index or a name; raises :class:`BoardError`."""
+    if isinstance(p, str):
+        return board.index(p)
+    if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < board.size:
+        raise BoardError(f"no point {p!r} on board {board.name}")
+    return p
+
+
+def _points(board: Board, ps: Iterable | None) -> list[int]:
+    if ps is None:
+        return []
+    return sorted({_point(board, p) for p in ps})
+
+
+def _num(v: float) -> str:
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def _attrs(attrs: dict) -> str:
+    out = []
+    for k, v in attrs.items():
+        if v is None:
+            continue
+        name = k.rstrip("_").replace("_", "-")
+        if isinstance(v, float):
+            v = _num(v)
+        out.append(f" {name}={quoteattr(str(v))}")
+    return "".join(out)
+
+
+def _el(tag: str, text: str | None = None, **attrs) -> str:
+    if text is None:
+        return f"<{tag}{_attrs(attrs)}/>"
+    return f"<{tag}{_attrs(attrs)}>{escape(text)}</{tag}>"
+
+
+def _text_width(text: str, font: float) -> float:
+    """A rough width estimate for sans-serif text (used only for margins and wrapping)."""
+    return 0.6 * font * len(text)
+
+
+def point_xy(board, p, spacing: float = SPACING) -> tuple[float, float]:
+    """Screen position of point ``p`` relative to the lattice's top-left corner.
+
+    ``x`` grows to the right and ``y`` downwards (row ``a``, the bottom row, has the largest
+    ``y``).  Rows are centred on the widest row; neighbours are ``spacing`` apart.
+
+    >>> from solver.board import Board
+    >>> b = Board.get(2)
+    >>> x, y = point_xy(b, b.index("c1"), 10)  # the middle row starts at the left edge
+    >>> x, round(y, 3)
+    (0.0, 17.321)
+    """
+    b = _board(board)
+    y, x = b.row_col(_point(b, p))
+    w = b.row_widths[y]
+    return ((2 * b.m - w) * spacing / 2 + x * spacing, y * spacing * _H)
+
+
+class _Frame:
+    """Page layout: lattice offset, page size, and where the title and legend go."""
+
+    def __init__(self, board: Board, *, coordinates, title: str | None, legend_entries=()):
+        s = SPACING
+        self.board = board
+        self.rows_labelled = bool(coordinates)
+        self.cols_labelled = bool(coordinates) and coordinates != "rows"
+        # the wooden hexagon extends this far beyond the outermost points
+        self.pad = (0.78 if self.cols_labelled else 0.62) * s
+        side = self.pad + 0.25 * s
+        if self.rows_labelled:
+            side = max(side, 1.55 * s)
+        top = bottom = self.pad + 0.25 * s
+        lattice_w = (2 * board.m - 1) * s
+        lattice_h = 2 * board.m * s * _H
+        width = lattice_w + 2 * side
+
+        self.title = title
+        self.title_h = 1.0 * s if title else 0.0
+        if title:
+            width = max(width, _text_width(title, _TITLE_FONT * s) + 0.8 * s)
+
+        # legend: entries (swatch attributes, label) flowed left to right in rows
+        self.legend_rows: list[list[tuple[dict, str, float]]] = []
+        entries = [(sw, label, 0.55 * s + _text_width(label, _LEGEND_FONT * s)) for sw, label in legend_entries]
+        if entries:
+            width = max(width, max(w for _, _, w in entries) + 0.8 * s)
+            row: list = []
+            used = 0.0
+            gap = 0.45 * s
+            for e in entries:
+                if row and used + gap + e[2] > width - 0.8 * s:
+                    self.legend_rows.append(row)
+                    row, used = [], 0.0
+                used += (gap if row else 0.0) + e[2]
+                row.append(e)
+            self.legend_rows.append(row)
+        self.legend_h = (0.62 * s * len(self.legend_rows) + 0.15 * s) if entries else 0.0
+
+        self.width = width
+        self.ox = (width - lattice_w) / 2
+        self.oy = self.title_h + top
+        self.height = self.title_h + top + lattice_h + bottom + self.legend_h
+        self.legend_top = self.title_h + top + lattice_h + bottom
+
+    def xy(self, p: int) -> tuple[float, float]:
+        x, y = point_xy(self.board, p, SPACING)
+        return self.ox + x, self.oy + y
+
+    # -- document ------------------------------------------------------------------------
+    def open(self, size: float | None, cls: str) -> list[str]:
+        if size is None:
+            size = self.width  # 1 unit = 1 px; 6/7 is about 600 px wide
+        if size <= 0:
+            raise ValueError(f"size must be positive, not {size!r}")
+        height = size * self.height / self.width
+        return [
+            "<svg"
+            + _attrs(
+                {
+                    "xmlns": "http://www.w3.org/2000/svg",
+                    "version": "1.1",
+                    "class": cls,
+                    "viewBox": f"0 0 {_num(self.width)} {_num(self.height)}",
+                    "width": _num(size),
+                    "height": _num(height),
+                    "font_family": "Helvetica, Arial, sans-serif",
+                }
+            )
+            + ">",
+            _el("rect", x=0, y=0, width=_num(self.width), height=_num(self.height), fill=_PAGE),
+        ]
+
+    def header(self) -> list[str]:
+        if not self.title:
+            return []
+        s = SPACING
+        return [
+            _el(
+                "text",
+                self.title,
+                class_="title",
+                x=self.width / 2,
+                y=0.3 * s + _TITLE_FONT * s * 0.85,
+                text_anchor="middle",
+                font_size=_TITLE_FONT * s,
+                font_weight="bold",
+                fill=_TEXT,
+            )
+        ]
+
+    def lattice(self) -> list[str]:
+        """The wooden hexagon, the lines, the point dots and the coordinates."""
+        b, s = self.board, SPACING
+        out = []
+        by_row: dict[int, list[int]] = {}
+        for p in range(b.size):
+            by_row.setdefault(b.row_col(p)[0], []).append(p)
+        rows = [sorted(by_row[y], key=lambda p: b.row_col(p)[1]) for y in range(2 * b.m + 1)]
+        # clockwise from the top-left corner
+        corners = [rows[0][0], rows[0][-1], rows[b.m][-1], rows[-1][-1], rows[-1][0], rows[b.m][0]]
+        pts = []
+        for p in corners:
+            xy = self.xy(p)
+            if not pts or pts[-1] != xy:
+                pts.append(xy)
+        out.append(
+            _el(
+                "polygon",
+                class_="board",
+                points=" ".join(f"{_num(x)},{_num(y)}" for x, y in pts),
+                fill=_WOOD,
+                stroke=_WOOD,
+                stroke_width=2 * self.pad,
+                stroke_linejoin="round",
+            )
+        )
+        out.append(f'<g class="lines" stroke="{_INK}" stroke-width="{_num(0.03 * s)}" stroke-opacity="0.5">')
+        for line in b.lines:
+            (x1, y1), (x2, y2) = self.xy(line[0]), self.xy(line[-1])
+            out.append(_el("line", class_="line", x1=x1, y1=y1, x2=x2, y2=y2))
+        out.append("</g>")
+        out.append(f'<g class="points" fill="{_INK}">')
+        for p in range(b.size):
+            x, y = self.xy(p)
+            out.append(_el("circle", class_="point", cx=x, cy=y, r=_POINT_R * s))
+        out.append("</g>")
+
+        if self.rows_labelled or self.cols_labelled:
+            out.append(f'<g class="coordinates" fill="{_TEXT}" text-anchor="middle">')
+            if self.rows_labelled:
+                f = _ROW_FONT * s
+                for row in rows:
+                    letter = b.names[row[0]][0]
+                    for p, dx in ((row[0], -1.15 * s), (row[-1], 1.15 * s)):
+                        x, y = self.xy(p)
+                        out.append(
+                            _el("text", letter, class_="coord row", x=x + dx, y=y + 0.36 * f,
+                                font_size=f, font_weight="bold")
+                        )
+            if self.cols_labelled:
+                f = _COL_FONT * s
+                for p in range(b.size):
+                    x, y = self.xy(p)
+                    out.append(
+                        _el("text", b.names[p][1:], class_="coord col", x=x, y=y + _COL_DY * s + 0.36 * f,
+                            font_size=f, fill_opacity=0.8)
+                    )
+            out.append("</g>")
+        return out
+
+    def stones(self, light: list[int], dark: list[int]) -> list[str]:
+        s = SPACING
+        out = []
+        for cls, ps, fill, stroke, sw in (
+            ("stone light", light, _LIGHT_FILL, _LIGHT_STROKE, 0.06 * s),
+            ("stone dark", dark, _DARK_FILL, _DARK_STROKE, 0.04 * s),
+        ):
+            for p in ps:
+                x, y = self.xy(p)
+                out.append(
+                    _el("circle", class_=cls, data_point=self.board.names[p], cx=x, cy=y,
+                        r=_STONE_R * s - sw / 2, fill=fill, stroke=stroke, stroke_width=sw)
+                )
+        return out
+
+    def legend(self) -> list[str]:
+        s = SPACING
+        out = []
+        f = _LEGEND_FONT * s
+        gap = 0.45 * s
+        widest = max((sum(w for _, _, w in row) + gap * (len(row) - 1) for row in self.legend_rows), default=0.0)
+        for i, row in enumerate(self.legend_rows):
+            x = (self.width - widest) / 2  # rows share a left edge
+            cy = self.legend_top + 0.31 * s + i * 0.62 * s
+            for swatch, label, w in row:
+                out.append('<g class="legend">')
+                out.append(_el("circle", cx=x + 0.2 * s, cy=cy, r=0.2 * s, **swatch))
+                out.append(_el("text", label, x=x + 0.55 * s, y=cy + 0.36 * f, font_size=f, fill=_TEXT))
+                out.append("</g>")
+                x += w + gap
+        return out
+
+
+def position_svg(
+    board,
+    light: Iterable = (),
+    dark: Iterable = (),
+    *,
+    dead: Iterable = (),
+    last=None,
+    marks: Iterable = (),
+    size: float | None = None,
+    coordinates=True,
+    title: str | None = None,
+) -> str:
+    """An SVG picture of a position.
+
+    :param board: a :class:`~solver.board.Board` (or ``6``, ``"6/7"``).
+    :param light: points (indices or names) holding Light stones.
+    :param dark: points holding Dark stones.
+    :param dead: points to mark as dead (a red halo and cross), typically whole groups.
+    :param last: the point of the last move, marked with a small red dot, or ``None``.
+    :param marks: points to mark with a small violet disc, e.g. the legal moves.
+    :param size: width of the picture in px; by default it scales with the board
+        (6/7 is about 600 px).  The aspect ratio is kept.
+    :param coordinates: ``True`` writes the row letter at both ends of every row and the
+        column number small under every point; ``"rows"`` writes only the row letters;
+        ``False`` writes none.
+    :param title: text written above the board.
+    :raises BoardError: for a point not on the board, or a point with both colours.
+    """
+    b = _board(board)
+    light_ps, dark_ps = _points(b, light), _points(b, dark)
+    both = set(light_ps) & set(dark_ps)
+    if both:
+        raise BoardError("points with both a Light and a Dark stone: " + ", ".join(b.names[p] for p in sorted(both)))
+    dead_ps, mark_ps = _points(b, dead), _points(b, marks)
+    last_p = None if last is None else _point(b, last)
+
+    fr = _Frame(b, coordinates=coordinates, title=title)
+    s = SPACING
+    out = fr.open(size, "meridians position")
+    out += fr.header()
+    out += fr.lattice()
+    out += fr.stones(light_ps, dark_ps)
+    for p in mark_ps:
+        x, y = fr.xy(p)
+        out.append(
+            _el("circle", class_="mark", data_point=b.names[p], cx=x, cy=y, r=_MARK_R * s,
+                fill=_VIOLET, fill_opacity=0.45, stroke=_VIOLET, stroke_width=0.03 * s)
+        )
+    for p in dead_ps:
+        x, y = fr.xy(p)
+        a = _CROSS * s
+        out.append(
+            f'<g class="dead" data-point="{b.names[p]}" fill="none" stroke="{_RED}" stroke-linecap="round">'
+            + _el("circle", cx=x, cy=y, r=_DEAD_R * s, stroke_width=0.07 * s, stroke_opacity=0.85)
+            + _el("path", d=f"M{_num(x - a)},{_num(y - a)} L{_num(x + a)},{_num(y + a)} "
+                  f"M{_num(x - a)},{_num(y + a)} L{_num(x + a)},{_num(y - a)}", stroke_width=0.08 * s)
+            + "</g>"
+        )
+    if last_p is not None:
+        x, y = fr.xy(last_p)
+        out.append(_el("circle", class_="last", data_point=b.names[last_p], cx=x, cy=y, r=_LAST_R * s, fill=_RED))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _value_style(value: str, extra: dict[str, str]) -> dict:
+    s = SPACING
+    if value in VALUE_COLORS:
+        colour = VALUE_COLORS[value]
+    else:
+        colour = extra[value]
+    if colour is None:  # unknown: white with a dashed outline
+        return {"fill": "#ffffff", "stroke": "#555555", "stroke_width": 0.05 * s, "stroke_dasharray": f"{_num(0.1 * s)},{_num(0.07 * s)}"}
+    return {"fill": colour, "stroke": "#000000", "stroke_opacity": 0.35, "stroke_width": 0.03 * s}
+
+
+def _class_token(value: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in value) or "_"
+
+
+def map_svg(
+    board,
+    values: Mapping,
+    *,
+    title: str | None = None,
+    legend=None,
+    size: float | None = None,
+    coordinates=True,
+    light: Iterable = (),
+    dark: Iterable = (),
+) -> str:
+    """An SVG picture of the board with every point coloured by a value.
+
+    :param values: point (index or name) -> value string.  ``'win'`` green, ``'loss'`` red,
+        ``'draw'`` grey, ``'unknown'`` white with a dashed outline, ``None`` (or a point left
+        out) no colour; any other string gets a colour of its own.
+    :param title: text written above the board.
+    :param legend: ``None`` or ``True``: a legend below the board for the values present,
+        with how many points have each; a mapping value -> label replaces those labels;
+        ``False``: no legend.
+    :param size: width in px, as in :func:`position_svg`.
+    :param coordinates: as in :func:`position_svg`.
+    :param light, dark: stones already on the board, drawn as in :func:`position_svg`.
+    """
+    b = _board(board)
+    vals: dict[int, str] = {}
+    for p, v in values.items():
+        q = _point(b, p)
+        if v is None:
+            continue
+        if not isinstance(v, str):
+            raise TypeError(f"value for {b.names[q]} must be a string or None, not {v!r}")
+        vals[q] = v
+    light_ps, dark_ps = _points(b, light), _points(b, dark)
+
+    order = {v: i for i, v in enumerate(VALUE_COLORS)}
+    present = sorted(set(vals.values()), key=lambda v: (order.get(v, len(order)), v))
+    others = [v for v in present if v not in VALUE_COLORS]
+    extra = {v: _EXTRA_COLORS[i % len(_EXTRA_COLORS)] for i, v in enumerate(others)}
+
+    entries = []
+    if legend is not False and present:
+        labels = legend if isinstance(legend, Mapping) else {}
+        counts = {v: sum(1 for x in vals.values() if x == v) for v in present}
+        for v in present:
+            label = labels.get(v, v)
+            entries.append((_value_style(v, extra), f"{label} ({counts[v]})"))
+
+    fr = _Frame(b, coordinates=coordinates, title=title, legend_entries=entries)
+    s = SPACING
+    out = fr.open(size, "meridians map")
+    out += fr.header()
+    out += fr.lattice()
+    for p in sorted(vals):
+        x, y = fr.xy(p)
+        v = vals[p]
+        out.append(
+            _el("circle", class_=f"value {_class_token(v)}", data_point=b.names[p], data_value=v,
+                cx=x, cy=y, r=_VALUE_R * s, **_value_style(v, extra))
+        )
+    out += fr.stones(light_ps, dark_ps)
+    out += fr.legend()
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
