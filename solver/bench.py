@@ -23,7 +23,7 @@ def playout_rate(board: Board, seconds: float, seed: int = 1, chunk: int | None 
     start = core.new_position(T)
     rng = np.array([seed], dtype=np.uint64)
     stats = np.zeros(4, dtype=np.int64)
-    scratch = (core.new_position(T), np.empty(T.n, np.int32), np.empty(T.w, np.uint64))
+    scratch = (core.new_position(T),)
     max_plies = 20 * T.n
     core.run_playouts(T, start, 0, rng, 1, max_plies, stats, *scratch)  # compile or load
     stats[:] = 0

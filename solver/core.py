@@ -1,24 +1,27 @@
-"""Compiled rules kernels: uint64 bitboards, move generation, dead groups, Zobrist keys.
+"""Compiled rules kernels: bitboards, move generation, dead groups, play, Zobrist keys.
 
-Everything here is a plain ``@kernel`` function over numpy arrays, so that the
-search and generators can call it from their own compiled loops with no Python objects
-and no allocation per move.  The Python side builds the constant tables of a board once
-(:func:`tables`) and owns the scratch arrays.
+Everything here is a plain ``@njit`` function over numpy arrays and bitboard values, so
+that search and generators can call it from their own compiled loops with no Python
+objects and no allocation per move.  The Python side builds the constant tables of a
+board once (:func:`tables`).
 
-Conventions shared by every kernel:
+**Cells.**  The kernels do not number points as :mod:`solver.board` does.  A point at
+axial ``(q, r)`` is bit ``cell = q + S * (r + m) - m`` with row stride ``S = 2m + 1``:
+one unused column separates the rows, so a step along any of the three lines is a
+shift by a constant (``+-1``, ``+-S``, ``+-(S - 1)``) and a step off the board always
+lands on an unused bit.  Moving along lines is then a handful of shifts for all stones
+at once (Kogge-Stone fills) instead of a walk per stone.  ``Tables.cell_of`` and
+``Tables.point_of`` translate; the board 3/4 fits one 64-bit word (42 cells), 6/7 three.
 
-* A point is an index ``0 <= p < n`` (:mod:`solver.board` order).  A bitboard is a
-  ``uint64`` array of ``w = ceil(n / 64)`` words; point ``p`` is bit ``p & 63`` of word
-  ``p >> 6``.  A position is a ``(2, w)`` array ``st``: ``st[0]`` Light, ``st[1]`` Dark.
-* Colours are ``0`` (Light) and ``1`` (Dark); ``side`` is the colour to move.
-* Positions are "after removal" (RULES.md's engine formulation): after each placement
-  from a player's second stone on, the mover's own dead groups are removed.
-* Phases of the player to move, from stone counts: ``PH_FIRST`` (no stones, opponent has
-  at most one), ``PH_SECOND`` (one stone), ``PH_NORMAL`` (two or more), ``PH_LOST`` (no
-  stones while the opponent has two or more).
+**Bitboards** are ``UniTuple(uint64, w)`` values handled by :mod:`solver.bits`; a
+position is a ``(2, w)`` uint64 array ``st`` (``st[0]`` Light, ``st[1]`` Dark) in cell
+order.  Colours are ``0`` (Light) and ``1`` (Dark); ``side`` is the colour to move.
 
-numba mixes int64 and uint64 into float64 silently, so every bit constant is built from
-``np.uint64`` values.
+**Rules** (RULES.md, engine formulation): positions are "after removal"; after each
+placement from a player's second stone on, the mover's own dead groups are removed.  The
+phase of the player to move comes from stone counts: ``PH_FIRST`` (no stones, opponent at
+most one), ``PH_SECOND`` (one stone), ``PH_NORMAL`` (two or more), ``PH_LOST`` (no stones
+while the opponent has two or more).
 """
 
 from __future__ import annotations
@@ -26,117 +29,56 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from .bits import (
+    bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_eq, bb_highest, bb_load,
+    bb_lowest, bb_or, bb_popcount, bb_shift, bb_store, bb_test,
+)
 from .board import Board
 
 __all__ = [
-    "Tables", "tables", "PH_FIRST", "PH_SECOND", "PH_NORMAL", "PH_LOST",
-    "popcount", "phase", "legal_moves", "play", "dead_stones", "group_labels",
-    "outcome", "zobrist_keys", "transform", "random_playout", "new_position",
+    "Tables", "tables", "new_position", "kernel",
+    "PH_FIRST", "PH_SECOND", "PH_NORMAL", "PH_LOST", "NO_RESULT", "DRAW",
+    "count", "phase", "legal_bb", "legal_moves", "dead_bb", "group_labels", "play",
+    "outcome", "zobrist_keys", "transform", "perft", "random_playout", "run_playouts",
+    "run_perft",
 ]
 
-#: Every kernel is compiled without numba's reference counting (``_nrt=False``): the
-#: atomic increments it puts around each array use cost several times the rules work
-#: itself.  The price is that kernels must not allocate; they use the scratch arrays of
-#: their :class:`Tables` or arrays the caller passes in.
-kernel = njit(cache=True, _nrt=False)
+#: Kernels are compiled without numba's reference counting (``_nrt=False``): the atomic
+#: increments it puts around every array use cost several times the rules work itself.
+#: The price is that kernels must not allocate: they use arrays the caller passes in.
+def kernel(fn=None, **options):
+    """``@kernel`` or ``@kernel(inline="always")``: njit, cached, without reference counting."""
+    if fn is None:
+        return lambda f: njit(cache=True, _nrt=False, **options)(f)
+    return njit(cache=True, _nrt=False)(fn)
 
 PH_FIRST, PH_SECOND, PH_NORMAL, PH_LOST = 0, 1, 2, 3
-#: outcome codes of :func:`outcome` and :func:`random_playout`
-NO_RESULT, LIGHT_WINS, DARK_WINS, DRAW = -1, 0, 1, 2
-
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
-_SIX = np.uint64(63)
-
-
-# --- bit intrinsics ------------------------------------------------------------------------
-@intrinsic
-def _ctpop(typingctx, x):
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        (v,) = args
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [v.type])
-        return builder.call(fn, [v])
-
-    return sig, codegen
-
-
-@intrinsic
-def _cttz(typingctx, x):
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        from llvmlite import ir
-
-        (v,) = args
-        fn = builder.module.declare_intrinsic("llvm.cttz", [v.type, ir.IntType(1)])
-        return builder.call(fn, [v, ir.Constant(ir.IntType(1), 0)])
-
-    return sig, codegen
-
-
-# Two-dimensional arrays are indexed in place (``a[row, word]``) rather than sliced:
-# every slice is an array object whose reference count numba updates atomically, which
-# cost more than the rest of a move generation.
-@kernel
-def _has(a, row, p):
-    return (a[row, p >> 6] >> np.uint64(p & 63)) & _ONE
-
-
-@kernel
-def _set(a, row, p):
-    a[row, p >> 6] |= _ONE << np.uint64(p & 63)
-
-
-@kernel
-def count(st, c):
-    """Number of stones of colour ``c``."""
-    k = 0
-    for i in range(st.shape[1]):
-        k += int(_ctpop(st[c, i]))
-    return k
-
-
-@kernel
-def popcount(bb):
-    """Number of set bits of a bitboard."""
-    c = 0
-    for i in range(bb.shape[0]):
-        c += int(_ctpop(bb[i]))
-    return c
-
-
-@kernel
-def _lowest(bb):
-    """Index of the lowest set bit, or -1 for an empty bitboard."""
-    for i in range(bb.shape[0]):
-        if bb[i] != _ZERO:
-            return i * 64 + int(_cttz(bb[i]))
-    return -1
+#: results of :func:`outcome` and the playouts: a colour (the winner), or these
+NO_RESULT, DRAW = -1, 2
 
 
 # --- tables --------------------------------------------------------------------------------
 class Tables(NamedTuple):
     """The constant arrays of one board, as the kernels take them."""
 
-    n: int
-    w: int
-    step: np.ndarray       # int32 (n, 6): neighbour in direction d, -1 off the board
-    zobrist: np.ndarray    # uint64 (4, 2, n): zobrist[s, c, p] = base key of colour c at sym_s(p)
+    m: int
+    mtag: tuple            # m zero bytes: the length of this tuple is part of its numba type,
+                           # so kernels are compiled for each board with its line offsets
+                           # as constants, and the shifts along lines get immediate operands
+    n: int                 # points
+    w: int                 # words per bitboard
+    steps: int             # doubling steps of a fill: 2**steps >= the longest line
+    zero: tuple            # the empty bitboard (its type carries w)
+    full: tuple            # every cell of the board
+    offsets: np.ndarray    # int64 (6,): cell offset of each direction of board.DIRECTIONS
+    cell_of: np.ndarray    # int32 (n,): point -> cell
+    point_of: np.ndarray   # int32 (64 w,): cell -> point, -1 off the board
+    rays: np.ndarray       # uint64 (6, 64 w, w): the cells beyond a cell in each direction
+    sym: np.ndarray        # int32 (4, 64 w): cell -> cell under each symmetry, -1 off the board
+    zobrist: np.ndarray    # uint64 (4, 2, 64 w): zobrist[s, c, x] = key of colour c at sym_s(x)
     zobrist_side: np.uint64  # xor-ed in when Dark is to move
-    sym: np.ndarray        # int32 (4, n): the board's symmetries as point permutations
-    full: np.ndarray       # uint64 (w,): every point of the board
-    # scratch space for the kernels' temporaries, so that no call allocates; kernels do not
-    # call each other while holding these, so one set per board is enough (one process,
-    # one thread: parallel work uses processes)
-    tmp_u: np.ndarray      # uint64 (3, w)
-    tmp_i: np.ndarray      # int32 (3, n)
-    label: np.ndarray      # int32 (n,): group labels
-    tmp_b: np.ndarray      # bool (n,)
 
 
 _TABLES: dict[int, Tables] = {}
@@ -145,24 +87,44 @@ _TABLES: dict[int, Tables] = {}
 def tables(board: Board) -> Tables:
     """The kernels' tables for ``board`` (built once, then shared)."""
     t = _TABLES.get(board.m)
-    if t is None:
-        n = board.size
-        w = (n + 63) // 64
-        step = np.array(board.step, dtype=np.int32)
-        sym = np.array(board.symmetries, dtype=np.int32)
-        # fixed seed: keys are part of the TT and checkpoint formats, so they must not move
-        rng = np.random.default_rng(0x4D6572696469616E + board.m)
-        base = rng.integers(0, 2**64 - 1, size=(2, n), dtype=np.uint64, endpoint=True)
-        side_key = rng.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True)
-        zob = np.empty((len(sym), 2, n), dtype=np.uint64)
-        for s in range(len(sym)):
-            zob[s] = base[:, sym[s]]
-        full = np.zeros(w, dtype=np.uint64)
-        for p in range(n):
-            full[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-        t = Tables(n, w, step, zob, np.uint64(side_key), sym, full,
-                   np.zeros((3, w), np.uint64), np.zeros((3, n), np.int32), np.zeros(n, np.int32), np.zeros(n, np.bool_))
-        _TABLES[board.m] = t
+    if t is not None:
+        return t
+    m, n = board.m, board.size
+    stride = 2 * m + 1
+    cells = [q + stride * (r + m) - m for q, r in board.coords]
+    w = (max(cells) + 64) // 64
+    nbits = 64 * w
+    cell_of = np.array(cells, dtype=np.int32)
+    point_of = np.full(nbits, -1, dtype=np.int32)
+    point_of[cell_of] = np.arange(n, dtype=np.int32)
+    full_int = sum(1 << c for c in cells)
+    words = lambda x: tuple(np.uint64((x >> (64 * i)) & (2**64 - 1)) for i in range(w))  # noqa: E731
+    from .board import DIRECTIONS
+
+    offsets = np.array([dq + stride * dr for dq, dr in DIRECTIONS], dtype=np.int64)
+    steps = 1
+    while 2**steps < 2 * m:
+        steps += 1
+    rays = np.zeros((6, nbits, w), dtype=np.uint64)
+    for p in range(n):
+        for d in range(6):
+            rays[d, cells[p]] = words(sum(1 << cells[x] for x in board.rays[p][d]))
+    sym = np.full((len(board.symmetries), nbits), -1, dtype=np.int32)
+    for s, perm in enumerate(board.symmetries):
+        sym[s, cell_of] = cell_of[np.array(perm)]
+    # fixed seed: the keys are part of the transposition-table and checkpoint formats
+    rng = np.random.default_rng(0x4D6572696469616E + m)
+    base = rng.integers(0, 2**64 - 1, size=(2, n), dtype=np.uint64, endpoint=True)
+    side_key = rng.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True)
+    zob = np.zeros((len(board.symmetries), 2, nbits), dtype=np.uint64)
+    for s, perm in enumerate(board.symmetries):
+        # key of a stone on point p in the position mapped by symmetry s: base[perm[p]]
+        zob[s][:, cell_of] = base[:, np.array(perm)]
+    t = Tables(
+        m, (np.int8(0),) * m, n, w, steps, words(0), words(full_int), offsets, cell_of, point_of, rays, sym, zob,
+        np.uint64(side_key),
+    )
+    _TABLES[m] = t
     return t
 
 
@@ -171,7 +133,90 @@ def new_position(t: Tables) -> np.ndarray:
     return np.zeros((2, t.w), dtype=np.uint64)
 
 
+# --- lines -----------------------------------------------------------------------------
+@kernel(inline="always")
+def _offset(T, d):
+    """The cell offset of direction ``d`` (board.DIRECTIONS order).  A compile-time
+    constant when ``d`` is, because the stride comes from the length of ``T.mtag``."""
+    stride = 2 * len(T.mtag) + 1
+    if d == 0:
+        return 1
+    if d == 1:
+        return -1
+    if d == 2:
+        return stride
+    if d == 3:
+        return -stride
+    if d == 4:
+        return 1 - stride
+    return stride - 1
+
+
+@kernel(inline="always")
+def _fill(T, g, prop, d):
+    """``g`` grown along direction ``d`` through the cells of ``prop`` (Kogge-Stone):
+    every cell reachable from ``g`` by steps along ``d`` over ``prop``."""
+    m = len(T.mtag)
+    k = _offset(T, d)
+    # doubling steps so that 2**steps covers the longest line, 2m points
+    steps = 1 if m == 1 else 2 if m == 2 else 3 if m <= 4 else 4
+    for _ in range(steps):
+        g = bb_or(g, bb_and(prop, bb_shift(g, k)))
+        prop = bb_and(prop, bb_shift(prop, k))
+        k = k * 2
+    return g
+
+
+@kernel(inline="always")
+def _neighbours(T, g):
+    """``g`` and the cells adjacent to it (and off-board bits, which callers mask away)."""
+    out = g
+    for d in range(6):
+        out = bb_or(out, bb_shift(g, _offset(T, d)))
+    return out
+
+
+@kernel
+def _flood(T, g, own):
+    """The stones of ``own`` connected to ``g`` through adjacent stones of ``own``."""
+    while True:
+        grown = bb_and(_neighbours(T, g), own)
+        if bb_eq(grown, g):
+            return g
+        g = grown
+
+
+@kernel(inline="always")
+def _gap_starts(T, own, empty, d):
+    """The stones of ``own`` that see another stone of ``own`` in direction ``d`` through
+    at least one empty point: the far ends of such gaps walked the other way."""
+    back = d ^ 1
+    reached = bb_and(_fill(T, own, empty, back), empty)
+    return bb_and(bb_shift(reached, _offset(T, back)), own)
+
+
+@kernel(inline="always")
+def _first_stone(T, cell, d, occupied):
+    """The first occupied cell beyond ``cell`` in direction ``d`` (-1 or 64 w if none)."""
+    ahead = bb_and(bb_load(T.rays[d], cell, T.zero), occupied)
+    if _offset(T, d) > 0:
+        return bb_lowest(ahead)
+    return bb_highest(ahead)
+
+
 # --- rules ---------------------------------------------------------------------------------
+@kernel
+def count(st, c):
+    """Number of stones of colour ``c``."""
+    k = 0
+    for i in range(st.shape[1]):
+        x = st[c, i]
+        while x:
+            x &= x - np.uint64(1)
+            k += 1
+    return k
+
+
 @kernel
 def phase(st, side):
     """The phase of the player to move (PH_* codes), from stone counts."""
@@ -186,163 +231,114 @@ def phase(st, side):
 
 
 @kernel
-def legal_moves(T, st, side, out):
-    """Write the legal points of the player to move into ``out``; return how many.
+def legal_bb(T, st, side):
+    """The legal cells of the player to move, as a bitboard.
 
-    Normal phase: an empty point whose first stone along some line is friendly.  Second
-    stone: an empty point that sees the single friendly stone through at least one empty
-    point.  First stone: any empty point.  Moves come out in increasing point order.
+    Normal phase: an empty point whose first stone along some line is friendly, i.e. the
+    empty points reached from a friendly stone through empty points.  Second stone: those
+    not adjacent to the single friendly stone.  First stone: any empty point.
     """
-    step = T.step
-    w = T.w
-    tu = T.tmp_u  # row 0: occupied points, row 1: legal points
     ph = phase(st, side)
+    own = bb_load(st, side, T.zero)
+    empty = bb_andnot(T.full, bb_or(own, bb_load(st, 1 - side, T.zero)))
     if ph == PH_LOST:
-        return 0
-    for i in range(w):
-        tu[0, i] = st[0, i] | st[1, i]
-        tu[1, i] = _ZERO
+        return T.zero
     if ph == PH_FIRST:
-        for i in range(w):
-            tu[1, i] = T.full[i] & ~tu[0, i]
-    else:
-        skip_adjacent = ph == PH_SECOND
-        for i in range(w):
-            x = st[side, i]
-            while x != _ZERO:
-                s = i * 64 + int(_cttz(x))
-                x &= x - _ONE
-                for d in range(6):
-                    t = step[s, d]
-                    if skip_adjacent:
-                        if t < 0 or _has(tu, 0, t):
-                            continue
-                        t = step[t, d]
-                    while t >= 0 and not _has(tu, 0, t):
-                        _set(tu, 1, t)
-                        t = step[t, d]
+        return empty
+    seen = T.zero
+    for d in range(6):
+        seen = bb_or(seen, bb_shift(_fill(T, own, empty, d), _offset(T, d)))
+    seen = bb_and(seen, empty)
+    if ph == PH_SECOND:
+        seen = bb_andnot(seen, _neighbours(T, own))
+    return seen
+
+
+@kernel
+def legal_moves(T, st, side, out):
+    """Write the legal cells of the player to move into ``out`` (increasing); return how
+    many."""
+    moves = legal_bb(T, st, side)
     k = 0
-    for i in range(w):
-        x = tu[1, i]
-        while x != _ZERO:
-            out[k] = i * 64 + int(_cttz(x))
-            k += 1
-            x &= x - _ONE
+    while bb_any(moves):
+        out[k] = bb_lowest(moves)
+        k += 1
+        moves = bb_clear_lowest(moves)
     return k
 
 
 @kernel
+def dead_bb(T, st, color):
+    """The stones of ``color``'s dead groups, as a bitboard.  A group is alive when one of
+    its stones sees a friendly stone of another group along a line through at least one
+    empty point; a player whose stones form one group has it dead."""
+    own = bb_load(st, color, T.zero)
+    occupied = bb_or(own, bb_load(st, 1 - color, T.zero))
+    empty = bb_andnot(T.full, occupied)
+    # per direction, the stones where a gap to a friendly stone starts: every path has
+    # its two ends among them, so a group without any is dead
+    starts = (
+        _gap_starts(T, own, empty, 0), _gap_starts(T, own, empty, 1),
+        _gap_starts(T, own, empty, 2), _gap_starts(T, own, empty, 3),
+        _gap_starts(T, own, empty, 4), _gap_starts(T, own, empty, 5),
+    )
+    ends = bb_or(bb_or(bb_or(starts[0], starts[1]), bb_or(starts[2], starts[3])), bb_or(starts[4], starts[5]))
+    dead = T.zero
+    rest = own
+    while bb_any(rest):
+        g = _flood(T, bb_bit(T.zero, bb_lowest(rest)), own)
+        if bb_eq(g, own):
+            return own  # one group: no other group to have a path to
+        rest = bb_andnot(rest, g)
+        alive = False
+        if bb_any(bb_and(g, ends)):
+            # a gap is a path unless it leads back into the group itself
+            for d in range(6):
+                todo = bb_and(g, starts[d])
+                while bb_any(todo) and not alive:
+                    other = _first_stone(T, bb_lowest(todo), d, occupied)
+                    alive = not bb_test(g, other)
+                    todo = bb_clear_lowest(todo)
+                if alive:
+                    break
+        if not alive:
+            dead = bb_or(dead, g)
+    return dead
+
+
+@kernel
 def group_labels(T, st, color, label):
-    """Label the groups of ``color``: ``label[p]`` = group number for its stones (other
-    entries untouched).  Groups are numbered 0.. in order of their lowest point; returns
-    their number."""
-    step = T.step
-    stack = T.tmp_i
-    w = T.w
-    for i in range(w):
-        x = st[color, i]
-        while x != _ZERO:
-            label[i * 64 + int(_cttz(x))] = -1
-            x &= x - _ONE
+    """Label ``color``'s groups: ``label[cell]`` = group number for each of its stones
+    (other entries untouched), numbered from 0 in order of their lowest cell.  Returns
+    the number of groups."""
+    own = bb_load(st, color, T.zero)
+    rest = own
     ng = 0
-    for i in range(w):
-        x = st[color, i]
-        while x != _ZERO:
-            s = i * 64 + int(_cttz(x))
-            x &= x - _ONE
-            if label[s] >= 0:
-                continue
-            label[s] = ng
-            stack[2, 0] = s
-            top = 1
-            while top > 0:
-                top -= 1
-                u = stack[2, top]
-                for d in range(6):
-                    v = step[u, d]
-                    if v >= 0 and label[v] < 0 and _has(st, color, v):
-                        label[v] = ng
-                        stack[2, top] = v
-                        top += 1
-            ng += 1
+    while bb_any(rest):
+        g = _flood(T, bb_bit(T.zero, bb_lowest(rest)), own)
+        rest = bb_andnot(rest, g)
+        while bb_any(g):
+            label[bb_lowest(g)] = ng
+            g = bb_clear_lowest(g)
+        ng += 1
     return ng
 
 
 @kernel
-def dead_stones(T, st, color, out):
-    """Write the stones of ``color``'s dead groups into bitboard ``out``; return how many
-    groups are dead.  A group is alive when one of its stones sees a friendly stone of
-    another group along a line through at least one empty point."""
-    step = T.step
-    w = T.w
-    label = T.label
-    for i in range(w):
-        out[i] = _ZERO
-    ng = group_labels(T, st, color, label)
-    if ng == 0:
-        return 0
-    if ng == 1:
-        # a single group has no other group to have a path to
-        for i in range(w):
-            out[i] = st[color, i]
-        return 1
-    tu = T.tmp_u  # row 2: occupied points
-    for i in range(w):
-        tu[2, i] = st[0, i] | st[1, i]
-    alive = T.tmp_b
-    for g in range(ng):
-        alive[g] = False
-    n_alive = 0
-    for i in range(w):
-        x = st[color, i]
-        while x != _ZERO and n_alive < ng:
-            s = i * 64 + int(_cttz(x))
-            x &= x - _ONE
-            # the three positive directions find every pair once
-            for d in range(0, 6, 2):
-                t = step[s, d]
-                if t < 0 or _has(tu, 2, t):
-                    continue  # off the board or adjacent: no path this way
-                while t >= 0 and not _has(tu, 2, t):
-                    t = step[t, d]
-                if t >= 0 and _has(st, color, t) and label[t] != label[s]:
-                    a, b = label[s], label[t]
-                    if not alive[a]:
-                        alive[a] = True
-                        n_alive += 1
-                    if not alive[b]:
-                        alive[b] = True
-                        n_alive += 1
-    if n_alive == ng:
-        return 0
-    for i in range(w):
-        x = st[color, i]
-        while x != _ZERO:
-            s = i * 64 + int(_cttz(x))
-            x &= x - _ONE
-            if not alive[label[s]]:
-                out[i] |= _ONE << np.uint64(s & 63)
-    return ng - n_alive
-
-
-@kernel
-def play(T, st, side, p, removed):
-    """Place ``side``'s stone at ``p`` (assumed legal) and remove the mover's own dead
-    groups, unless it was their first stone.  The removed stones go to bitboard
-    ``removed``.  Returns True if the mover has no stones left (the mover has lost)."""
-    w = T.w
+def play(T, st, side, cell):
+    """Place ``side``'s stone on ``cell`` (assumed legal), then remove the mover's own
+    dead groups unless it was their first stone.  Changes ``st``; returns ``(lost,
+    removed)``: whether the mover has no stones left (and so has lost), and the removed
+    stones as a bitboard."""
     first = count(st, side) == 0
-    _set(st, side, p)
+    own = bb_or(bb_load(st, side, T.zero), bb_bit(T.zero, cell))
+    bb_store(st, side, own)
     if first:
-        for i in range(w):
-            removed[i] = _ZERO
-        return False
-    dead_stones(T, st, side, removed)
-    left = _ZERO
-    for i in range(w):
-        st[side, i] &= ~removed[i]
-        left |= st[side, i]
-    return left == _ZERO
+        return False, T.zero
+    removed = dead_bb(T, st, side)
+    own = bb_andnot(own, removed)
+    bb_store(st, side, own)
+    return not bb_any(own), removed
 
 
 @kernel
@@ -350,8 +346,8 @@ def outcome(T, st, side):
     """The result of the position as it stands: NO_RESULT, or the winner's colour.
 
     The player to move wins if they have two or more stones and the opponent none (the
-    opponent's last placement removed their last group).  The player to move loses if they
-    have no stones while the opponent has two or more, or have stones but no legal
+    opponent's last placement removed their last group).  The player to move loses if
+    they have no stones while the opponent has two or more, or have stones but no legal
     placement.  Repetition is a property of a game, not of a position: see Game."""
     own = count(st, side)
     opp = count(st, 1 - side)
@@ -359,28 +355,36 @@ def outcome(T, st, side):
         return side
     if own == 0 and opp >= 2:
         return 1 - side
-    if own > 0 and legal_moves(T, st, side, T.label) == 0:
+    if own > 0 and not bb_any(legal_bb(T, st, side)):
         return 1 - side
     return NO_RESULT
 
 
 @kernel
+def _moves_of_live(T, st, side):
+    """The legal moves of a position, none if it is already won by the player to move."""
+    if count(st, side) >= 2 and count(st, 1 - side) == 0:
+        return T.zero
+    return legal_bb(T, st, side)
+
+
+# --- keys and symmetry -----------------------------------------------------------------
+@kernel
 def zobrist_keys(T, st, side, out):
     """Write the Zobrist key of the position under each symmetry into ``out``: ``out[s]``
-    is the key of the position transformed by symmetry ``s``, so ``out.min()`` is a key
-    shared by all symmetric positions."""
+    is the key of the position mapped by symmetry ``s``, so ``out.min()`` is shared by
+    all symmetric positions."""
     zob = T.zobrist
     ns = zob.shape[0]
     for s in range(ns):
-        out[s] = T.zobrist_side if side == 1 else _ZERO
+        out[s] = T.zobrist_side if side == 1 else np.uint64(0)
     for c in range(2):
-        for i in range(T.w):
-            x = st[c, i]
-            while x != _ZERO:
-                p = i * 64 + int(_cttz(x))
-                x &= x - _ONE
-                for s in range(ns):
-                    out[s] ^= zob[s, c, p]
+        x = bb_load(st, c, T.zero)
+        while bb_any(x):
+            cell = bb_lowest(x)
+            x = bb_clear_lowest(x)
+            for s in range(ns):
+                out[s] ^= zob[s, c, cell]
 
 
 @kernel
@@ -388,17 +392,56 @@ def transform(T, s, st, out):
     """Write the position ``st`` mapped by symmetry number ``s`` into ``out``."""
     sym = T.sym[s]
     for c in range(2):
-        for i in range(T.w):
-            out[c, i] = _ZERO
-        for i in range(T.w):
-            x = st[c, i]
-            while x != _ZERO:
-                p = i * 64 + int(_cttz(x))
-                x &= x - _ONE
-                _set(out, c, sym[p])
+        x = bb_load(st, c, T.zero)
+        y = T.zero
+        while bb_any(x):
+            y = bb_or(y, bb_bit(T.zero, sym[bb_lowest(x)]))
+            x = bb_clear_lowest(x)
+        bb_store(out, c, y)
 
 
-# --- random playouts ---------------------------------------------------------------------
+# --- whole trees and games -------------------------------------------------------------
+@kernel
+def perft(T, st0, side, depth, stack, todo):
+    """Count the leaves of the move tree ``depth`` plies deep; a finished position counts
+    0 at depth >= 1.  Scratch: ``stack`` uint64 (2 * (depth + 1), w) for the positions,
+    ``todo`` uint64 (depth, w) for the moves left at each level."""
+    if depth == 0:
+        return 1
+    for c in range(2):
+        bb_store(stack, c, bb_load(st0, c, T.zero))
+    bb_store(todo, 0, _moves_of_live(T, stack[0:2], side))
+    total = 0
+    level = 0
+    while level >= 0:
+        moves = bb_load(todo, level, T.zero)
+        if not bb_any(moves):
+            level -= 1
+            side = 1 - side
+            continue
+        cell = bb_lowest(moves)
+        bb_store(todo, level, bb_clear_lowest(moves))
+        child = stack[2 * level + 2: 2 * level + 4]
+        for c in range(2):
+            bb_store(child, c, bb_load(stack, 2 * level + c, T.zero))
+        lost, _ = play(T, child, side, cell)
+        if level + 1 == depth:
+            total += 1
+        elif not lost:
+            level += 1
+            side = 1 - side
+            bb_store(todo, level, _moves_of_live(T, child, side))
+    return total
+
+
+def run_perft(board: Board, st: np.ndarray, side: int, depth: int) -> int:
+    """:func:`perft` with its scratch allocated."""
+    t = tables(board)
+    stack = np.zeros((2 * (depth + 1), t.w), np.uint64)
+    todo = np.zeros((max(depth, 1), t.w), np.uint64)
+    return perft(t, st, side, depth, stack, todo)
+
+
 @kernel
 def _splitmix(state):
     """One step of splitmix64 on a one-element uint64 array; returns the next output."""
@@ -410,97 +453,37 @@ def _splitmix(state):
 
 
 @kernel
-def random_playout(T, st, side, rng, max_plies, moves, removed):
-    """Play uniformly random legal moves from ``st`` (changed in place) until the game ends
-    or ``max_plies`` moves were made.  ``rng`` is a one-element uint64 splitmix64 state;
-    ``moves`` (int32, at least ``n`` long) and ``removed`` (uint64, ``w``) are scratch.
-    Repetitions are not tracked; a game cut at ``max_plies`` counts as DRAW.
+def random_playout(T, st, side, rng, max_plies):
+    """Play uniformly random legal moves from ``st`` (changed in place) until the game
+    ends or ``max_plies`` moves were made.  ``rng`` is a one-element uint64 splitmix64
+    state.  Repetitions are not tracked; a game cut at ``max_plies`` counts as DRAW.
     Returns (result, plies)."""
     plies = 0
     while True:
-        if count(st, side) >= 2 and count(st, 1 - side) == 0:
-            return side, plies
+        moves = _moves_of_live(T, st, side)
+        k = bb_popcount(moves)
+        if k == 0:
+            if count(st, side) >= 2 and count(st, 1 - side) == 0:
+                return side, plies
+            return 1 - side, plies
         if plies >= max_plies:
             return DRAW, plies
-        k = legal_moves(T, st, side, moves)
-        if k == 0:
-            return 1 - side, plies
-        p = moves[int(_splitmix(rng) % np.uint64(k))]
+        for _ in range(int(_splitmix(rng) % np.uint64(k))):
+            moves = bb_clear_lowest(moves)
         plies += 1
-        if play(T, st, side, p, removed):
+        lost, _ = play(T, st, side, bb_lowest(moves))
+        if lost:
             return 1 - side, plies
         side = 1 - side
 
 
 @kernel
-def run_playouts(T, st0, side, rng, games, max_plies, stats, st, moves, removed):
-    """Play ``games`` random playouts from ``st0``; accumulate into ``stats`` (int64, 4):
-    Light wins, Dark wins, draws (cut at ``max_plies``), total plies.  ``st``, ``moves``
-    and ``removed`` are scratch as in :func:`random_playout`."""
+def run_playouts(T, st0, side, rng, games, max_plies, stats, st):
+    """Play ``games`` random playouts from ``st0``, using ``st`` as scratch; add to
+    ``stats`` (int64, 4): Light wins, Dark wins, draws (cut at ``max_plies``), plies."""
     for _ in range(games):
         for c in range(2):
-            for i in range(T.w):
-                st[c, i] = st0[c, i]
-        r, plies = random_playout(T, st, side, rng, max_plies, moves, removed)
+            bb_store(st, c, bb_load(st0, c, T.zero))
+        r, plies = random_playout(T, st, side, rng, max_plies)
         stats[r] += 1
         stats[3] += plies
-
-
-@kernel
-def perft(T, st0, side0, depth, stack_st, stack_moves, stack_k, stack_i, removed):
-    """Count the leaves of the move tree ``depth`` plies deep (a finished position counts
-    0 at depth >= 1).  Scratch: ``stack_st`` (depth+1, 2, w) uint64, ``stack_moves``
-    (depth, n) int32, ``stack_k`` and ``stack_i`` (depth,) int32, ``removed`` (w,)."""
-    if depth == 0:
-        return 1
-    w = T.w
-    for c in range(2):
-        for i in range(w):
-            stack_st[0, c, i] = st0[c, i]
-    total = 0
-    level = 0
-    side = side0
-    # enter level 0
-    stack_k[0] = _gen(T, stack_st[0], side, stack_moves[0])
-    stack_i[0] = 0
-    while level >= 0:
-        if stack_i[level] >= stack_k[level]:
-            level -= 1
-            side = 1 - side
-            continue
-        p = stack_moves[level, stack_i[level]]
-        stack_i[level] += 1
-        child = stack_st[level + 1]
-        for c in range(2):
-            for i in range(w):
-                child[c, i] = stack_st[level, c, i]
-        lost = play(T, child, side, p, removed)
-        if level + 1 == depth:
-            total += 1
-            continue
-        if lost:
-            continue  # the mover removed their last stones: the game is over
-        level += 1
-        side = 1 - side
-        stack_k[level] = _gen(T, stack_st[level], side, stack_moves[level])
-        stack_i[level] = 0
-    return total
-
-
-@kernel
-def _gen(T, st, side, out):
-    """Legal moves of a position that is not over; 0 when it is."""
-    if count(st, side) >= 2 and count(st, 1 - side) == 0:
-        return 0
-    return legal_moves(T, st, side, out)
-
-
-def run_perft(board: Board, st: np.ndarray, side: int, depth: int) -> int:
-    """:func:`perft` with its scratch allocated."""
-    T = tables(board)
-    return perft(
-        T, st, side, depth,
-        np.zeros((depth + 1, 2, T.w), np.uint64), np.zeros((max(depth, 1), T.n), np.int32),
-        np.zeros(max(depth, 1), np.int32), np.zeros(max(depth, 1), np.int32),
-        np.zeros(T.w, np.uint64),
-    )

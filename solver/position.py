@@ -45,7 +45,8 @@ def _color(c: str) -> int:
     return COLORS.index(c)
 
 
-def _bits(bb: np.ndarray) -> Iterator[int]:
+def _cells(bb) -> Iterator[int]:
+    """The set bits of a bitboard (array row or tuple of words), lowest first."""
     for i, word in enumerate(bb):
         word = int(word)
         while word:
@@ -84,7 +85,8 @@ class Position:
         st = core.new_position(self._T)
         for c, pts in enumerate((light_pts, dark_pts)):
             for p in pts:
-                st[c, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+                x = int(self._T.cell_of[p])
+                st[c, x >> 6] |= np.uint64(1) << np.uint64(x & 63)
         st.flags.writeable = False
         self._st = st
         self._side = side
@@ -98,9 +100,9 @@ class Position:
     def _validate(self) -> None:
         other = 1 - self._side
         if core.count(self._st, other) >= 2:
-            dead = self._dead_bb(other)
-            if dead.any():
-                names = ", ".join(sorted(self.board.name_of(p) for p in _bits(dead)))
+            dead = self._points(self._dead_bb(other))
+            if dead:
+                names = ", ".join(sorted(self.board.name_of(p) for p in dead))
                 raise InvalidPositionError(
                     f"{_NAME[COLORS[other]]}, not to move, has dead stones ({names}): "
                     "a position is given after the mover's dead groups are removed"
@@ -142,24 +144,27 @@ class Position:
         ``'lost'`` (no stones while the opponent has two or more)."""
         return _PHASES[core.phase(self._st, self._side)]
 
+    def _points(self, bb) -> list[int]:
+        """The points (board indices) of the cells set in a bitboard."""
+        return [int(self._T.point_of[x]) for x in _cells(bb)]
+
     def stones(self, color: str) -> frozenset[str]:
         """The points holding ``color``'s stones, by name."""
-        return frozenset(self.board.name_of(p) for p in _bits(self._st[_color(color)]))
+        return frozenset(self.board.name_of(p) for p in self._points(self._st[_color(color)]))
 
     def groups(self, color: str) -> list[frozenset[str]]:
         """``color``'s groups (sets of point names), ordered by their lowest point."""
         c = _color(color)
-        label = np.empty(self.board.size, dtype=np.int32)
+        label = np.empty(64 * self._T.w, dtype=np.int32)
         ng = core.group_labels(self._T, self._st, c, label)
-        out: list[set[str]] = [set() for _ in range(ng)]
-        for p in _bits(self._st[c]):
-            out[label[p]].add(self.board.name_of(p))
-        return [frozenset(g) for g in out]
+        out: list[set[int]] = [set() for _ in range(ng)]
+        for x in _cells(self._st[c]):
+            out[label[x]].add(int(self._T.point_of[x]))
+        groups = sorted(out, key=min)
+        return [frozenset(self.board.name_of(p) for p in g) for g in groups]
 
-    def _dead_bb(self, c: int) -> np.ndarray:
-        out = np.zeros(self._T.w, dtype=np.uint64)
-        core.dead_stones(self._T, self._st, c, out)
-        return out
+    def _dead_bb(self, c: int) -> tuple:
+        return core.dead_bb(self._T, self._st, c)
 
     def dead_groups(self, color: str) -> list[frozenset[str]]:
         """``color``'s groups that have no path (a lone stone or a single group is dead).
@@ -167,7 +172,7 @@ class Position:
         Only the player to move can have dead groups (their opponent's last move killed
         them); they are removed after the player's placement unless it rescues them.
         """
-        dead = {self.board.name_of(p) for p in _bits(self._dead_bb(_color(color)))}
+        dead = {self.board.name_of(p) for p in self._points(self._dead_bb(_color(color)))}
         return [g for g in self.groups(color) if g <= dead]
 
     def marked_dead(self) -> frozenset[str]:
@@ -188,10 +193,9 @@ class Position:
             return []
         return [self.board.name_of(p) for p in self._legal()]
 
-    def _legal(self) -> np.ndarray:
-        buf = np.empty(self.board.size, dtype=np.int32)
-        k = core.legal_moves(self._T, self._st, self._side, buf)
-        return buf[:k]
+    def _legal(self) -> list[int]:
+        """The legal points, in board order."""
+        return sorted(self._points(core.legal_bb(self._T, self._st, self._side)))
 
     @property
     def outcome(self) -> str | None:
@@ -235,12 +239,7 @@ class Position:
         """The position mapped by symmetry number ``s`` of the board."""
         out = core.new_position(self._T)
         core.transform(self._T, s, self._st, out)
-        return Position(
-            self.board,
-            _bits(out[0]),
-            _bits(out[1]),
-            self.to_move,
-        )
+        return Position(self.board, self._points(out[0]), self._points(out[1]), self.to_move)
 
     # -- playing ------------------------------------------------------------------------
     def play(self, move: str) -> "Position":
@@ -250,9 +249,8 @@ class Position:
         """
         p = self._check_move(move)
         st = self._st.copy()
-        removed = np.zeros(self._T.w, dtype=np.uint64)
-        core.play(self._T, st, self._side, p, removed)
-        gone = frozenset(self.board.name_of(q) for q in _bits(removed))
+        _, removed = core.play(self._T, st, self._side, int(self._T.cell_of[p]))
+        gone = frozenset(self.board.name_of(q) for q in self._points(removed))
         return self._child(st, 1 - self._side, self.board.name_of(p), gone)
 
     def _check_move(self, move: str) -> int:
@@ -269,9 +267,7 @@ class Position:
         if p in self._legal():
             return p
         me = _NAME[self.to_move]
-        if self._st[0, p >> 6] >> np.uint64(p & 63) & np.uint64(1) or (
-            self._st[1, p >> 6] >> np.uint64(p & 63) & np.uint64(1)
-        ):
+        if name in self.stones("L") or name in self.stones("D"):
             raise IllegalMoveError(f"{name} is occupied")
         if self.phase == "second":
             (first,) = self.stones(self.to_move)
@@ -286,7 +282,7 @@ class Position:
 
     # -- display ------------------------------------------------------------------------
     def __str__(self) -> str:
-        return format_position(self.board, _bits(self._st[0]), _bits(self._st[1]), self.to_move)
+        return format_position(self.board, self._points(self._st[0]), self._points(self._st[1]), self.to_move)
 
     def __repr__(self) -> str:
         return f"Position({str(self)!r})"
@@ -310,7 +306,9 @@ class Position:
 
         dead = [self.board.index(n) for n in self.marked_dead()]
         last = self.board.index(self.last_move) if self.last_move else None
-        return position_svg(self.board, _bits(self._st[0]), _bits(self._st[1]), dead=dead, last=last, **kwargs)
+        return position_svg(
+            self.board, self._points(self._st[0]), self._points(self._st[1]), dead=dead, last=last, **kwargs
+        )
 
     def _repr_svg_(self) -> str:
         return self.svg()
