@@ -69,10 +69,8 @@ class Tables(NamedTuple):
                            # as constants, and the shifts along lines get immediate operands
     n: int                 # points
     w: int                 # words per bitboard
-    steps: int             # doubling steps of a fill: 2**steps >= the longest line
     zero: tuple            # the empty bitboard (its type carries w)
     full: tuple            # every cell of the board
-    offsets: np.ndarray    # int64 (6,): cell offset of each direction of board.DIRECTIONS
     cell_of: np.ndarray    # int32 (n,): point -> cell
     point_of: np.ndarray   # int32 (64 w,): cell -> point, -1 off the board
     rays: np.ndarray       # uint64 (6, 64 w, w): the cells beyond a cell in each direction
@@ -99,12 +97,6 @@ def tables(board: Board) -> Tables:
     point_of[cell_of] = np.arange(n, dtype=np.int32)
     full_int = sum(1 << c for c in cells)
     words = lambda x: tuple(np.uint64((x >> (64 * i)) & (2**64 - 1)) for i in range(w))  # noqa: E731
-    from .board import DIRECTIONS
-
-    offsets = np.array([dq + stride * dr for dq, dr in DIRECTIONS], dtype=np.int64)
-    steps = 1
-    while 2**steps < 2 * m:
-        steps += 1
     rays = np.zeros((6, nbits, w), dtype=np.uint64)
     for p in range(n):
         for d in range(6):
@@ -121,7 +113,7 @@ def tables(board: Board) -> Tables:
         # key of a stone on point p in the position mapped by symmetry s: base[perm[p]]
         zob[s][:, cell_of] = base[:, np.array(perm)]
     t = Tables(
-        m, (np.int8(0),) * m, n, w, steps, words(0), words(full_int), offsets, cell_of, point_of, rays, sym, zob,
+        m, (np.int8(0),) * m, n, w, words(0), words(full_int), cell_of, point_of, rays, sym, zob,
         np.uint64(side_key),
     )
     _TABLES[m] = t
