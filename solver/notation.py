@@ -48,7 +48,7 @@ def parse_position(text: str) -> tuple[Board, frozenset[int], frozenset[int], st
     if side not in ("L", "D"):
         raise NotationError(f"side to move must be L or D, not {side!r}")
     rows = rows_text.split("/")
-    parsed: list[list[str | None]] = []
+    tokens_of: list[list[str]] = []
     for i, row in enumerate(rows):
         if row == "":
             raise NotationError(f"row {i + 1} from the top is empty in {rows_text!r}")
@@ -58,6 +58,16 @@ def parse_position(text: str) -> tuple[Board, frozenset[int], frozenset[int], st
             raise NotationError(
                 f"row {i + 1} from the top, {row!r}, has {bad!r}: expected L, D or a number"
             )
+        tokens_of.append(tokens)
+    # the board first, from the widths alone: a count such as 10**9 is rejected here
+    # without building a row of a billion points
+    widths = [sum(1 if t in ("L", "D") else int(t) for t in tokens) for tokens in tokens_of]
+    try:
+        board = Board.from_row_widths(widths)
+    except BoardError as e:
+        raise NotationError(str(e)) from None
+    parsed: list[list[str | None]] = []
+    for tokens in tokens_of:
         cells: list[str | None] = []
         for tok in tokens:
             if tok in ("L", "D"):
@@ -65,10 +75,6 @@ def parse_position(text: str) -> tuple[Board, frozenset[int], frozenset[int], st
             else:
                 cells.extend([None] * int(tok))
         parsed.append(cells)
-    try:
-        board = Board.from_row_widths([len(r) for r in parsed])
-    except BoardError as e:
-        raise NotationError(str(e)) from None
     light: set[int] = set()
     dark: set[int] = set()
     for y, cells in enumerate(parsed):

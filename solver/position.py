@@ -325,7 +325,8 @@ class Game:
     (['c1', 'e2', 'c3'], 'D', None)
     """
 
-    def __init__(self, start: Position | Board | str | int = 2):
+    def __init__(self, start: Position | Board | str | int):
+        """Start from a Position, a position string, or a board (its empty position)."""
         if isinstance(start, Position):
             self.positions = [start]
         elif isinstance(start, str) and " " in start.strip():

@@ -13,11 +13,10 @@ through :mod:`solver.reference` (networkx, written straight from RULES.md, shari
 * for every legal move (a random sample of them on 5/6 and larger boards): the stones
   the move removes, the position it leads to, and that position's outcome.
 
-The kernels whose signatures are stable are also called directly (``core.phase``,
-``core.legal_moves``, ``core.group_labels``, ``core.outcome``); ``core.play`` and the
-dead-group kernel are reached through ``Position.play`` and ``Position.dead_groups``.
-The kernels number points in their own layout; ``Tables.point_of`` translates (where the
-core has it; otherwise kernel indices are board indices).
+The kernels are also called directly on the Position's arrays: ``core.phase``,
+``core.legal_moves``, ``core.group_labels``, ``core.outcome``, ``core.dead_bb`` and
+``core.play``.  The kernels number points in their own layout (cells);
+``Tables.point_of`` and ``Tables.cell_of`` translate.
 
 Every compared position is counted; the last test checks that one run of the module
 compared at least 10,000, on every board.
@@ -92,8 +91,7 @@ def reference_outcome(board: Board, ref: RefPos, earlier: set) -> str | None:
 
 def kernel_points(pos: Position, cells) -> list[int]:
     """Board indices of points the kernels return in their own numbering."""
-    point_of = getattr(pos._T, "point_of", None)
-    return [int(point_of[c]) if point_of is not None else int(c) for c in cells]
+    return [int(pos._T.point_of[c]) for c in cells]
 
 
 def check_kernels(pos: Position, ref: RefPos, ref_moves: list[int]) -> None:
@@ -107,7 +105,7 @@ def check_kernels(pos: Position, ref: RefPos, ref_moves: list[int]) -> None:
     r = R.outcome(board, *ref)
     assert core.outcome(T, st_, side) == (core.NO_RESULT if r is None else COLOURS.index(r))
     for c, colour in enumerate(COLOURS):
-        own, _ = split(ref, colour)
+        own, other = split(ref, colour)
         ref_groups = R.groups(board, own)
         label = np.full(64 * T.w + board.size, -1, dtype=np.int32)
         assert core.group_labels(T, st_, c, label) == len(ref_groups)
@@ -115,11 +113,37 @@ def check_kernels(pos: Position, ref: RefPos, ref_moves: list[int]) -> None:
         labels_of = [{int(label[x]) for x in cells_of(pos, g)} for g in ref_groups]
         assert all(len(ls) == 1 for ls in labels_of)
         assert len(set().union(*labels_of)) == len(ref_groups)
+        dead = R.dead_groups(board, own, other)
+        assert kernel_dead(pos, c) == frozenset().union(*dead)
 
 
 def cells_of(pos: Position, points) -> list[int]:
-    cell_of = getattr(pos._T, "cell_of", None)
-    return [int(cell_of[p]) if cell_of is not None else p for p in points]
+    return [int(pos._T.cell_of[p]) for p in points]
+
+
+def bits(bb) -> list[int]:
+    """The set bits of a bitboard: a uint64 array or a tuple of words."""
+    out = []
+    for i, word in enumerate(bb):
+        word = int(word)
+        while word:
+            low = word & -word
+            out.append(64 * i + low.bit_length() - 1)
+            word ^= low
+    return out
+
+
+def kernel_dead(pos: Position, c: int) -> frozenset[int]:
+    """The dead-group kernel on the position: the points of ``c``'s dead groups."""
+    bb = core.dead_bb(pos._T, pos._st, c)
+    return frozenset(kernel_points(pos, bits(bb)))
+
+
+def kernel_play(pos: Position, p: int) -> tuple[bool, frozenset[int], np.ndarray]:
+    """The play kernel on a copy: (mover lost, removed points, the new array)."""
+    st_ = pos._st.copy()
+    lost, removed = core.play(pos._T, st_, pos._side, cells_of(pos, [p])[0])
+    return bool(lost), frozenset(kernel_points(pos, bits(removed))), st_
 
 
 def compare(pos: Position, ref: RefPos, earlier: set, rng: random.Random) -> str | None:
@@ -155,6 +179,10 @@ def compare(pos: Position, ref: RefPos, earlier: set, rng: random.Random) -> str
         RESULTS["removing moves"] += bool(child.removed)
         assert as_reference(child) == ref_child, board.name_of(p)
         assert child.outcome == reference_outcome(board, ref_child, earlier | {ref}), board.name_of(p)
+        lost, removed, st_ = kernel_play(pos, p)
+        assert removed == (before | {p}) - after, board.name_of(p)
+        assert lost == (not after), board.name_of(p)
+        assert st_.tobytes() == child._st.tobytes()
     return None
 
 
@@ -172,6 +200,12 @@ def play_and_compare(m: int, seed: int, plies: int) -> tuple[Position, str | Non
         p = rng.choice(R.legal_moves(board, *ref))
         pos, ref = pos.play(board.name_of(p)), R.play(board, *ref, p)
     raise AssertionError("unreachable")
+
+
+def selected_here(request) -> set[str]:
+    """Names of this module's test functions selected in this run."""
+    here = request.node.path
+    return {getattr(item, "originalname", item.name) for item in request.session.items if item.path == here}
 
 
 # -- the comparison ---------------------------------------------------------------------------
@@ -211,7 +245,7 @@ def test_perft_agrees_on_random_positions(m, seed, plies):
 
 def test_enough_positions_were_compared(request):
     """Runs last in the module: at least MIN_POSITIONS positions, and every board."""
-    selected = {item.originalname for item in request.session.items if item.module is request.module}
+    selected = selected_here(request)
     if not {"test_whole_games_agree", "test_random_positions_agree"} <= selected:
         pytest.skip("the comparison tests were not all selected in this run")
     total = sum(COMPARED.values())
@@ -280,7 +314,8 @@ def test_worked_facts_on_random_play(m, seed):
 
 
 def test_worked_facts_were_exercised(request):
-    selected = {item.originalname for item in request.session.items if item.module is request.module}
+    selected = selected_here(request)
     if "test_worked_facts_on_random_play" not in selected:
         pytest.skip("test_worked_facts_on_random_play was not selected in this run")
+    print(f"\nworked facts checked on {FACTS['moves']} moves, {FACTS['removals']} of them removing stones")
     assert FACTS["moves"] > 1000 and FACTS["removals"] > 50, FACTS
