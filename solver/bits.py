@@ -240,25 +240,36 @@ def bb_zero(typingctx, like):
     return like(like), codegen
 
 
+def _row_pointers(context, builder, arrty, arr, row, rowty, w):
+    """Pointers to the ``w`` words of row ``row`` of a 2-d array."""
+    ary = context.make_array(arrty)(context, builder, value=arr)
+    r = context.cast(builder, row, rowty, types.intp)
+    shape = cgutils.unpack_tuple(builder, ary.shape, 2)
+    strides = cgutils.unpack_tuple(builder, ary.strides, 2)
+    return [
+        cgutils.get_item_pointer2(
+            context, builder, ary.data, shape, strides, arrty.layout,
+            [r, ir.Constant(r.type, i)], wraparound=False,
+        )
+        for i in range(w)
+    ]
+
+
+def _check_rows(arr):
+    if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.dtype == types.uint64):
+        raise TypeError("bitboard rows live in a 2-d uint64 array")
+
+
 @intrinsic
 def bb_load(typingctx, arr, row, like):
     """Row ``row`` of a 2-d uint64 array (``w`` words wide) as a bitboard."""
     w = _check(like)
-    if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.dtype == types.uint64):
-        raise TypeError("bb_load needs a 2-d uint64 array")
+    _check_rows(arr)
 
     def codegen(context, builder, sig, args):
-        arrty = sig.args[0]
-        ary = context.make_array(arrty)(context, builder, value=args[0])
-        r = context.cast(builder, args[1], sig.args[1], types.intp)
-        shape = cgutils.unpack_tuple(builder, ary.shape, 2)
-        strides = cgutils.unpack_tuple(builder, ary.strides, 2)
+        ptrs = _row_pointers(context, builder, sig.args[0], args[0], args[1], sig.args[1], w)
         out = cgutils.get_null_value(context.get_value_type(sig.return_type))
-        for i in range(w):
-            ptr = cgutils.get_item_pointer2(
-                context, builder, ary.data, shape, strides, arrty.layout,
-                [r, ir.Constant(r.type, i)], wraparound=False,
-            )
+        for i, ptr in enumerate(ptrs):
             out = builder.insert_value(out, builder.load(ptr), i)
         return out
 
@@ -269,20 +280,11 @@ def bb_load(typingctx, arr, row, like):
 def bb_store(typingctx, arr, row, a):
     """Store bitboard ``a`` into row ``row`` of a 2-d uint64 array."""
     w = _check(a)
-    if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.dtype == types.uint64):
-        raise TypeError("bb_store needs a 2-d uint64 array")
+    _check_rows(arr)
 
     def codegen(context, builder, sig, args):
-        arrty = sig.args[0]
-        ary = context.make_array(arrty)(context, builder, value=args[0])
-        r = context.cast(builder, args[1], sig.args[1], types.intp)
-        shape = cgutils.unpack_tuple(builder, ary.shape, 2)
-        strides = cgutils.unpack_tuple(builder, ary.strides, 2)
-        for i in range(w):
-            ptr = cgutils.get_item_pointer2(
-                context, builder, ary.data, shape, strides, arrty.layout,
-                [r, ir.Constant(r.type, i)], wraparound=False,
-            )
+        ptrs = _row_pointers(context, builder, sig.args[0], args[0], args[1], sig.args[1], w)
+        for i, ptr in enumerate(ptrs):
             builder.store(builder.extract_value(args[2], i), ptr)
         return context.get_dummy_value()
 

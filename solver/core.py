@@ -479,3 +479,44 @@ def run_playouts(T, st0, side, rng, games, max_plies, stats, st):
         r, plies = random_playout(T, st, side, rng, max_plies)
         stats[r] += 1
         stats[3] += plies
+
+
+def _drop_stale_cache() -> None:
+    """Empty the kernels' numba cache when solver/bits.py changed.
+
+    numba marks a cached kernel stale only when the file that defines it (this one)
+    changes; the bitboard intrinsics of bits.py are compiled into every kernel too, so a
+    change there alone would run old code.  A stamp of bits.py beside the cache catches
+    that.  Runs at import, before any kernel loads its cache.
+    """
+    import hashlib
+    import os
+
+    from . import bits
+
+    with open(bits.__file__, "rb") as f:
+        stamp = hashlib.sha256(f.read()).hexdigest()
+    try:
+        cache_dir = legal_bb._cache._cache_path
+        stamp_file = os.path.join(cache_dir, "core.bits-stamp")
+        with open(stamp_file) as f:
+            if f.read().strip() == stamp:
+                return
+    except (AttributeError, OSError):
+        pass
+    try:
+        for name in os.listdir(cache_dir):
+            if name.startswith("core.") and name.endswith((".nbi", ".nbc")):
+                try:
+                    os.unlink(os.path.join(cache_dir, name))
+                except FileNotFoundError:
+                    pass  # another process got there first
+        tmp = f"{stamp_file}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            f.write(stamp + "\n")
+        os.replace(tmp, stamp_file)
+    except (NameError, OSError):
+        pass  # no writable cache: numba compiles in memory, nothing can be stale
+
+
+_drop_stale_cache()
