@@ -145,6 +145,43 @@ def perft(position: str, depth: int, divide: bool) -> None:
 
 
 @cli.command()
+@click.argument("position")
+@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=64, show_default=True, help="Transposition table size.")
+@click.option("--max-nodes", type=click.IntRange(min=0), default=0, help="Node budget (0: none); beyond it values are 'unknown'.")
+@click.option("--map", "map_file", type=click.Path(dir_okay=False), help="Write an SVG map of the value of every move.")
+@click.option("--no-verify", is_flag=True, help="Skip the re-solve without table.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def solve(position: str, tt_mb: float, max_nodes: int, map_file: str | None, no_verify: bool, as_json: bool) -> None:
+    """Solve POSITION (or the empty BOARD): its value and the value of every move."""
+    from .search.solve import solve as run
+    from .svg import map_svg
+
+    pos = _position_arg(position)
+    r = run(pos, tt_mb=tt_mb, max_nodes=max_nodes, verify=not no_verify)
+    if map_file:
+        title = f"{pos.board.name}: {'Light' if pos.to_move == 'L' else 'Dark'} to move {r.value}s"
+        values = {pos.board.index(m): v for m, v in r.moves.items()}
+        light = [pos.board.index(x) for x in pos.stones("L")]
+        dark = [pos.board.index(x) for x in pos.stones("D")]
+        _write_atomic(map_file, map_svg(pos.board, values, title=title, light=light, dark=dark))
+    if as_json:
+        click.echo(json.dumps(r.as_dict()))
+        return
+    side = "Light" if pos.to_move == "L" else "Dark"
+    click.echo(f"{pos}: {side} to move: {r.value}")
+    for value, label in (("win", "winning"), ("draw", "drawing"), ("loss", "losing"), ("unknown", "unknown")):
+        ms = [m for m, v in r.moves.items() if v == value]
+        if ms:
+            click.echo(f"  {label} moves ({len(ms)}): {' '.join(ms)}")
+    if r.line:
+        click.echo(f"  line: {' '.join(r.line)}")
+    check = f", checked by plain alpha-beta ({r.verify_nodes:,} nodes)" if r.verified else ""
+    click.echo(f"  {r.nodes:,} nodes, {r.classes} move classes, {r.seconds:.2f} s{check}")
+    for note in r.notes:
+        click.echo(f"  note: {note}")
+
+
+@cli.command()
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
 @click.option("--seconds", type=click.FloatRange(min=0.01), default=3.0, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)

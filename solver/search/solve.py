@@ -1,0 +1,173 @@
+"""Solve a position: its value, the value of every move, a principal line, checked.
+
+>>> from solver import Board, Position
+>>> r = solve(Position.start(Board.parse("1/2")))
+>>> r.value, sorted(set(r.moves.values()))
+('loss', ['loss'])
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import core
+from ..position import Position
+from . import alphabeta as ab
+
+__all__ = ["SolveResult", "solve", "solve_value"]
+
+
+@dataclass
+class SolveResult:
+    """What :func:`solve` found.  Values are ``'win'``, ``'loss'``, ``'draw'`` or
+    ``'unknown'``: ``value`` for the player to move, ``moves[m]`` for the player who made
+    move ``m``."""
+
+    position: str
+    value: str
+    moves: dict[str, str]
+    line: list[str]
+    nodes: int
+    seconds: float
+    classes: int = 0               # distinct first moves up to symmetry
+    verified: bool = False         # re-solved without the table, same value
+    verify_nodes: int = 0
+    tt_hits: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "position": self.position, "value": self.value, "moves": self.moves,
+            "line": self.line, "nodes": self.nodes, "seconds": self.seconds,
+            "classes": self.classes, "verified": self.verified,
+            "verify_nodes": self.verify_nodes, "tt_hits": self.tt_hits, "notes": self.notes,
+        }
+
+
+def _load_path(S: ab.Search, t: core.Tables, path: list[Position]) -> None:
+    """Put the positions of ``path`` (oldest first) on the search stack, so that a
+    repetition of any of them counts as a draw."""
+    keys = np.zeros(len(t.sym), np.uint64)
+    for ply, p in enumerate(path):
+        S.stack[2 * ply: 2 * ply + 2] = p._st
+        core.zobrist_keys(t, p._st, p._side, keys)
+        S.path_keys[ply] = keys[0]
+
+
+def solve_value(S: ab.Search, t: core.Tables, path: list[Position]) -> tuple[int, bool]:
+    """The value of ``path[-1]`` for its player to move, with the earlier positions of
+    ``path`` on the search path.  Returns (value code, clean)."""
+    if len(path) >= ab.MAX_PLY:
+        return ab.UNKNOWN, False
+    _load_path(S, t, path)
+    last = path[-1]
+    v, clean = ab.negamax(t, S, len(path) - 1, last._side, -1, 1)
+    if S.stats[ab.ABORTED]:
+        return ab.UNKNOWN, False
+    return int(v), bool(clean)
+
+
+def solve(
+    position: Position,
+    *,
+    tt_mb: float = 64,
+    max_nodes: int = 0,
+    line_plies: int = 80,
+    verify: bool = True,
+) -> SolveResult:
+    """Solve ``position``: alpha-beta with table and symmetries for the value of every
+    legal move (one search per move up to symmetry), then, if ``verify``, the root value
+    again by plain alpha-beta without table (no stored result can leak across paths)."""
+    t0 = time.perf_counter()
+    t = core.tables(position.board)
+    S = ab.new_search(t, tt_mb=tt_mb, max_nodes=max_nodes)
+    history: list[Position] = []  # a search path starts at the position given
+    result = position.outcome
+    names = ab.VALUE_NAMES
+    if result is not None:
+        value = "draw" if result == "draw" else ("win" if result == position.to_move else "loss")
+        return SolveResult(str(position), value, {}, [], 0, time.perf_counter() - t0)
+
+    # one search per class of moves under the symmetries that fix the position
+    moves = position.legal_moves()
+    by_class: dict[int, list[str]] = {}
+    children: dict[str, Position] = {}
+    for m in moves:
+        child = position.play(m)
+        children[m] = child
+        by_class.setdefault(int(child.zobrist_symmetric().min()), []).append(m)
+    values: dict[str, str] = {}
+    best = ab.LOSS - 1
+    for members in by_class.values():
+        child = children[members[0]]
+        if child.outcome is not None:
+            co = child.outcome
+            v = ab.DRAW if co == "draw" else (ab.WIN if co == child.to_move else ab.LOSS)
+        else:
+            v, _ = solve_value(S, t, history + [position, child])
+        mover_value = ab.UNKNOWN if v == ab.UNKNOWN else -v
+        for m in members:
+            values[m] = names[mover_value]
+        if v != ab.UNKNOWN:
+            best = max(best, mover_value)
+    values = {m: values[m] for m in moves}  # board order
+    unknown = any(v == "unknown" for v in values.values())
+    if unknown and best != ab.WIN:
+        value = "unknown"
+    else:
+        value = names[best]
+    nodes = int(S.stats[ab.NODES])
+    hits = int(S.stats[ab.TT_HITS])
+    line = _line(S, t, history, position, value, line_plies) if value in ("win", "loss", "draw") else []
+    res = SolveResult(
+        str(position), value, values, line, nodes, 0.0, classes=len(by_class), tt_hits=hits,
+    )
+    if value == "draw":
+        res.notes.append("the draw depends on the repetition rule")
+    if verify and value != "unknown":
+        V = ab.new_search(t, tt_mb=0, max_nodes=max_nodes, use_table=False)
+        v, _ = solve_value(V, t, history + [position])
+        res.verify_nodes = int(V.stats[ab.NODES])
+        res.verified = v != ab.UNKNOWN and names[v] == value
+        if v != ab.UNKNOWN and names[v] != value:
+            res.notes.append(f"plain alpha-beta says {names[v]}: the table result is not trusted")
+            res.value = names[v]
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _line(S, t, history, position: Position, value: str, plies: int) -> list[str]:
+    """A principal line: at each step the first move (in board order) that keeps the
+    value, or for the winner a move that ends the game at once if there is one."""
+    line: list[str] = []
+    path = history + [position]
+    want = value
+    pos = position
+    names = ab.VALUE_NAMES
+    for _ in range(plies):
+        if pos.outcome is not None:
+            break
+        chosen = None
+        for m in pos.legal_moves():
+            child = pos.play(m)
+            if child.outcome is not None:
+                co = child.outcome
+                v = ab.DRAW if co == "draw" else (ab.WIN if co == child.to_move else ab.LOSS)
+            else:
+                v, _ = solve_value(S, t, path + [child])
+            if v != ab.UNKNOWN and names[-v] == want:
+                if chosen is None:
+                    chosen = (m, child)
+                if want != "win" or child.outcome is not None:
+                    chosen = (m, child)
+                    break
+        if chosen is None:
+            break
+        m, pos = chosen
+        line.append(m)
+        path = path + [pos]
+        want = {"win": "loss", "loss": "win", "draw": "draw"}[want]
+    return line
