@@ -43,11 +43,15 @@ class Search(NamedTuple):
     tt_val: np.ndarray    # int8 (size,): WIN or LOSS, 0 for an empty slot
     tt_move: np.ndarray   # int16 (size,): best move in canonical orientation, -1 none
     stats: np.ndarray     # int64 (8,)
-    limits: np.ndarray    # int64 (2,): node budget (0: none), use the table (0/1)
+    limits: np.ndarray    # int64 (3,): node budget (0: none), use the table, use symmetries (0/1)
 
 
-def new_search(t: core.Tables, tt_mb: float = 64, max_nodes: int = 0, use_table: bool = True) -> Search:
-    """A search with a table of at most ``tt_mb`` MiB (a power of two number of slots)."""
+def new_search(
+    t: core.Tables, tt_mb: float = 64, max_nodes: int = 0, use_table: bool = True,
+    use_symmetry: bool = True,
+) -> Search:
+    """A search with a table of at most ``tt_mb`` MiB (a power of two number of slots);
+    without ``use_symmetry`` the table is keyed by the position as it stands."""
     slot_bytes = 8 + 1 + 2
     size = 1
     while size * 2 * slot_bytes <= tt_mb * 2**20:
@@ -56,7 +60,7 @@ def new_search(t: core.Tables, tt_mb: float = 64, max_nodes: int = 0, use_table:
         np.zeros((2 * MAX_PLY, t.w), np.uint64), np.zeros(MAX_PLY, np.uint64),
         np.zeros((MAX_PLY, 4), np.uint64),
         np.zeros(size, np.uint64), np.zeros(size, np.int8), np.full(size, -1, np.int16),
-        np.zeros(8, np.int64), np.array([max_nodes, int(use_table)], np.int64),
+        np.zeros(8, np.int64), np.array([max_nodes, int(use_table), int(use_symmetry)], np.int64),
     )
 
 
@@ -105,7 +109,10 @@ def negamax(T, S, ply, side, alpha, beta):
     if ply + 1 >= MAX_PLY:
         S.stats[ABORTED] = 1
         return DRAW, False
-    canon, sym = _canonical(T, S.keys, ply)
+    if S.limits[2]:
+        canon, sym = _canonical(T, S.keys, ply)
+    else:
+        canon, sym = key, 0
     slot = int(canon & np.uint64(S.tt_key.shape[0] - 1))
     first = -1
     if S.limits[1] and S.tt_key[slot] == canon and S.tt_val[slot] != 0:
