@@ -38,7 +38,7 @@ class Search(NamedTuple):
 
     stack: np.ndarray     # uint64 (2 * MAX_PLY, w): the positions on the path
     path_keys: np.ndarray  # uint64 (MAX_PLY,): their identity Zobrist keys
-    keys: np.ndarray      # uint64 (MAX_PLY, 4): scratch for the symmetric keys
+    keys: np.ndarray      # uint64 (MAX_PLY, 4): the path's keys under each symmetry
     tt_key: np.ndarray    # uint64 (size,)
     tt_val: np.ndarray    # int8 (size,): WIN or LOSS, 0 for an empty slot
     tt_move: np.ndarray   # int16 (size,): best move in canonical orientation, -1 none
@@ -56,10 +56,11 @@ def new_search(
     size = 1
     while size * 2 * slot_bytes <= tt_mb * 2**20:
         size *= 2
+    # np.full, not np.zeros: the pages are touched now, not by page faults mid-search
     return Search(
         np.zeros((2 * MAX_PLY, t.w), np.uint64), np.zeros(MAX_PLY, np.uint64),
         np.zeros((MAX_PLY, 4), np.uint64),
-        np.zeros(size, np.uint64), np.zeros(size, np.int8), np.full(size, -1, np.int16),
+        np.full(size, 0, np.uint64), np.full(size, 0, np.int8), np.full(size, -1, np.int16),
         np.zeros(8, np.int64), np.array([max_nodes, int(use_table), int(use_symmetry)], np.int64),
     )
 
@@ -79,8 +80,9 @@ def _canonical(T, keys, ply):
 @kernel
 def negamax(T, S, ply, side, alpha, beta):
     """The value of the position ``S.stack[2*ply : 2*ply+2]`` for ``side`` to move,
-    searched with window (alpha, beta) over {-1, 0, 1}.  Returns ``(value, clean)``:
-    ``clean`` when the value is exact and did not depend on a repetition draw."""
+    searched with window (alpha, beta) over {-1, 0, 1}.  ``S.keys[ply]`` must hold its
+    Zobrist keys (children get theirs by update).  Returns ``(value, clean)``: ``clean``
+    when the value is exact and did not depend on a repetition draw."""
     st = S.stack[2 * ply: 2 * ply + 2]
     S.stats[NODES] += 1
     if ply > S.stats[DEEPEST]:
@@ -88,7 +90,6 @@ def negamax(T, S, ply, side, alpha, beta):
     if S.limits[0] > 0 and S.stats[NODES] > S.limits[0]:
         S.stats[ABORTED] = 1
         return DRAW, False
-    core.zobrist_keys(T, st, side, S.keys[ply])
     key = S.keys[ply, 0]
     S.path_keys[ply] = key
     # a repetition of a position on the path (same side to move: same parity) is a draw
@@ -136,10 +137,11 @@ def negamax(T, S, ply, side, alpha, beta):
             todo = bb_clear_lowest(todo)
         for c in range(2):
             bb_store(child, c, bb_load(st, c, T.zero))
-        lost, _ = core.play(T, child, side, cell)
+        lost, removed = core.play(T, child, side, cell)
         if lost:
             v, clean = LOSS, True
         else:
+            _child_keys(T, S.keys, ply, side, cell, removed)
             cv, clean = negamax(T, S, ply + 1, 1 - side, -beta, -alpha)
             v = -cv
         if S.stats[ABORTED]:
@@ -162,6 +164,21 @@ def negamax(T, S, ply, side, alpha, beta):
             _store(S, slot, canon, LOSS, T.sym[sym, best_move])
         return LOSS, all_clean
     return best, False
+
+
+@kernel
+def _child_keys(T, keys, ply, side, cell, removed):
+    """Row ``ply + 1`` of ``keys``: row ``ply`` after ``side`` placed on ``cell`` and
+    lost the stones of ``removed``, with the other side to move."""
+    zob = T.zobrist
+    for s in range(zob.shape[0]):
+        keys[ply + 1, s] = keys[ply, s] ^ T.zobrist_side ^ zob[s, side, cell]
+    x = removed
+    while bb_any(x):
+        c = bb_lowest(x)
+        x = bb_clear_lowest(x)
+        for s in range(zob.shape[0]):
+            keys[ply + 1, s] ^= zob[s, side, c]
 
 
 @kernel

@@ -50,11 +50,10 @@ class SolveResult:
 def _load_path(S: ab.Search, t: core.Tables, path: list[Position]) -> None:
     """Put the positions of ``path`` (oldest first) on the search stack, so that a
     repetition of any of them counts as a draw."""
-    keys = np.zeros(len(t.sym), np.uint64)
     for ply, p in enumerate(path):
         S.stack[2 * ply: 2 * ply + 2] = p._st
-        core.zobrist_keys(t, p._st, p._side, keys)
-        S.path_keys[ply] = keys[0]
+        core.zobrist_keys(t, p._st, p._side, S.keys[ply])
+        S.path_keys[ply] = S.keys[ply, 0]
 
 
 def solve_value(S: ab.Search, t: core.Tables, path: list[Position]) -> tuple[int, bool]:
