@@ -147,7 +147,10 @@ def perft(position: str, depth: int, divide: bool) -> None:
 @cli.command()
 @click.argument("position")
 @click.option("--tt-mb", type=click.FloatRange(min=0.001), default=64, show_default=True, help="Transposition table size.")
-@click.option("--max-nodes", type=click.IntRange(min=0), default=0, help="Node budget (0: none); beyond it values are 'unknown'.")
+@click.option(
+    "--max-nodes", type=click.IntRange(min=0), default=50_000_000, show_default=True,
+    help="Node budget (about 2 M nodes/s; 0: none); beyond it values are 'unknown', never guessed.",
+)
 @click.option("--map", "map_file", type=click.Path(dir_okay=False), help="Write an SVG map of the value of every move.")
 @click.option("--no-verify", is_flag=True, help="Skip the re-solve without table.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

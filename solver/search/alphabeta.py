@@ -29,8 +29,9 @@ WIN, DRAW, LOSS, UNKNOWN = 1, 0, -1, 2
 VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss", UNKNOWN: "unknown"}
 MAX_PLY = 1024
 
-# stats slots
-NODES, TT_HITS, TT_STORES, DEEPEST, ABORTED = 0, 1, 2, 3, 4
+# stats slots; ABORTED holds why a search stopped: 0 it did not, else one of the reasons
+NODES, TT_HITS, TT_STORES, DEEPEST, ABORTED, REASONS = 0, 1, 2, 3, 4, 7
+OUT_OF_NODES, PATH_TOO_LONG = 1, 2
 
 
 class Search(NamedTuple):
@@ -42,7 +43,7 @@ class Search(NamedTuple):
     tt_key: np.ndarray    # uint64 (size,)
     tt_val: np.ndarray    # int8 (size,): WIN or LOSS, 0 for an empty slot
     tt_move: np.ndarray   # int16 (size,): best move in canonical orientation, -1 none
-    stats: np.ndarray     # int64 (8,)
+    stats: np.ndarray     # int64 (8,): the slots named above
     limits: np.ndarray    # int64 (3,): node budget (0: none), use the table, use symmetries (0/1)
 
 
@@ -88,7 +89,7 @@ def negamax(T, S, ply, side, alpha, beta):
     if ply > S.stats[DEEPEST]:
         S.stats[DEEPEST] = ply
     if S.limits[0] > 0 and S.stats[NODES] > S.limits[0]:
-        S.stats[ABORTED] = 1
+        S.stats[ABORTED] = OUT_OF_NODES
         return DRAW, False
     key = S.keys[ply, 0]
     S.path_keys[ply] = key
@@ -108,7 +109,7 @@ def negamax(T, S, ply, side, alpha, beta):
             return WIN, True
         return LOSS, True
     if ply + 1 >= MAX_PLY:
-        S.stats[ABORTED] = 1
+        S.stats[ABORTED] = PATH_TOO_LONG
         return DRAW, False
     if S.limits[2]:
         canon, sym = _canonical(T, S.keys, ply)

@@ -62,9 +62,11 @@ def solve_value(S: ab.Search, t: core.Tables, path: list[Position]) -> tuple[int
     if len(path) >= ab.MAX_PLY:
         return ab.UNKNOWN, False
     _load_path(S, t, path)
+    S.stats[ab.ABORTED] = 0  # the node count goes on, so a spent budget stops it again
     last = path[-1]
     v, clean = ab.negamax(t, S, len(path) - 1, last._side, -1, 1)
     if S.stats[ab.ABORTED]:
+        S.stats[ab.REASONS] |= 1 << int(S.stats[ab.ABORTED])  # remember every reason seen
         return ab.UNKNOWN, False
     return int(v), bool(clean)
 
@@ -126,6 +128,13 @@ def solve(
     )
     if value == "draw":
         res.notes.append("the draw depends on the repetition rule")
+    if S.stats[ab.REASONS] & (1 << ab.OUT_OF_NODES):
+        res.notes.append(f"the node budget ({max_nodes:,}) ran out")
+    if S.stats[ab.REASONS] & (1 << ab.PATH_TOO_LONG):
+        res.notes.append(
+            f"a search path grew past {ab.MAX_PLY} plies without repeating a position: "
+            "alpha-beta with repetition draws cannot decide this; proof-number search can"
+        )
     if verify and value != "unknown":
         V = ab.new_search(t, tt_mb=0, max_nodes=max_nodes, use_table=False)
         v, _ = solve_value(V, t, history + [position])
