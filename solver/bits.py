@@ -61,6 +61,15 @@ def _split(context, builder, tuple_type, value, w):
     return out
 
 
+def _count(builder, x, name, w):
+    """An LLVM bit-counting intrinsic (ctpop, cttz, ctlz) of ``x``, as an i64."""
+    extra = [] if name == "llvm.ctpop" else [ir.Constant(ir.IntType(1), 0)]
+    types_ = [x.type] if name == "llvm.ctpop" else [x.type, ir.IntType(1)]
+    fn = builder.module.declare_intrinsic(name, types_)
+    c = builder.call(fn, [x, *extra])
+    return builder.trunc(c, ir.IntType(64)) if w > 1 else c
+
+
 def _binary(op):
     def make(typingctx, a, b):
         w = _check(a, b)
@@ -115,10 +124,7 @@ def bb_popcount(typingctx, a):
     w = _check(a)
 
     def codegen(context, builder, sig, args):
-        x = _wide(builder, args[0], w)
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [x.type])
-        c = builder.call(fn, [x])
-        return builder.trunc(c, ir.IntType(64)) if w > 1 else c
+        return _count(builder, _wide(builder, args[0], w), "llvm.ctpop", w)
 
     return types.int64(a), codegen
 
@@ -153,10 +159,7 @@ def bb_lowest(typingctx, a):
     w = _check(a)
 
     def codegen(context, builder, sig, args):
-        x = _wide(builder, args[0], w)
-        fn = builder.module.declare_intrinsic("llvm.cttz", [x.type, ir.IntType(1)])
-        c = builder.call(fn, [x, ir.Constant(ir.IntType(1), 0)])
-        return builder.trunc(c, ir.IntType(64)) if w > 1 else c
+        return _count(builder, _wide(builder, args[0], w), "llvm.cttz", w)
 
     return types.int64(a), codegen
 
@@ -167,11 +170,8 @@ def bb_highest(typingctx, a):
     w = _check(a)
 
     def codegen(context, builder, sig, args):
-        x = _wide(builder, args[0], w)
-        fn = builder.module.declare_intrinsic("llvm.ctlz", [x.type, ir.IntType(1)])
-        c = builder.call(fn, [x, ir.Constant(ir.IntType(1), 0)])
-        c = builder.trunc(c, ir.IntType(64)) if w > 1 else c
-        return builder.sub(ir.Constant(ir.IntType(64), 64 * w - 1), c)
+        leading = _count(builder, _wide(builder, args[0], w), "llvm.ctlz", w)
+        return builder.sub(ir.Constant(ir.IntType(64), 64 * w - 1), leading)
 
     return types.int64(a), codegen
 

@@ -1,0 +1,65 @@
+"""The multi-word bitboard intrinsics against Python's unbounded integers."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from numba import njit
+
+from solver.bits import (
+    bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_eq, bb_highest, bb_load,
+    bb_lowest, bb_or, bb_popcount, bb_shift, bb_store, bb_test, bb_xor, bb_zero,
+)
+
+
+@njit(_nrt=False)
+def _ops(arr, like, k, i):
+    a = bb_load(arr, 0, like)
+    b = bb_load(arr, 1, like)
+    bb_store(arr, 2, bb_and(a, b))
+    bb_store(arr, 3, bb_or(a, b))
+    bb_store(arr, 4, bb_xor(a, b))
+    bb_store(arr, 5, bb_andnot(a, b))
+    bb_store(arr, 6, bb_shift(a, k))
+    bb_store(arr, 7, bb_clear_lowest(a))
+    bb_store(arr, 8, bb_bit(like, i))
+    bb_store(arr, 9, bb_zero(like))
+    return bb_popcount(a), bb_any(a), bb_eq(a, b), bb_lowest(a), bb_highest(a), bb_test(a, i)
+
+
+def _words(x: int, w: int) -> list[int]:
+    return [(x >> (64 * j)) & (2**64 - 1) for j in range(w)]
+
+
+def _int(row) -> int:
+    return sum(int(v) << (64 * j) for j, v in enumerate(row))
+
+
+@st.composite
+def cases(draw):
+    w = draw(st.integers(1, 4))
+    n = 64 * w
+    bits = st.one_of(st.just(0), st.integers(0, 2**n - 1), st.sampled_from([1, 2 ** (n - 1), 2**n - 1]))
+    return w, draw(bits), draw(bits), draw(st.integers(-n - 3, n + 3)), draw(st.integers(0, n + 2))
+
+
+@given(cases())
+def test_bitboard_operations_match_python_integers(case):
+    w, a, b, k, i = case
+    n = 64 * w
+    mask = 2**n - 1
+    arr = np.zeros((10, w), np.uint64)
+    arr[9] = _words(mask, w)  # bb_zero must overwrite it
+    arr[0], arr[1] = _words(a, w), _words(b, w)
+    like = tuple(np.uint64(0) for _ in range(w))
+    popcount, any_, eq, low, high, test = _ops(arr, like, k, i)
+    got = [_int(arr[j]) for j in range(2, 10)]
+    shifted = (a << k) & mask if k >= 0 else a >> -k
+    assert got == [a & b, a | b, a ^ b, a & ~b & mask, shifted, a & (a - 1) if a else 0,
+                   (1 << i) if i < n else 0, 0]
+    assert popcount == bin(a).count("1")
+    assert any_ == (a != 0) and eq == (a == b)
+    assert low == ((a & -a).bit_length() - 1 if a else n)
+    assert high == a.bit_length() - 1
+    assert test == (i < n and (a >> i) & 1 == 1)
