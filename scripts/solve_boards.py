@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,6 +35,18 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def code_revision() -> str:
+    """The git revision of the code (with -dirty if it has uncommitted changes)."""
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], cwd=OUT.parent.parent,
+            capture_output=True, text=True, check=True,
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", default="1/2,2/3")
@@ -47,6 +60,7 @@ def main() -> None:
             "board": board.name,
             "command": f"python scripts/solve_boards.py --boards {board.name} --tt-mb {args.tt_mb:g}",
             "version": __version__,
+            "revision": code_revision(),
             "rules": RULES_VERSION,
             "python": platform.python_version(),
             "method": "alpha-beta, transposition table, 4 symmetries; re-solved without table",
