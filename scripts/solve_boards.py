@@ -36,15 +36,17 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def code_revision() -> str:
-    """The git revision of the code (with -dirty if it has uncommitted changes)."""
+    """The git revision of the code, with -dirty if the code (not results/) has
+    uncommitted changes."""
+    top = OUT.parent.parent
     try:
-        out = subprocess.run(
-            ["git", "describe", "--always", "--dirty"], cwd=OUT.parent.parent,
-            capture_output=True, text=True, check=True,
-        )
-        return out.stdout.strip()
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=top,
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "solver", "scripts", "pyproject.toml"],
+                               cwd=top, capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+    return head + ("-dirty" if dirty else "")
 
 
 def main() -> None:
