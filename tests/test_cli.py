@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from solver import Board, Game, Position
+from solver import Board, Game
 from solver.cli import cli
 
 _SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))

@@ -14,7 +14,6 @@ table, every reply of the loser expanded, repetitions on the path rejected).
 
 from __future__ import annotations
 
-import time
 from typing import NamedTuple
 
 import numpy as np
