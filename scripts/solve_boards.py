@@ -13,26 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
 from solver.search.solve import solve
+from solver.files import write_atomic
 from solver.svg import map_svg
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def code_revision() -> str:
@@ -68,6 +59,7 @@ def main() -> None:
             "method": "alpha-beta, transposition table, 4 symmetries; re-solved without table",
             **r.as_dict(),
         }
+        OUT.mkdir(parents=True, exist_ok=True)
         write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
         values = {board.index(m): v for m, v in r.moves.items()}
         title = f"{board.name}: Light's first move ({'Light wins' if r.value == 'win' else 'Light loses' if r.value == 'loss' else r.value})"

@@ -7,16 +7,15 @@ illegal move) ends in one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
-import tempfile
 import time
 
 import click
 
 from . import RULES_VERSION, __version__
 from .board import Board
+from .files import write_atomic
 from .position import Game, Position
 
 EXIT_USAGE = 2
@@ -25,23 +24,6 @@ EXIT_USAGE = 2
 def _fail(message: str) -> None:
     click.echo(f"meridians: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
-
-
-def _write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename, so that an
-    interrupted write never leaves half a file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _position_arg(text: str) -> Position:
@@ -68,7 +50,7 @@ def show(position: str, svg_file: str | None) -> None:
     if moves:
         click.echo(f"legal moves ({len(moves)}): {' '.join(moves)}")
     if svg_file:
-        _write_atomic(svg_file, pos.svg(title=str(pos)))
+        write_atomic(svg_file, pos.svg(title=str(pos)))
         click.echo(f"wrote {svg_file}")
 
 
@@ -117,7 +99,7 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
     else:
         click.echo(f"{'Light' if result == 'L' else 'Dark'} wins after {len(game.moves)} moves: {pos.outcome_reason}")
     if svg_file:
-        _write_atomic(svg_file, pos.svg(title=f"after {len(game.moves)} moves"))
+        write_atomic(svg_file, pos.svg(title=f"after {len(game.moves)} moves"))
 
 
 @cli.command()
@@ -166,7 +148,7 @@ def solve(position: str, tt_mb: float, max_nodes: int, map_file: str | None, no_
         values = {pos.board.index(m): v for m, v in r.moves.items()}
         light = [pos.board.index(x) for x in pos.stones("L")]
         dark = [pos.board.index(x) for x in pos.stones("D")]
-        _write_atomic(map_file, map_svg(pos.board, values, title=title, light=light, dark=dark))
+        write_atomic(map_file, map_svg(pos.board, values, title=title, light=light, dark=dark))
     if as_json:
         click.echo(json.dumps(r.as_dict()))
         return

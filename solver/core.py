@@ -496,14 +496,16 @@ def _drop_stale_cache() -> None:
 
     with open(bits.__file__, "rb") as f:
         stamp = hashlib.sha256(f.read()).hexdigest()
+    cache_dir = getattr(getattr(legal_bb, "_cache", None), "_cache_path", None)
+    if cache_dir is None:
+        return  # caching is off: kernels compile in memory, nothing can be stale
+    stamp_file = os.path.join(cache_dir, "core.bits-stamp")
     try:
-        cache_dir = legal_bb._cache._cache_path
-        stamp_file = os.path.join(cache_dir, "core.bits-stamp")
         with open(stamp_file) as f:
             if f.read().strip() == stamp:
                 return
-    except (AttributeError, OSError):
-        pass
+    except OSError:
+        pass  # no stamp yet: treat the cache as stale
     try:
         for name in os.listdir(cache_dir):
             if name.startswith("core.") and name.endswith((".nbi", ".nbc")):
@@ -515,8 +517,8 @@ def _drop_stale_cache() -> None:
         with open(tmp, "w") as f:
             f.write(stamp + "\n")
         os.replace(tmp, stamp_file)
-    except (NameError, OSError):
-        pass  # no writable cache: numba compiles in memory, nothing can be stale
+    except OSError:
+        pass  # a read-only cache folder: numba will not write there either
 
 
 _drop_stale_cache()

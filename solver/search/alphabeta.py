@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core
-from ..bits import bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_load, bb_lowest, bb_store, bb_test
+from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_store
 from ..core import kernel
 
 __all__ = ["WIN", "DRAW", "LOSS", "UNKNOWN", "Search", "new_search", "negamax", "VALUE_NAMES"]
@@ -115,26 +115,19 @@ def negamax(T, S, ply, side, alpha, beta):
     else:
         canon, sym = key, 0
     slot = int(canon & np.uint64(S.tt_key.shape[0] - 1))
-    first = -1
     if S.limits[1] and S.tt_key[slot] == canon and S.tt_val[slot] != 0:
         S.stats[TT_HITS] += 1
         return S.tt_val[slot], True
-    if S.limits[1] and S.tt_key[slot] == canon and S.tt_move[slot] >= 0:
-        first = T.sym[sym, S.tt_move[slot]]
     best = LOSS - 1
     best_move = -1
     all_clean = True
     child = S.stack[2 * ply + 2: 2 * ply + 4]
-    # the table's move first, then the others in cell order
-    pending = first if first >= 0 and bb_test(moves, first) else -1
-    todo = bb_andnot(moves, bb_bit(T.zero, pending)) if pending >= 0 else moves
-    while pending >= 0 or bb_any(todo):
-        if pending >= 0:
-            cell = pending
-            pending = -1
-        else:
-            cell = bb_lowest(todo)
-            todo = bb_clear_lowest(todo)
+    # moves in cell order (move ordering is still to come: the table holds only
+    # results, so a hit ends the search of a node before any move is tried)
+    todo = moves
+    while bb_any(todo):
+        cell = bb_lowest(todo)
+        todo = bb_clear_lowest(todo)
         for c in range(2):
             bb_store(child, c, bb_load(st, c, T.zero))
         lost, removed = core.play(T, child, side, cell)

@@ -55,6 +55,14 @@ def _load_path(S: ab.Search, t: core.Tables, path: list[Position]) -> None:
         S.path_keys[ply] = S.keys[ply, 0]
 
 
+def _terminal_value(pos: Position) -> int:
+    """The value code of a finished position for its player to move."""
+    result = pos.outcome
+    if result == "draw":
+        return ab.DRAW
+    return ab.WIN if result == pos.to_move else ab.LOSS
+
+
 def solve_value(S: ab.Search, t: core.Tables, path: list[Position]) -> tuple[int, bool]:
     """The value of ``path[-1]`` for its player to move, with the earlier positions of
     ``path`` on the search path.  Returns (value code, clean)."""
@@ -84,11 +92,10 @@ def solve(
     t0 = time.perf_counter()
     t = core.tables(position.board)
     S = ab.new_search(t, tt_mb=tt_mb, max_nodes=max_nodes)
-    history: list[Position] = []  # a search path starts at the position given
     result = position.outcome
     names = ab.VALUE_NAMES
     if result is not None:
-        value = "draw" if result == "draw" else ("win" if result == position.to_move else "loss")
+        value = names[_terminal_value(position)]
         return SolveResult(str(position), value, {}, [], 0, time.perf_counter() - t0)
 
     # one search per class of moves under the symmetries that fix the position
@@ -104,10 +111,9 @@ def solve(
     for members in by_class.values():
         child = children[members[0]]
         if child.outcome is not None:
-            co = child.outcome
-            v = ab.DRAW if co == "draw" else (ab.WIN if co == child.to_move else ab.LOSS)
+            v = _terminal_value(child)
         else:
-            v, _ = solve_value(S, t, history + [position, child])
+            v, _ = solve_value(S, t, [position, child])
         mover_value = ab.UNKNOWN if v == ab.UNKNOWN else -v
         for m in members:
             values[m] = names[mover_value]
@@ -121,7 +127,7 @@ def solve(
         value = names[best]
     nodes = int(S.stats[ab.NODES])
     hits = int(S.stats[ab.TT_HITS])
-    line = _line(S, t, history, position, value, line_plies) if value in ("win", "loss", "draw") else []
+    line = _line(S, t, position, value, line_plies) if value in ("win", "loss", "draw") else []
     res = SolveResult(
         str(position), value, values, line, nodes, 0.0, classes=len(by_class), tt_hits=hits,
     )
@@ -136,7 +142,7 @@ def solve(
         )
     if verify and value != "unknown":
         V = ab.new_search(t, tt_mb=0, max_nodes=max_nodes, use_table=False)
-        v, _ = solve_value(V, t, history + [position])
+        v, _ = solve_value(V, t, [position])
         res.verify_nodes = int(V.stats[ab.NODES])
         res.verified = v != ab.UNKNOWN and names[v] == value
         if v != ab.UNKNOWN and names[v] != value:
@@ -146,11 +152,11 @@ def solve(
     return res
 
 
-def _line(S, t, history, position: Position, value: str, plies: int) -> list[str]:
+def _line(S, t, position: Position, value: str, plies: int) -> list[str]:
     """A principal line: at each step the first move (in board order) that keeps the
     value, or for the winner a move that ends the game at once if there is one."""
     line: list[str] = []
-    path = history + [position]
+    path = [position]
     want = value
     pos = position
     names = ab.VALUE_NAMES
@@ -161,8 +167,7 @@ def _line(S, t, history, position: Position, value: str, plies: int) -> list[str
         for m in pos.legal_moves():
             child = pos.play(m)
             if child.outcome is not None:
-                co = child.outcome
-                v = ab.DRAW if co == "draw" else (ab.WIN if co == child.to_move else ab.LOSS)
+                v = _terminal_value(child)
             else:
                 v, _ = solve_value(S, t, path + [child])
             if v != ab.UNKNOWN and names[-v] == want:
