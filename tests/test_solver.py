@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from solver import Board, Position
+from solver import Board, Position, core
 from solver import reference as R
 from solver.cli import cli
-from solver.search.solve import solve
+from solver.search import alphabeta as ab
+from solver.search.solve import solve, solve_value
 
 VALUE = {1: "win", 0: "draw", -1: "loss"}
 
@@ -118,3 +122,101 @@ def test_node_budget_gives_unknown_not_a_guess():
     r = solve(Position.start(Board.parse("3/4")), max_nodes=200, verify=False)
     assert r.value == "unknown"
     assert "unknown" in r.moves.values()
+
+
+# --- move ordering -------------------------------------------------------------------------
+def test_inverse_symmetries_undo_the_cell_maps():
+    for board in (Board.parse("2/3"), Board.parse("3/4"), Board.parse("6/7")):
+        t = core.tables(board)
+        unsym = ab.inverse_symmetries(t)
+        for s in range(t.sym.shape[0]):
+            cells = t.cell_of
+            assert (unsym[s, t.sym[s, cells]] == cells).all()
+            assert (t.sym[s, unsym[s, cells]] == cells).all()
+
+
+def _canonical_sym(pos: Position) -> tuple[int, int]:
+    keys = pos.zobrist_symmetric()
+    return int(keys.min()), int(keys.argmin())
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 12), s1=st.integers(0, 3))
+def test_table_moves_map_back_through_the_symmetry(seed, plies, s1):
+    # a move stored in canonical orientation from one position, read back in a
+    # symmetric position, is the same move up to the symmetry
+    board = Board.parse("3/4")
+    pos = random_position(board, plies, seed)
+    if pos.outcome is not None:
+        return
+    t = core.tables(board)
+    unsym = ab.inverse_symmetries(t)
+    image = pos.transform(s1)
+    canon, s = _canonical_sym(pos)
+    canon2, s2 = _canonical_sym(image)
+    assert canon == canon2
+    for m in pos.legal_moves():
+        stored = t.sym[s, t.cell_of[board.index(m)]]     # as negamax stores it
+        back = board.name_of(int(t.point_of[unsym[s2, stored]]))  # as negamax reads it
+        assert back in image.legal_moves()
+        assert _canonical_sym(image.play(back))[0] == _canonical_sym(pos.play(m))[0]
+
+
+def check_tactical_moves(pos: Position) -> int:
+    """tactical_moves against its definition on the Position API; returns how many."""
+    t = core.tables(pos.board)
+    me, opp = pos.to_move, "D" if pos.to_move == "L" else "L"
+    legal = tuple(np.uint64(x) for x in core.legal_bb(t, pos._st, pos._side))
+    bb = ab.tactical_moves(t, pos._st, pos._side, legal, core.new_position(t))
+    got = {pos.board.name_of(p) for p in pos._points(bb)}
+    want = set()
+    if len(pos.stones(me)) >= 2:
+        dead = set().union(*pos.dead_groups(me))
+        for m in pos.legal_moves():
+            child = pos.play(m)
+            if not child.stones(me):
+                continue  # the mover lost
+            killed = len(pos.stones(opp)) >= 2 and child.dead_groups(opp)
+            if killed or dead & child.stones(me):
+                want.add(m)
+    assert got == want, str(pos)
+    return len(got)
+
+
+@settings(max_examples=6)
+@given(seed=st.integers(0, 2**32), board=st.sampled_from(["2/3", "3/4", "4/5"]))
+def test_tactical_moves_kill_or_save_groups(seed, board):
+    rng = random.Random(seed)
+    pos = Position.start(Board.parse(board))
+    found = 0
+    while pos.outcome is None:
+        found += check_tactical_moves(pos)
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    assert found > 0 or board == "2/3"
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 10))
+def test_move_ordering_never_changes_a_value(seed, plies):
+    board = Board.parse("2/3")
+    pos = random_position(board, plies, seed)
+    if pos.outcome is not None:
+        return
+    t = core.tables(board)
+    values = set()
+    for ordering in (0, ab.ORDER_TABLE, ab.ORDER_TACTICAL, ab.ORDER_KILLERS, ab.ORDER_HISTORY, ab.ORDER_ALL):
+        for table in (True, False):
+            S = ab.new_search(t, 4, use_table=table, use_ordering=ordering)
+            values.add(solve_value(S, t, [pos])[0])
+    assert len(values) == 1, str(pos)
+
+
+def test_move_ordering_searches_fewer_nodes():
+    board = Board.parse("2/3")
+    t = core.tables(board)
+    nodes = {}
+    for ordering in (False, True):
+        S = ab.new_search(t, 16, use_ordering=ordering)
+        assert solve_value(S, t, [Position.start(board)])[0] == ab.WIN
+        nodes[ordering] = int(S.stats[ab.NODES])
+    assert nodes[True] * 2 < nodes[False]
