@@ -1,0 +1,567 @@
+"""Depth-first proof-number search (df-pn) with the 1+epsilon trick, a transposition
+table over the board's symmetries, and repetitions counted against the prover.
+
+The question is always "can ``prover`` force a win?".  Proof numbers ``pn`` and disproof
+numbers ``dn`` are from the prover's side: a node where the prover is to move is an OR
+node (``pn`` = least child ``pn``, ``dn`` = sum of child ``dn``), the other an AND node.
+A node is proven when ``pn == 0`` (then ``dn == INF``) and disproven when ``dn == 0``.
+
+**Repetitions.**  A position that repeats one on the current search path (or on the game
+history loaded before the root) counts as a failure for the prover: a disproof.  Such a
+disproof depends on the path, so it is *tainted*: it is never stored in the table and the
+taint passes to every disproof that relied on it.  Proofs never rely on a repetition, so a
+proof is a finite forced win that holds under any repetition rule, and so is a clean
+(untainted) disproof, which is a finite forced win of the other player.  A tainted
+disproof at the root is not reported as a result.
+
+**Initial numbers** of a new child come from the number ``k`` of legal moves of its player
+to move: ``(1, k)`` at an OR node, ``(k, 1)`` at an AND node (k moves to refute), with
+``k`` lowered when that player has dead groups (they lose them unless rescued, so their
+moves are mostly bad).  **1+epsilon** (Pawlewicz and Lew): the best child's threshold is
+``ceil(second * (1 + eps))`` instead of ``second + 1``, so the search stays longer in one
+subtree.  The table is 4-way bucketed; a new entry replaces the unsolved entry with the
+least work first, so solved entries and big subtrees stay.
+
+Python callers use :class:`Prover` (see :mod:`solver.search.prove`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import core
+from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_popcount, bb_store
+from ..core import kernel
+
+__all__ = ["INF", "MAX_PLY", "Dfpn", "new_dfpn", "mid", "rewalk", "load_root"]
+
+INF = 2**31 - 1
+MAX_PLY = 2048
+BUCKET = 4
+PROVER_SALT = np.uint64(0x9E3779B97F4A7C15)  # xor-ed into keys when Dark is the prover
+KEY_SALT = np.uint64(0x5851F42D4C957F2D)     # xor-ed into every key, so that none is 0
+
+# stats slots
+EXPANSIONS, TT_HITS, STORES, DEEPEST, ABORTED, REWALKED, RESEARCHED, REPETITIONS = range(8)
+# limits slots
+MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE = range(6)
+# child flags
+OPEN, TERMINAL, TAINTED = 0, 1, 2
+
+
+class Dfpn(NamedTuple):
+    """The arrays of one proof search."""
+
+    stack: np.ndarray      # uint64 (2 * MAX_PLY, w): positions on the path
+    path_keys: np.ndarray  # uint64 (MAX_PLY,): their identity keys
+    keys: np.ndarray       # uint64 (MAX_PLY, 4): their keys under each symmetry
+    ch_cell: np.ndarray    # int32 (MAX_PLY, n): the children of each node on the path
+    ch_key: np.ndarray     # uint64 (MAX_PLY, n): their table keys
+    ch_pn: np.ndarray      # int64 (MAX_PLY, n): their last known numbers
+    ch_dn: np.ndarray      # int64 (MAX_PLY, n)
+    ch_flag: np.ndarray    # int8 (MAX_PLY, n): OPEN, TERMINAL or TAINTED (this visit)
+    tt_key: np.ndarray     # uint64 (size,): 0 for an empty slot
+    tt_pn: np.ndarray      # uint32 (size,)
+    tt_dn: np.ndarray      # uint32 (size,)
+    tt_move: np.ndarray    # int16 (size,): proving / clean-disproving move, canonical cell
+    tt_work: np.ndarray    # uint32 (size,): expansions spent below the entry (saturating)
+    seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
+    stats: np.ndarray      # int64 (8,)
+    limits: np.ndarray     # int64 (6,)
+
+
+SLOT_BYTES = 8 + 4 + 4 + 2 + 4
+
+
+def new_dfpn(
+    t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.25,
+    use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 2,
+    seen_mb: float | None = None,
+) -> Dfpn:
+    """A proof search for ``prover`` (0 Light, 1 Dark) with a table of at most ``tt_mb``
+    MiB (a power of two number of slots) and a re-walk set of ``seen_mb`` MiB (default a
+    quarter of ``tt_mb``).  ``dead_shift``: the initial number of a player with dead
+    groups is its move count shifted right by this (0: not lowered)."""
+    size = BUCKET
+    while size * 2 * SLOT_BYTES <= tt_mb * 2**20:
+        size *= 2
+    seen = BUCKET
+    seen_bytes = (tt_mb / 4 if seen_mb is None else seen_mb) * 2**20
+    while seen * 2 * 8 <= seen_bytes:
+        seen *= 2
+    n = t.n
+    return Dfpn(
+        np.zeros((2 * MAX_PLY, t.w), np.uint64), np.zeros(MAX_PLY, np.uint64),
+        np.zeros((MAX_PLY, 4), np.uint64),
+        np.zeros((MAX_PLY, n), np.int32), np.zeros((MAX_PLY, n), np.uint64),
+        np.zeros((MAX_PLY, n), np.int64), np.zeros((MAX_PLY, n), np.int64),
+        np.zeros((MAX_PLY, n), np.int8),
+        # np.full, not np.zeros: the pages are touched now, not by page faults mid-search
+        np.full(size, 0, np.uint64), np.full(size, 0, np.uint32), np.full(size, 0, np.uint32),
+        np.full(size, -1, np.int16), np.full(size, 0, np.uint32),
+        np.full(seen, 0, np.uint64),
+        np.zeros(8, np.int64),
+        np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table)], np.int64),
+    )
+
+
+# --- keys and the table --------------------------------------------------------------------
+@kernel
+def _node_key(D, ply):
+    """(table key, symmetry giving it) of the node at ``ply``."""
+    best = D.keys[ply, 0]
+    s_best = 0
+    if D.limits[USE_SYMMETRY]:
+        for s in range(1, D.keys.shape[1]):
+            if D.keys[ply, s] < best:
+                best = D.keys[ply, s]
+                s_best = s
+    if D.limits[PROVER] == 1:
+        best ^= PROVER_SALT
+    # 0 marks an empty slot, and the empty board's Zobrist key is 0
+    best ^= KEY_SALT
+    if best == 0:
+        best = np.uint64(1)
+    return best, s_best
+
+
+@kernel
+def _child_keys(T, keys, ply, side, cell, removed):
+    """Row ``ply + 1`` of ``keys``: row ``ply`` after ``side`` placed on ``cell`` and lost
+    the stones of ``removed``, with the other side to move."""
+    zob = T.zobrist
+    for s in range(zob.shape[0]):
+        keys[ply + 1, s] = keys[ply, s] ^ T.zobrist_side ^ zob[s, side, cell]
+    x = removed
+    while bb_any(x):
+        c = bb_lowest(x)
+        x = bb_clear_lowest(x)
+        for s in range(zob.shape[0]):
+            keys[ply + 1, s] ^= zob[s, side, c]
+
+
+@kernel
+def _find(D, key):
+    """The slot holding ``key``, or -1."""
+    if not D.limits[USE_TABLE]:
+        return -1
+    base = int(key & np.uint64(D.tt_key.shape[0] - 1)) & ~(BUCKET - 1)
+    for i in range(base, base + BUCKET):
+        if D.tt_key[i] == key:
+            return i
+    return -1
+
+
+@kernel
+def _store(D, key, pn, dn, move, work):
+    if not D.limits[USE_TABLE]:
+        return
+    base = int(key & np.uint64(D.tt_key.shape[0] - 1)) & ~(BUCKET - 1)
+    victim = -1
+    victim_rank = np.int64(1) << 62
+    for i in range(base, base + BUCKET):
+        if D.tt_key[i] == key or D.tt_key[i] == 0:
+            victim = i
+            break
+        solved = D.tt_pn[i] == 0 or D.tt_dn[i] == 0
+        rank = np.int64(D.tt_work[i]) + (np.int64(1) << 40 if solved else np.int64(0))
+        if rank < victim_rank:
+            victim_rank = rank
+            victim = i
+    D.tt_key[victim] = key
+    D.tt_pn[victim] = pn
+    D.tt_dn[victim] = dn
+    D.tt_move[victim] = move
+    D.tt_work[victim] = min(work, 0xFFFFFFFF)
+    D.stats[STORES] += 1
+
+
+@kernel
+def _grow(x, eps_per_mille):
+    """The 1+epsilon threshold above a second-best number ``x``."""
+    if x >= INF - 1:
+        return INF - 1
+    g = (x * (1000 + eps_per_mille) + 999) // 1000
+    if g < x + 1:
+        g = x + 1
+    return min(g, INF - 1)
+
+
+@kernel
+def _on_path(D, ply, st):
+    """Whether the position ``st`` (to be at ``ply``, key in ``D.keys[ply, 0]``) repeats
+    a position at ``ply - 2``, ``ply - 4``, ... (same player to move)."""
+    key = D.keys[ply, 0]
+    for back in range(ply - 2, -1, -2):
+        if D.path_keys[back] == key:
+            same = True
+            for c in range(2):
+                for i in range(st.shape[1]):
+                    if D.stack[2 * back + c, i] != st[c, i]:
+                        same = False
+            if same:
+                return True
+    return False
+
+
+# --- the search ----------------------------------------------------------------------------
+@kernel
+def _expand(T, D, ply, side):
+    """Generate the children of the node at ``ply``: fill the ``ch_*`` rows; return
+    ``(count, decided)`` where ``decided`` is the index of a child that settles the node
+    at once (a terminal win for the player to move), else -1."""
+    st = D.stack[2 * ply: 2 * ply + 2]
+    child = D.stack[2 * ply + 2: 2 * ply + 4]
+    prover = D.limits[PROVER]
+    moves = core._moves_of_live(T, st, side)
+    nc = 0
+    while bb_any(moves):
+        cell = bb_lowest(moves)
+        moves = bb_clear_lowest(moves)
+        for c in range(2):
+            bb_store(child, c, bb_load(st, c, T.zero))
+        lost, removed = core.play(T, child, side, cell)
+        D.ch_cell[ply, nc] = cell
+        winner = -1
+        cs = 1 - side
+        if lost:
+            winner = cs
+        else:
+            cm = core._moves_of_live(T, child, cs)
+            if not bb_any(cm):
+                if core.count(child, cs) >= 2 and core.count(child, side) == 0:
+                    winner = cs
+                else:
+                    winner = side
+            else:
+                _child_keys(T, D.keys, ply, side, cell, removed)
+                key, _ = _node_key(D, ply + 1)
+                D.ch_key[ply, nc] = key
+                if ply + 2 >= MAX_PLY or _on_path(D, ply + 1, child):
+                    D.ch_flag[ply, nc] = TAINTED
+                    D.ch_pn[ply, nc] = INF
+                    D.ch_dn[ply, nc] = 0
+                    D.stats[REPETITIONS] += 1
+                else:
+                    k = bb_popcount(cm)
+                    if D.limits[DEAD_SHIFT] < 0:
+                        k = 1  # all-ones: plain df-pn, for measurements
+                    elif D.limits[DEAD_SHIFT] and bb_any(core.dead_bb(T, child, cs)):
+                        k = max(1, k >> D.limits[DEAD_SHIFT])
+                    D.ch_flag[ply, nc] = OPEN
+                    if cs == prover:
+                        D.ch_pn[ply, nc] = 1
+                        D.ch_dn[ply, nc] = k
+                    else:
+                        D.ch_pn[ply, nc] = k
+                        D.ch_dn[ply, nc] = 1
+        if winner >= 0:
+            D.ch_flag[ply, nc] = TERMINAL
+            if winner == prover:
+                D.ch_pn[ply, nc] = 0
+                D.ch_dn[ply, nc] = INF
+            else:
+                D.ch_pn[ply, nc] = INF
+                D.ch_dn[ply, nc] = 0
+            if winner == side:
+                return nc + 1, nc
+        nc += 1
+    return nc, -1
+
+
+@kernel
+def _child_numbers(D, ply, i):
+    """(pn, dn) of child ``i`` of the node at ``ply``: the table's if it has them."""
+    if D.ch_flag[ply, i] == OPEN:
+        slot = _find(D, D.ch_key[ply, i])
+        if slot >= 0:
+            D.stats[TT_HITS] += 1
+            return np.int64(D.tt_pn[slot]), np.int64(D.tt_dn[slot])
+    return D.ch_pn[ply, i], D.ch_dn[ply, i]
+
+
+@kernel
+def _canonical_cell(T, D, ply, cell):
+    """``cell`` in the orientation of the table key of the node at ``ply``."""
+    _, s = _node_key(D, ply)
+    return T.sym[s, cell]
+
+
+@kernel
+def mid(T, D, ply, side, thpn, thdn):
+    """Search the node at ``ply`` (position ``D.stack[2*ply:2*ply+2]``, keys in
+    ``D.keys[ply]``, ``side`` to move, not finished) until its proof number reaches
+    ``thpn`` or its disproof number ``thdn``.  Returns ``(pn, dn, tainted)``.  When the
+    expansion budget runs out, ``D.stats[ABORTED]`` is set and nothing more is stored."""
+    D.stats[EXPANSIONS] += 1
+    if D.limits[MAX_EXPANSIONS] > 0 and D.stats[EXPANSIONS] > D.limits[MAX_EXPANSIONS]:
+        D.stats[ABORTED] = 1
+        return np.int64(0), np.int64(0), False
+    if ply > D.stats[DEEPEST]:
+        D.stats[DEEPEST] = ply
+    D.path_keys[ply] = D.keys[ply, 0]
+    start = D.stats[EXPANSIONS]
+    or_node = side == D.limits[PROVER]
+    eps = D.limits[EPS_PER_MILLE]
+    nc, decided = _expand(T, D, ply, side)
+    pn = np.int64(0)
+    dn = np.int64(0)
+    best = -1
+    if decided >= 0:
+        best = decided
+        if or_node:
+            pn, dn = np.int64(0), np.int64(INF)
+        else:
+            pn, dn = np.int64(INF), np.int64(0)
+    else:
+        st = D.stack[2 * ply: 2 * ply + 2]
+        child = D.stack[2 * ply + 2: 2 * ply + 4]
+        while True:
+            # the node's numbers from its children's, and the child to search
+            best = -1
+            b1 = np.int64(INF) + 1   # best child's number (pn at OR, dn at AND)
+            b2 = np.int64(INF)       # second best
+            total = np.int64(0)
+            saturated = False
+            other_best = np.int64(0)  # the best child's other number
+            for i in range(nc):
+                cpn, cdn = _child_numbers(D, ply, i)
+                if or_node:
+                    x, y = cpn, cdn
+                else:
+                    x, y = cdn, cpn
+                if x < b1:
+                    b2 = b1 if b1 <= INF else np.int64(INF)
+                    b1 = x
+                    best = i
+                    other_best = y
+                elif x < b2:
+                    b2 = x
+                if y >= INF:
+                    saturated = True
+                total += y
+            mn = b1
+            sm = np.int64(INF) if saturated else min(total, np.int64(INF - 1))
+            if or_node:
+                pn, dn = mn, sm
+            else:
+                pn, dn = sm, mn
+            if pn >= thpn or dn >= thdn:
+                break
+            # thresholds of the best child
+            if or_node:
+                cthpn = min(thpn, _grow(b2, eps))
+                cthdn = min(thdn - dn + other_best, np.int64(INF - 1))
+            else:
+                cthdn = min(thdn, _grow(b2, eps))
+                cthpn = min(thpn - pn + other_best, np.int64(INF - 1))
+            cell = D.ch_cell[ply, best]
+            for c in range(2):
+                bb_store(child, c, bb_load(st, c, T.zero))
+            _, removed = core.play(T, child, side, cell)
+            _child_keys(T, D.keys, ply, side, cell, removed)
+            cpn, cdn, ctaint = mid(T, D, ply + 1, 1 - side, cthpn, cthdn)
+            if D.stats[ABORTED]:
+                return np.int64(0), np.int64(0), False
+            D.ch_pn[ply, best] = cpn
+            D.ch_dn[ply, best] = cdn
+            if ctaint:
+                D.ch_flag[ply, best] = TAINTED
+    # was a disproof helped by a repetition?  (a proof never is)
+    tainted = False
+    move = -1
+    if dn == 0:
+        if or_node:
+            for i in range(nc):
+                if D.ch_flag[ply, i] == TAINTED:
+                    tainted = True
+        else:
+            tainted = True
+            for i in range(nc):
+                if D.ch_flag[ply, i] != TAINTED:
+                    _, cdn = _child_numbers(D, ply, i)
+                    if cdn == 0:
+                        tainted = False
+                        move = D.ch_cell[ply, i]
+                        break
+    elif pn == 0 and or_node:
+        move = D.ch_cell[ply, best]
+    if decided >= 0:
+        move = D.ch_cell[ply, decided]
+    if not tainted:
+        key, _ = _node_key(D, ply)
+        canon_move = -1 if move < 0 else _canonical_cell(T, D, ply, move)
+        _store(D, key, pn, dn, canon_move, D.stats[EXPANSIONS] - start + 1)
+    return pn, dn, tainted
+
+
+# --- re-walking a proof ---------------------------------------------------------------------
+WINNER_SALT = np.uint64(0xD1B54A32D192ED03)
+
+
+@kernel
+def _solved_for(D, slot, winner):
+    """Whether table entry ``slot`` says ``winner`` wins there."""
+    if winner == D.limits[PROVER]:
+        return D.tt_pn[slot] == 0
+    return D.tt_dn[slot] == 0
+
+
+@kernel
+def _seen_key(D, ply, winner):
+    best = D.keys[ply, 0]
+    for s in range(1, D.keys.shape[1]):
+        if D.keys[ply, s] < best:
+            best = D.keys[ply, s]
+    if winner == 1:
+        best ^= WINNER_SALT
+    best ^= KEY_SALT  # 0 marks an empty slot
+    if best == 0:
+        best = np.uint64(1)
+    return best
+
+
+@kernel
+def _seen_has(D, key):
+    base = int(key & np.uint64(D.seen.shape[0] - 1)) & ~(BUCKET - 1)
+    for i in range(base, base + BUCKET):
+        if D.seen[i] == key:
+            return True
+    return False
+
+
+@kernel
+def _seen_add(D, key):
+    base = int(key & np.uint64(D.seen.shape[0] - 1)) & ~(BUCKET - 1)
+    for i in range(base, base + BUCKET):
+        if D.seen[i] == 0 or D.seen[i] == key:
+            D.seen[i] = key
+            return
+    # a full bucket: forget one (the set only saves re-walking a shared subtree again)
+    D.seen[base + int((key >> np.uint64(40)) & np.uint64(BUCKET - 1))] = key
+
+
+@kernel
+def _table_move(T, D, ply):
+    """The move the table holds for the node at ``ply``, in its real orientation, or -1."""
+    key, s = _node_key(D, ply)
+    slot = _find(D, key)
+    if slot < 0 or D.tt_move[slot] < 0:
+        return -1
+    canon = D.tt_move[slot]
+    for c in range(T.sym.shape[1]):
+        if T.sym[s, c] == canon:
+            return c
+    return -1
+
+
+@kernel
+def rewalk(T, D, ply, side, winner):
+    """Check that ``winner`` wins the node at ``ply`` (not finished, ``side`` to move) by
+    walking the strategy in the table: one winning move at the winner's turns, every
+    legal reply at the other's, every leaf a finished game the winner has won, no
+    position repeating one on the path.  An entry missing from the table (evicted) is
+    searched again.  Returns 1 (checked), 0 (not a win) or -1 (the budget ran out)."""
+    D.stats[REWALKED] += 1
+    if D.limits[MAX_EXPANSIONS] > 0 and D.stats[EXPANSIONS] + D.stats[REWALKED] > D.limits[MAX_EXPANSIONS]:
+        D.stats[ABORTED] = 1
+        return -1
+    D.path_keys[ply] = D.keys[ply, 0]
+    skey = _seen_key(D, ply, winner)
+    if _seen_has(D, skey):
+        return 1
+    st = D.stack[2 * ply: 2 * ply + 2]
+    child = D.stack[2 * ply + 2: 2 * ply + 4]
+    for attempt in range(2):
+        nc, decided = _expand(T, D, ply, side)
+        if decided >= 0:
+            if side == winner:
+                _seen_add(D, skey)
+                return 1
+            return 0
+        if side == winner:
+            first = _table_move(T, D, ply)
+            # the table's move first, then any child the table has as won
+            for pass_ in range(2):
+                for i in range(nc):
+                    cell = D.ch_cell[ply, i]
+                    if (pass_ == 0) != (cell == first):
+                        continue
+                    if D.ch_flag[ply, i] != OPEN:
+                        continue
+                    slot = _find(D, D.ch_key[ply, i])
+                    if slot < 0 or not _solved_for(D, slot, winner):
+                        continue
+                    for c in range(2):
+                        bb_store(child, c, bb_load(st, c, T.zero))
+                    _, removed = core.play(T, child, side, cell)
+                    _child_keys(T, D.keys, ply, side, cell, removed)
+                    r = rewalk(T, D, ply + 1, 1 - side, winner)
+                    if r < 0:
+                        return r
+                    if r == 1:
+                        _seen_add(D, skey)
+                        return 1
+        else:
+            ok = True
+            for i in range(nc):
+                if D.ch_flag[ply, i] == TERMINAL:
+                    continue  # not a win for the player to move (decided < 0)
+                if D.ch_flag[ply, i] == TAINTED:
+                    return 0  # a repetition: not a finite win
+                cell = D.ch_cell[ply, i]
+                for c in range(2):
+                    bb_store(child, c, bb_load(st, c, T.zero))
+                _, removed = core.play(T, child, side, cell)
+                _child_keys(T, D.keys, ply, side, cell, removed)
+                r = rewalk(T, D, ply + 1, 1 - side, winner)
+                if r < 0:
+                    return r
+                if r == 0:
+                    ok = False
+                    break
+            if ok:
+                _seen_add(D, skey)
+                return 1
+        if attempt == 1:
+            break
+        # the table lacks (or misstates) this node's strategy: search it again
+        D.stats[RESEARCHED] += 1
+        pn, dn, _ = mid(T, D, ply, side, np.int64(INF - 1), np.int64(INF - 1))
+        if D.stats[ABORTED]:
+            return -1
+        if (pn != 0) if winner == D.limits[PROVER] else (dn != 0):
+            return 0
+    return 0
+
+
+# --- driving from Python -------------------------------------------------------------------
+def load_root(D: Dfpn, t: core.Tables, path: list) -> int:
+    """Put the positions of ``path`` (``(st, side)`` pairs, oldest first, the root last)
+    on the search path, so that repeating any of them counts against the prover; return
+    the root's ply."""
+    if len(path) + 2 >= MAX_PLY:
+        raise ValueError(f"a game history of {len(path)} positions is too long to search")
+    for ply, (st, side) in enumerate(path):
+        D.stack[2 * ply: 2 * ply + 2] = st
+        core.zobrist_keys(t, st, side, D.keys[ply])
+        D.path_keys[ply] = D.keys[ply, 0]
+    return len(path) - 1
+
+
+@kernel
+def probe(T, D, st, side):
+    """The table entry of the position ``st`` with ``side`` to move: ``(found, pn, dn,
+    move, work)``, the move in the position's own orientation (-1: none)."""
+    ply = MAX_PLY - 1  # a row the search never reaches
+    for c in range(2):
+        bb_store(D.stack[2 * ply: 2 * ply + 2], c, bb_load(st, c, T.zero))
+    core.zobrist_keys(T, st, side, D.keys[ply])
+    key, _ = _node_key(D, ply)
+    slot = _find(D, key)
+    if slot < 0:
+        return False, np.int64(0), np.int64(0), -1, np.int64(0)
+    return (True, np.int64(D.tt_pn[slot]), np.int64(D.tt_dn[slot]), _table_move(T, D, ply),
+            np.int64(D.tt_work[slot]))

@@ -1,0 +1,286 @@
+"""The value of one position within a budget, by a chosen method, in chunks.
+
+:func:`prove` is what every caller that needs one position's value uses (the opening
+jobs, ``meridians verify``, the puzzle verifier).  Compiled searches cannot be
+interrupted, so the work runs in chunks of nodes: between chunks the time budget is
+checked, the ``progress`` callback is called, and Ctrl-C (KeyboardInterrupt) gets through.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import core
+from ..position import Position
+from . import alphabeta as ab
+
+__all__ = ["Proof", "prove", "METHODS"]
+
+METHODS = ("dfpn", "alphabeta", "horizon")
+
+
+@dataclass
+class Proof:
+    """The result of :func:`prove`.  ``value`` is for the player to move: ``'win'``,
+    ``'loss'``, ``'draw'`` or ``'unknown'`` (the budget ran out: never a guess)."""
+
+    position: str
+    value: str
+    nodes: int
+    seconds: float
+    method: str
+    line: list[str] = field(default_factory=list)
+    verified: bool = False
+    horizon: int = 0          # plies reached by the horizon search (0: not used)
+    notes: list[str] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)  # method-specific counters
+
+    def as_dict(self) -> dict:
+        return {
+            "position": self.position, "value": self.value, "nodes": self.nodes,
+            "seconds": self.seconds, "method": self.method, "line": self.line,
+            "verified": self.verified, "horizon": self.horizon, "notes": self.notes,
+            "stats": self.stats,
+        }
+
+
+def prove(
+    position: Position,
+    *,
+    method: str = "dfpn",
+    seconds: float | None = None,
+    max_nodes: int = 0,
+    tt_mb: float = 256,
+    progress: Callable[[dict], None] | None = None,
+    chunk_nodes: int = 2_000_000,
+    line_plies: int = 120,
+) -> Proof:
+    """The value of ``position`` for its player to move.
+
+    ``seconds`` and ``max_nodes`` bound the work (None / 0: no bound); when either runs
+    out the value is ``'unknown'``.  ``progress`` is called between chunks with a dict
+    (``nodes``, ``seconds``, ``horizon``).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    t0 = time.perf_counter()
+    if position.outcome is not None:
+        result = position.outcome
+        value = "draw" if result == "draw" else ("win" if result == position.to_move else "loss")
+        return Proof(str(position), value, 0, 0.0, method)
+    if method == "alphabeta":
+        return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
+    if method == "dfpn":
+        return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies)
+    raise NotImplementedError(method)
+
+
+def _game_path(position: Position) -> list[tuple[np.ndarray, int]]:
+    """The positions of the game so far (``(st, side)``, oldest first, ``position``
+    last): a repetition of any of them ends the game in a draw."""
+    w = position._st.shape[1]
+    path = [(np.frombuffer(k[1], np.uint64).reshape(2, w), k[2]) for k in position._history]
+    return path + [(position._st, position._side)]
+
+
+class _Budget:
+    """Nodes and seconds left, shared by the stages of one :func:`prove`."""
+
+    def __init__(self, seconds, max_nodes, t0, progress, horizon=0):
+        self.seconds, self.max_nodes, self.t0, self.progress = seconds, max_nodes, t0, progress
+        self.spent = 0
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def out(self) -> bool:
+        return bool(self.max_nodes and self.spent >= self.max_nodes) or (
+            self.seconds is not None and self.elapsed() >= self.seconds
+        )
+
+    def chunk(self, want: int) -> int:
+        return want if not self.max_nodes else max(0, min(want, self.max_nodes - self.spent))
+
+    def report(self, done: int) -> None:
+        if self.progress is not None:
+            self.progress({"nodes": self.spent + done, "seconds": self.elapsed(), "horizon": 0})
+
+
+def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
+    """Call ``step()`` (one compiled call that stops after ``D.limits`` allows) in chunks
+    until it finishes; return its result, or None when the budget ran out."""
+    from . import dfpn as F
+
+    base = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
+    size = min(chunk_nodes, 20_000)
+    while True:
+        if budget.out():
+            return None
+        n = budget.chunk(size)
+        if n <= 0:
+            return None
+        done = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
+        D.limits[F.MAX_EXPANSIONS] = done + n - int(D.stats[F.REWALKED])
+        D.stats[F.ABORTED] = 0
+        t_chunk = time.perf_counter()
+        r = step()
+        # chunks of about half a second, so that time limits and Ctrl-C act promptly
+        took = max(time.perf_counter() - t_chunk, 1e-3)
+        size = int(min(chunk_nodes, max(1_000, n * 0.5 / took)))
+        now = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
+        budget.report(now - base)
+        if not D.stats[F.ABORTED]:
+            budget.spent += now - base
+            return r
+        # an aborted chunk counts whole (its last node was refused)
+        budget.spent += now - base - 1
+        base = now - 1
+        D.stats[F.EXPANSIONS] -= 1 if D.stats[F.EXPANSIONS] > D.limits[F.MAX_EXPANSIONS] else 0
+
+
+def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies) -> Proof:
+    from . import dfpn as F
+
+    t = core.tables(position.board)
+    side = position._side
+    path = _game_path(position)
+    budget = _Budget(seconds, max_nodes, t0, progress)
+    D = F.new_dfpn(t, side, tt_mb)
+    notes: list[str] = []
+    value = "unknown"
+    winner = -1
+    tainted_both = True
+    # first "can the player to move win?", then, unless that was settled cleanly, the same
+    # question for the opponent (the table is shared: the prover is part of every key)
+    for prover in (side, 1 - side):
+        D.limits[F.PROVER] = prover
+
+        def step():
+            ply = F.load_root(D, t, path)
+            return F.mid(t, D, ply, side, F.INF - 1, F.INF - 1)
+
+        r = _run_chunks(D, budget, chunk_nodes, step)
+        if r is None:
+            tainted_both = False
+            break
+        pn, dn, tainted = r
+        if pn == 0:
+            winner = prover
+            break
+        if dn == 0 and not tainted:
+            winner = 1 - prover
+            break
+        if dn != 0:
+            tainted_both = False
+            break
+    verified = False
+    line: list[str] = []
+    if winner >= 0:
+        value = "win" if winner == side else "loss"
+        prover = int(D.limits[F.PROVER])
+
+        def walk():
+            ply = F.load_root(D, t, path)
+            return F.rewalk(t, D, ply, side, winner)
+
+        r = _run_chunks(D, budget, chunk_nodes, walk)
+        if r is None:
+            notes.append("the budget ran out while re-walking the proof: not reported")
+            value = "unknown"
+        elif r != 1:
+            notes.append("the proof did not survive its re-walk: not reported")
+            value = "unknown"
+        else:
+            verified = True
+            line = _dfpn_line(t, D, position, winner, line_plies)
+    elif tainted_both:
+        notes.append(
+            "neither player can force a win when repetitions count against them "
+            "(a draw under the repetition rule; df-pn does not report draws)"
+        )
+    nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
+    p = Proof(str(position), value, nodes, time.perf_counter() - t0, "dfpn", line, verified)
+    p.notes = notes
+    p.stats = {
+        "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
+        "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),
+        "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
+    }
+    return p
+
+
+def _dfpn_line(t, D, position: Position, winner: int, plies: int) -> list[str]:
+    """A principal line of a checked proof: the winner's move from the table (a move that
+    ends the game at once if there is one), the loser's reply with the most work below
+    it (the longest resistance the search saw)."""
+    from . import dfpn as F
+
+    prover = int(D.limits[F.PROVER])
+
+    def won(p: Position) -> bool | None:
+        if p.outcome is not None:
+            return p.outcome == "LD"[winner]
+        found, pn, dn, _, _ = F.probe(t, D, p._st, p._side)
+        if not found:
+            return None
+        return pn == 0 if winner == prover else dn == 0
+
+    line: list[str] = []
+    pos = position
+    seen = {pos.key}
+    for _ in range(plies):
+        if pos.outcome is not None:
+            break
+        children = {m: pos.play(m) for m in pos.legal_moves()}
+        if pos._side == winner:
+            ends = [m for m, c in children.items() if c.outcome == "LD"[winner]]
+            _, _, _, move, _ = F.probe(t, D, pos._st, pos._side)
+            table_move = pos.board.names[t.point_of[move]] if move >= 0 else None
+            order = ends + ([table_move] if table_move in children else []) + list(children)
+            chosen = next((m for m in order if won(children[m])), None)
+        else:
+            def work(m):
+                c = children[m]
+                if c.outcome is not None:
+                    return -1
+                return int(F.probe(t, D, c._st, c._side)[4])
+            chosen = max(children, key=work)
+        if chosen is None or children[chosen].key in seen:
+            break
+        line.append(chosen)
+        pos = children[chosen]
+        seen.add(pos.key)
+    return line
+
+
+def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -> Proof:
+    from .solve import solve_value
+
+    t = core.tables(position.board)
+    S = ab.new_search(t, tt_mb=tt_mb)
+    total = 0
+    while True:
+        # a fresh root search per chunk: the table keeps what earlier chunks proved
+        budget = chunk_nodes if not max_nodes else min(chunk_nodes, max_nodes - total)
+        S.stats[ab.NODES] = 0
+        S.limits[0] = budget
+        v, _ = solve_value(S, t, [position])
+        total += int(min(S.stats[ab.NODES], budget))
+        elapsed = time.perf_counter() - t0
+        if progress is not None:
+            progress({"nodes": total, "seconds": elapsed, "horizon": 0})
+        if v != ab.UNKNOWN or S.stats[ab.ABORTED] != ab.OUT_OF_NODES:
+            break
+        if (max_nodes and total >= max_nodes) or (seconds is not None and elapsed >= seconds):
+            break
+    value = ab.VALUE_NAMES[v]
+    p = Proof(str(position), value, total, time.perf_counter() - t0, "alphabeta")
+    if S.stats[ab.REASONS] & (1 << ab.PATH_TOO_LONG):
+        p.notes.append(f"a search path grew past {ab.MAX_PLY} plies")
+    if value == "draw":
+        p.notes.append("the draw depends on the repetition rule")
+    return p

@@ -1,0 +1,206 @@
+"""df-pn against alpha-beta and against plain minimax on the networkx reference rules;
+its proof re-walk against tampered tables; budgets and chunking."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import Board, Position, core
+from solver import reference as R
+from solver.search import dfpn as F
+from solver.search.prove import prove
+from solver.search.solve import solve
+
+VALUE = {1: "win", 0: "draw", -1: "loss"}
+
+
+def minimax(board, light, dark, side, path=()) -> int:
+    """Value for the player to move (1, 0, -1); a repetition on the path is a draw."""
+    key = (light, dark, side)
+    if key in path:
+        return 0
+    result = R.outcome(board, light, dark, side)
+    if result is not None:
+        return 1 if result == side else -1
+    best = -1
+    for p in R.legal_moves(board, light, dark, side):
+        best = max(best, -minimax(board, *R.play(board, light, dark, side, p), path + (key,)))
+        if best == 1:
+            break
+    return best
+
+
+def reference_of(pos: Position):
+    b = pos.board
+    return (frozenset(b.index(x) for x in pos.stones("L")),
+            frozenset(b.index(x) for x in pos.stones("D")), pos.to_move)
+
+
+def random_position(board: Board, plies: int, seed: int) -> Position:
+    rng = random.Random(seed)
+    pos = Position.start(board)
+    for _ in range(plies):
+        if pos.outcome is not None:
+            break
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    return pos
+
+
+def replay_line(pos: Position, line: list[str]) -> str | None:
+    """Play ``line`` from ``pos`` with the reference rules; return the result at its end."""
+    board = pos.board
+    light, dark, side = reference_of(pos)
+    for m in line:
+        assert board.index(m) in R.legal_moves(board, light, dark, side), m
+        light, dark, side = R.play(board, light, dark, side, board.index(m))
+    return R.outcome(board, light, dark, side)
+
+
+def test_every_first_move_of_1_2_agrees_with_minimax():
+    b = Board.parse("1/2")
+    root = Position.start(b)
+    light, dark, side = reference_of(root)
+    for m in root.legal_moves():
+        p = prove(root.play(m))
+        assert p.verified and p.method == "dfpn"
+        v = minimax(b, *R.play(b, light, dark, side, b.index(m)), ((light, dark, side),))
+        assert p.value == VALUE[v], m
+
+
+def test_every_first_move_of_2_3_agrees_with_alpha_beta():
+    # (plain minimax from the empty 2/3 board takes minutes: alpha-beta is checked
+    # against it a few plies in, in test_solver.py, and df-pn below)
+    root = Position.start(Board.parse("2/3"))
+    for m in root.legal_moves():
+        p = prove(root.play(m))
+        assert p.verified
+        assert p.value == solve(root.play(m), verify=False).value, m
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_2_3_positions_a_few_plies_in_agree_with_minimax(seed):
+    b = Board.parse("2/3")
+    pos = random_position(b, 4 + seed % 3, seed + 7)
+    if pos.outcome is not None:
+        return
+    p = prove(pos)
+    assert p.value == VALUE[minimax(b, *reference_of(pos))], str(pos)
+
+
+def test_the_empty_2_3_board_is_a_win_with_a_line_that_ends_in_it():
+    root = Position.start(Board.parse("2/3"))
+    p = prove(root)
+    assert p.value == "win" and p.verified
+    assert replay_line(root, p.line) == "L"
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 10**6), plies=st.integers(1, 9))
+def test_random_2_3_positions_agree_with_alpha_beta(seed, plies):
+    pos = random_position(Board.parse("2/3"), plies, seed)
+    if pos.outcome is not None:
+        return
+    p = prove(pos, tt_mb=4)
+    a = solve(pos, verify=False)
+    assert p.value == a.value, str(pos)
+    assert p.verified
+    winner = pos.to_move if p.value == "win" else ("D" if pos.to_move == "L" else "L")
+    assert replay_line(pos, p.line) == winner, (str(pos), p.line)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_chunks_and_tiny_tables_give_the_same_values(seed):
+    """Chunks restart the search from the root and a tiny table evicts entries all the
+    time (so the re-walk must search evicted parts again): same values."""
+    pos = random_position(Board.parse("2/3"), 3 + seed, seed)
+    if pos.outcome is not None:
+        return
+    whole = prove(pos)
+    # a chunk must outlast one walk from the root to a leaf, or nothing is ever stored
+    chunked = prove(pos, chunk_nodes=60, max_nodes=1_000_000)
+    tiny = prove(pos, tt_mb=0.002, max_nodes=1_000_000)
+    assert chunked.value == whole.value and chunked.verified
+    assert tiny.value == whole.value and tiny.verified
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_3_4_positions_deep_in_agree_with_alpha_beta(seed):
+    pos = random_position(Board.parse("3/4"), 16 + seed, seed + 100)
+    if pos.outcome is not None:
+        return
+    p = prove(pos, tt_mb=16)
+    a = solve(pos, verify=False, max_nodes=5_000_000)
+    if a.value != "unknown":
+        assert p.value == a.value, str(pos)
+
+
+def test_a_budget_gives_unknown_within_it():
+    pos = Position.start(Board.parse("3/4")).play("d3")
+    p = prove(pos, max_nodes=3_000, tt_mb=4)
+    assert p.value == "unknown" and not p.verified
+    assert p.nodes <= 3_000
+
+
+def test_finished_positions_need_no_search():
+    pos = Position.parse("1/2/1 L").play("a1").play("b1")
+    assert pos.outcome is not None
+    p = prove(pos)
+    assert p.nodes == 0 and p.value == ("win" if pos.outcome == pos.to_move else "loss")
+
+
+def _table_row(t, D, pos: Position) -> int:
+    keys = pos.zobrist_symmetric()
+    key = np.uint64(keys.min())
+    if D.limits[F.PROVER] == 1:
+        key ^= F.PROVER_SALT
+    key ^= F.KEY_SALT
+    base = int(key & np.uint64(D.tt_key.shape[0] - 1)) & ~(F.BUCKET - 1)
+    return base, key
+
+
+def test_the_rewalk_rejects_a_forged_proof():
+    """Write "Light wins" into the table for a position Light loses and for all its
+    children: the re-walk must not accept it (it searches again and finds the loss)."""
+    board = Board.parse("2/3")
+    t = core.tables(board)
+    root = Position.start(board)
+    losing = root.play("c1")  # Light's c1 loses: Dark to move wins
+    assert prove(losing).value == "win"
+    pos = losing.play(prove(losing).line[0])  # Light to move, lost
+    assert prove(pos).value == "loss"
+    D = F.new_dfpn(t, 0, 1)
+    for p in [pos] + [pos.play(m) for m in pos.legal_moves()]:
+        if p.outcome is not None:
+            continue
+        base, key = _table_row(t, D, p)
+        D.tt_key[base], D.tt_pn[base], D.tt_dn[base] = key, 0, F.INF
+    ply = F.load_root(D, t, [(pos._st, pos._side)])
+    assert F.rewalk(t, D, ply, pos._side, 0) == 0
+    assert D.stats[F.RESEARCHED] >= 1
+
+
+def test_a_repetition_counts_against_the_prover():
+    """The hand-found cycle f5 d6 d4 f3: with the start on the path, the position after
+    the four moves is a repetition, so df-pn counts it (and never stores it)."""
+    start = Position.parse("4/5/1L3L/2D2D1/4D3/2DL3/L4L/2D1D/4 L")
+    pos = start
+    for m in "f5 d6 d4 f3".split()[:3]:
+        pos = pos.play(m)
+    t = core.tables(start.board)
+    D = F.new_dfpn(t, 0, 1)
+    path = [(start._st, 0)]
+    mid = start
+    for m in "f5 d6 d4".split():
+        mid = mid.play(m)
+        path.append((mid._st, mid._side))
+    ply = F.load_root(D, t, path)
+    nc, _ = F._expand(t, D, ply, mid._side)
+    cells = [int(D.ch_cell[ply, i]) for i in range(nc)]
+    f3 = int(t.cell_of[start.board.index("f3")])
+    assert D.ch_flag[ply, cells.index(f3)] == F.TAINTED
+    assert D.stats[F.REPETITIONS] == 1
