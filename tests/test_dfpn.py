@@ -204,3 +204,28 @@ def test_a_repetition_counts_against_the_prover():
     f3 = int(t.cell_of[start.board.index("f3")])
     assert D.ch_flag[ply, cells.index(f3)] == F.TAINTED
     assert D.stats[F.REPETITIONS] == 1
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 10**6), plies=st.integers(2, 9))
+def test_df_pn_alpha_beta_and_the_horizon_search_agree(seed, plies):
+    pos = random_position(Board.parse("2/3"), plies, seed)
+    if pos.outcome is not None:
+        return
+    values = {m: prove(pos, method=m, tt_mb=4) for m in ("dfpn", "alphabeta", "horizon")}
+    assert len({p.value for p in values.values()}) == 1, {m: p.value for m, p in values.items()}
+    assert values["horizon"].value != "unknown"
+    # the horizon search's line is a shortest win: never longer than df-pn's line
+    assert len(values["horizon"].line) <= len(values["dfpn"].line)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 4, 5])
+def test_the_three_searches_agree_on_3_4_endgames(seed):
+    pos = random_position(Board.parse("3/4"), 14 + seed, seed + 400)
+    if pos.outcome is not None:
+        return
+    values = {m: prove(pos, method=m, tt_mb=16, max_nodes=3_000_000).value
+              for m in ("dfpn", "alphabeta", "horizon")}
+    decided = {v for v in values.values() if v != "unknown"}
+    assert values["dfpn"] != "unknown"
+    assert len(decided) == 1, (str(pos), values)

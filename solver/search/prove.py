@@ -58,12 +58,17 @@ def prove(
     progress: Callable[[dict], None] | None = None,
     chunk_nodes: int = 2_000_000,
     line_plies: int = 120,
+    max_depth: int = 200,
 ) -> Proof:
     """The value of ``position`` for its player to move.
 
     ``seconds`` and ``max_nodes`` bound the work (None / 0: no bound); when either runs
     out the value is ``'unknown'``.  ``progress`` is called between chunks with a dict
-    (``nodes``, ``seconds``, ``horizon``).
+    (``nodes``, ``seconds``, ``horizon``).  ``method``: ``'dfpn'`` (proof-number
+    search: wins and losses that hold under any repetition rule, re-walked before they
+    are reported), ``'alphabeta'`` (also draws by repetition; small boards only: its
+    paths grow past its ply limit on 3/4), ``'horizon'`` (shortest wins by iterative
+    deepening up to ``max_depth`` plies; ``horizon`` tells how deep it got).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
@@ -76,7 +81,70 @@ def prove(
         return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
     if method == "dfpn":
         return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies)
-    raise NotImplementedError(method)
+    return _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth)
+
+
+def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth) -> Proof:
+    """Iterative deepening of the horizon search, both players' wins at each horizon, in
+    chunks of nodes (an interrupted horizon is searched again; its table keeps what the
+    chunk finished)."""
+    from . import horizon as H_
+
+    t = core.tables(position.board)
+    H = H_.new_horizon(t, tt_mb)
+    full = _history_positions(position) + [position]
+    me = position._side
+    budget = _Budget(seconds, max_nodes, t0, progress)
+    size = min(chunk_nodes, 20_000)
+    reached = 0
+    value, plies, line = "unknown", None, []
+    depth = 0
+    while depth <= max_depth and value == "unknown":
+        for prover, name in ((me, "win"), (1 - me, "loss")):
+            while True:
+                if budget.out():
+                    break
+                n = budget.chunk(size)
+                H.limits[0] = int(H.stats[H_.NODES]) + n
+                before = int(H.stats[H_.NODES])
+                t_chunk = time.perf_counter()
+                k = H_.search(H, t, full, prover, depth)
+                took = max(time.perf_counter() - t_chunk, 1e-3)
+                size = int(min(chunk_nodes, max(1_000, n * 0.5 / took)))
+                budget.spent += min(int(H.stats[H_.NODES]) - before, n)
+                if progress is not None:
+                    progress({"nodes": budget.spent, "seconds": budget.elapsed(), "horizon": depth})
+                if k is not None:
+                    break
+            if k is None:
+                break
+            if k >= 0:
+                value, plies = name, k
+                line = H_.principal_line(H, t, full, prover, k)
+                break
+        if k is None:
+            break
+        reached = depth
+        depth += 1
+    p = Proof(str(position), value, budget.spent, time.perf_counter() - t0, "horizon", line,
+              value != "unknown", reached)
+    if plies is not None:
+        p.stats = {"plies": plies}
+        p.notes.append(f"shortest: the {value} takes {plies} plies with best play")
+    else:
+        p.notes.append(f"no forced win for either player within {reached} plies")
+    return p
+
+
+def _history_positions(position: Position) -> list[Position]:
+    """The earlier positions of ``position``'s game, as positions."""
+    out = []
+    for st, side in _game_path(position)[:-1]:
+        p = object.__new__(Position)
+        p.board, p._T, p._st, p._side = position.board, position._T, st, side
+        p._history, p.last_move, p.removed = (), None, frozenset()
+        out.append(p)
+    return out
 
 
 def _game_path(position: Position) -> list[tuple[np.ndarray, int]]:
