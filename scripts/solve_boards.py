@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Solve small boards from the empty position and write results/solutions/.
 
-Usage: python scripts/solve_boards.py [--boards 1/2,2/3] [--tt-mb 256]
+Usage: python scripts/solve_boards.py [--boards 1/2,2/3] [--pie 2/3] [--tt-mb 256] [--method M]
 
 For each board, writes ``results/solutions/<m>-<m+1>.json`` (the value for Light to move,
 the value of every first move, a principal line, nodes, seconds, and the code and rules
 versions) and ``results/solutions/<m>-<m+1>-map.svg`` (each point coloured by Light's
-result after opening there).  Files are written through a temporary file and a rename.
+result after opening there).  For each ``--pie`` board, writes
+``results/solutions/<m>-<m+1>-pie.json`` (for every ordered pair of first stones, Light
+point-Dark point, who wins: ``L``, ``D``, ``draw`` or ``unknown``; per class of pairs its
+nodes and seconds) and ``<m>-<m+1>-pie-map.svg`` (one small board per Light point).
+``--boards ''`` or ``--pie ''`` skips that part.  Files are written through a temporary
+file and a rename.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import sys
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
+from solver.search.jobs import DEFAULT_METHOD, pie_map_svg, solve_openings
 from solver.search.solve import solve
 from solver.files import write_atomic
 from solver.svg import map_svg
@@ -40,12 +46,43 @@ def code_revision() -> str:
     return head + ("-dirty" if dirty else "")
 
 
+def solve_pie(name: str, args: argparse.Namespace) -> None:
+    """Write the pie map of board ``name``."""
+    board = Board.parse(name)
+    pos = Position.start(board)
+    r = solve_openings(pos, pie=True, method=args.method, tt_mb=args.tt_mb, jobs_n=args.jobs,
+                       progress_ui="lines")
+    stem = board.name.replace("/", "-") + "-pie"
+    record = {
+        "board": board.name,
+        "variant": "pie: the first player places one Light and one Dark stone, the second "
+                   "chooses a colour, Light plays next; pairs are 'Light point-Dark point', "
+                   "values are the winner, and the chooser takes the winning colour",
+        "command": f"python scripts/solve_boards.py --boards '' --pie {board.name} "
+                   f"--tt-mb {args.tt_mb:g} --method {args.method} --jobs {args.jobs}",
+        "version": __version__,
+        "revision": code_revision(),
+        "rules": RULES_VERSION,
+        "python": platform.python_version(),
+        **r.as_dict(),
+    }
+    record.pop("checkpoint", None)
+    OUT.mkdir(parents=True, exist_ok=True)
+    write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
+    write_atomic(OUT / f"{stem}-map.svg", pie_map_svg(pos, r.pairs))
+    print(f"{board.name} pie: {r.summary()}; the first player {r.value}s; {r.nodes:,} nodes, "
+          f"{r.wall_seconds:.2f} s; wrote {OUT / stem}.json and -map.svg", file=sys.stderr)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", default="1/2,2/3")
+    ap.add_argument("--pie", default="2/3", help="boards whose pie map to write")
     ap.add_argument("--tt-mb", type=float, default=256)
+    ap.add_argument("--method", default=DEFAULT_METHOD, help="search of each pie job")
+    ap.add_argument("--jobs", type=int, default=1, help="pie jobs at once")
     args = ap.parse_args()
-    for name in args.boards.split(","):
+    for name in filter(None, args.boards.split(",")):
         board = Board.parse(name)
         r = solve(Position.start(board), tt_mb=args.tt_mb)
         stem = board.name.replace("/", "-")
@@ -66,6 +103,8 @@ def main() -> None:
         write_atomic(OUT / f"{stem}-map.svg", map_svg(board, values, title=title))
         print(f"{board.name}: {r.value} for Light; {r.nodes:,} nodes in {r.seconds:.2f} s; "
               f"verified={r.verified}; wrote {OUT / stem}.json and -map.svg", file=sys.stderr)
+    for name in filter(None, args.pie.split(",")):
+        solve_pie(name, args)
 
 
 if __name__ == "__main__":

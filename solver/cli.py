@@ -128,40 +128,101 @@ def perft(position: str, depth: int, divide: bool) -> None:
 
 @cli.command()
 @click.argument("position")
-@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=64, show_default=True, help="Transposition table size.")
-@click.option(
-    "--max-nodes", type=click.IntRange(min=0), default=50_000_000, show_default=True,
-    help="Node budget (about 2 M nodes/s; 0: none); beyond it values are 'unknown', never guessed.",
-)
-@click.option("--map", "map_file", type=click.Path(dir_okay=False), help="Write an SVG map of the value of every move.")
-@click.option("--no-verify", is_flag=True, help="Skip the re-solve without table.")
+@click.option("--pie", is_flag=True, help="The pie variant: who wins after every pair of first stones (Light, Dark).")
+@click.option("--method", type=click.Choice(["dfpn", "alphabeta", "horizon"]), default="dfpn", show_default=True,
+              help="Search of each job (see solver/search/prove.py).")
+@click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Wall-time budget in seconds, shared fairly by the jobs; unproven classes are 'unknown' with their effort.")
+@click.option("--jobs", "jobs_n", type=click.IntRange(min=1), default=None,
+              help="Jobs at once (default 1; with --backend dask, the cluster's threads).")
+@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=64, show_default=True,
+              help="Transposition table size of each job.")
+@click.option("--max-nodes", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Node budget of each job (0: none); beyond it values are 'unknown', never guessed.")
+@click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False), default=None,
+              help="Checkpoint file (default .meridians/solve-<board>...json, removed once every job is decided).")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="loky: worker processes here; dask: the cluster at --scheduler.")
+@click.option("--scheduler", default=None, help="Dask scheduler address, such as tcp://10.0.0.5:8786.")
+@click.option("--map", "map_file", type=click.Path(dir_okay=False), help="Write an SVG map of the value of every move (or pie pair).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def solve(position: str, tt_mb: float, max_nodes: int, map_file: str | None, no_verify: bool, as_json: bool) -> None:
-    """Solve POSITION (or the empty BOARD): its value and the value of every move."""
-    from .search.solve import solve as run
+@click.pass_context
+def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: float | None,
+          jobs_n: int | None, tt_mb: float, max_nodes: int, checkpoint: str | None, backend: str,
+          scheduler: str | None, map_file: str | None, as_json: bool) -> None:
+    """Solve POSITION (or the empty BOARD): its value and the value of every move.
+
+    One job per class of moves up to symmetry (per class of pairs with --pie), run in
+    parallel with --jobs; every finished job goes to a checkpoint at once, so that after
+    Ctrl-C or a kill the same command resumes where it stopped.
+    """
+    from .search.jobs import JobError, JobsInterrupted, default_checkpoint, pie_map_svg, solve_openings
     from .svg import map_svg
 
     pos = _position_arg(position)
-    r = run(pos, tt_mb=tt_mb, max_nodes=max_nodes, verify=not no_verify)
+    if scheduler and backend != "dask":
+        _fail("--scheduler needs --backend dask")
+    keep = checkpoint is not None
+    path = checkpoint or default_checkpoint(pos, pie=pie, method=method)
+    params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json")}
+    params["method"] = method
+    mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
+    try:
+        r = solve_openings(pos, pie=pie, method=method, seconds=seconds, jobs_n=jobs_n, tt_mb=tt_mb,
+                           max_nodes=max_nodes, checkpoint=path, keep_checkpoint=keep, backend=backend,
+                           scheduler=scheduler, progress_ui=mode, params=params)
+    except JobsInterrupted as e:
+        click.echo(f"meridians: {e}", err=True)
+        sys.exit(130)
+    except JobError as e:
+        click.echo(f"meridians: error: {e}", err=True)
+        sys.exit(1)
+    side = "Light" if pos.to_move == "L" else "Dark"
     if map_file:
-        title = f"{pos.board.name}: {'Light' if pos.to_move == 'L' else 'Dark'} to move {r.value}s"
-        values = {pos.board.index(m): v for m, v in r.moves.items()}
-        light = [pos.board.index(x) for x in pos.stones("L")]
-        dark = [pos.board.index(x) for x in pos.stones("D")]
-        write_atomic(map_file, map_svg(pos.board, values, title=title, light=light, dark=dark))
+        if pie:
+            write_atomic(map_file, pie_map_svg(pos, r.pairs))
+        else:
+            title = f"{pos.board.name}: {side} to move {r.value}s"
+            values = {pos.board.index(m): v for m, v in r.moves.items()}
+            light = [pos.board.index(x) for x in pos.stones("L")]
+            dark = [pos.board.index(x) for x in pos.stones("D")]
+            write_atomic(map_file, map_svg(pos.board, values, title=title, light=light, dark=dark))
     if as_json:
         click.echo(json.dumps(r.as_dict()))
         return
-    side = "Light" if pos.to_move == "L" else "Dark"
-    click.echo(f"{pos}: {side} to move: {r.value}")
-    for value, label in (("win", "winning"), ("draw", "drawing"), ("loss", "losing"), ("unknown", "unknown")):
-        ms = [m for m, v in r.moves.items() if v == value]
-        if ms:
-            click.echo(f"  {label} moves ({len(ms)}): {' '.join(ms)}")
+    if pie:
+        counts = r.summary()
+        wins = ", ".join(f"{label} {counts[v]}" for v, label in
+                         (("L", "Light wins"), ("D", "Dark wins"), ("draw", "draw"), ("unknown", "unknown"))
+                         if v in counts)
+        click.echo(f"{pos.board.name} pie, pairs of first stones (Light point-Dark point): {wins}")
+        click.echo(f"  the first player (who places both stones, the other chooses a colour): {r.value}")
+        for v, label in (("L", "Light wins"), ("D", "Dark wins"), ("draw", "draw"), ("unknown", "unknown")):
+            ps = [p for p, w in r.pairs.items() if w == v]
+            if ps and len(ps) <= 40:
+                click.echo(f"  {label} ({len(ps)}): {' '.join(ps)}")
+    else:
+        click.echo(f"{pos}: {side} to move: {r.value}")
+        for value, label in (("win", "winning"), ("draw", "drawing"), ("loss", "losing"), ("unknown", "unknown")):
+            ms = [m for m, v in r.moves.items() if v == value]
+            if ms:
+                click.echo(f"  {label} moves ({len(ms)}): {' '.join(ms)}")
     if r.line:
         click.echo(f"  line: {' '.join(r.line)}")
-    check = f", checked by plain alpha-beta ({r.verify_nodes:,} nodes)" if r.verified else ""
-    click.echo(f"  {r.nodes:,} nodes, {r.classes} move classes, {r.seconds:.2f} s{check}")
+    if not r.classes:
+        click.echo(f"  the game is over: {pos.outcome_reason or 'a draw by repetition'}")
+        return
+    click.echo(f"  {'class':8} {'members':30} {'value':8} {'nodes':>14} {'seconds':>9} {'runs':>4}")
+    for c in r.classes:
+        members = " ".join(c.members)
+        members = members if len(members) <= 30 else members[:27] + "..."
+        mark = " (resumed)" if c.resumed else ""
+        click.echo(f"  {c.key:8} {members:30} {c.shown:8} {c.nodes:>14,} {c.seconds:>9.2f} {c.runs:>4}{mark}")
+    resumed = f", {r.resumed} resumed from {r.checkpoint}" if r.resumed else ""
+    click.echo(f"  {len(r.classes)} classes by {method}: {r.nodes:,} nodes, {r.seconds:.2f} s of search, "
+               f"{r.wall_seconds:.2f} s wall{resumed}")
+    if r.checkpoint:
+        click.echo(f"  checkpoint: {r.checkpoint}")
     for note in r.notes:
         click.echo(f"  note: {note}")
 

@@ -1,0 +1,302 @@
+"""Opening jobs (solver/search/jobs.py) and ``meridians solve`` on top of them.
+
+The jobs use method 'alphabeta' (exact on 2/3 and on the late 3/4 position below).  The
+kill and Ctrl-C tests run the installed command in a subprocess on a 3/4 position whose
+seven move classes take about 3 s: six are decided in milliseconds, d3 takes 2-3 s.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import psutil
+import pytest
+from click.testing import CliRunner
+
+from solver import Board, Position
+from solver.cli import cli, main
+from solver.search.jobs import (
+    CheckpointError, opening_jobs, pie_jobs, run_jobs, solve_openings,
+)
+from solver.search.solve import solve
+
+_SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
+MERIDIANS = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "solver.cli"]
+SOLUTIONS = Path(__file__).resolve().parent.parent / "results" / "solutions"
+B23 = Board.parse("2/3")
+LATE_34 = "D1D/LD2/DLDD1/L2D2/LDLD1/4/3 L"   # 7 classes; d3 is the slow one
+QUIET = {"method": "alphabeta", "tt_mb": 16, "progress_ui": False}
+
+
+def _key(pos: Position) -> int:
+    return int(pos.zobrist_symmetric().min())
+
+
+# -- the jobs ---------------------------------------------------------------------------------
+
+
+def test_first_move_classes_of_2_3():
+    start = Position.start(B23)
+    jobs = opening_jobs(start)
+    # Burnside over the 4 symmetries: (14 + 0 + 4 + 2) / 4 first moves up to symmetry
+    assert len(jobs) == 5
+    members = [m for j in jobs for m in j.members]
+    assert sorted(members) == sorted(start.legal_moves())  # every point exactly once
+    for j in jobs:
+        assert j.key == j.members[0] and j.view == "move"
+        assert Position.parse(j.position) == start.play(j.key)
+        assert {_key(start.play(m)) for m in j.members} == {_key(Position.parse(j.position))}
+    assert len({_key(Position.parse(j.position)) for j in jobs}) == 5
+
+
+def test_pie_jobs_cover_every_ordered_pair_once():
+    jobs = pie_jobs(Position.start(B23))
+    assert len(jobs) == (182 + 0 + 12 + 2) // 4  # Burnside: 49 classes of 14 * 13 pairs
+    pairs = [m for j in jobs for m in j.members]
+    names = B23.names
+    assert sorted(pairs) == sorted(f"{a}-{b}" for a in names for b in names if a != b)
+    for j in jobs:
+        pos = Position.parse(j.position)
+        light, dark = j.key.split("-")
+        assert (pos.stones("L"), pos.stones("D"), pos.to_move) == ({light}, {dark}, "L")
+        for m in j.members:
+            a, b = m.split("-")
+            assert _key(Position(B23, [a], [b], "L")) == _key(pos)
+
+
+def test_pie_needs_the_empty_board():
+    with pytest.raises(ValueError, match="empty board"):
+        pie_jobs(Position.start(B23).play("c1"))
+
+
+# -- running them -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs_n", [1, 2])
+def test_run_jobs_gives_the_values_of_solve_on_2_3(jobs_n, tmp_path):
+    start = Position.start(B23)
+    r = solve_openings(start, jobs_n=jobs_n, checkpoint=tmp_path / "ck.json", **QUIET)
+    ref = solve(start)
+    assert (r.value, r.moves) == (ref.value, ref.moves)
+    assert r.moves["c1"] == r.moves["c4"] == "loss" and r.value == "win"
+    assert r.line[0] in [m for m, v in ref.moves.items() if v == "win"]
+    assert [c.runs for c in r.classes] == [1] * 5 and r.resumed == 0
+    assert all(c.nodes > 0 for c in r.classes)
+    data = json.loads((tmp_path / "ck.json").read_text())
+    assert data["finished"] == 5 and data["params"]["pie"] is False
+    # the same call again reads every job from the checkpoint
+    again = solve_openings(start, jobs_n=jobs_n, checkpoint=tmp_path / "ck.json", **QUIET)
+    assert again.resumed == 5 and all(c.resumed for c in again.classes)
+    assert (again.value, again.moves, again.nodes) == (r.value, r.moves, r.nodes)
+
+
+def test_pie_values_of_2_3_match_solve_of_every_pair():
+    r = solve_openings(Position.start(B23), pie=True, **QUIET)
+    assert len(r.pairs) == 182
+    for pair, winner in r.pairs.items():
+        a, b = pair.split("-")
+        v = solve(Position(B23, [a], [b], "L"), verify=False).value
+        assert winner == {"win": "L", "loss": "D", "draw": "draw"}[v], pair
+    # the chooser takes the winner: the first player loses every decided pair
+    assert set(r.moves.values()) == {"loss"} and r.value == "loss"
+    assert r.summary() == {"L": 180, "D": 2}
+    assert {p for p, w in r.pairs.items() if w == "D"} == {"c1-c2", "c4-c3"}
+    committed = SOLUTIONS / "2-3-pie.json"
+    if committed.exists():
+        data = json.loads(committed.read_text())
+        assert data["pairs"] == r.pairs and data["command"].startswith("python scripts/solve_boards.py")
+        assert (SOLUTIONS / "2-3-pie-map.svg").read_text().startswith("<svg")
+
+
+def test_time_budget_gives_every_class_effort_and_resumes_unknown_jobs(tmp_path):
+    start = Position.start(Board.parse("3/4"))
+    ck = tmp_path / "ck.json"
+    t0 = time.time()
+    r = solve_openings(start, seconds=1.5, checkpoint=ck, chunk_nodes=20_000, **QUIET)
+    assert time.time() - t0 < 1.5 + 2.0
+    assert r.value == "unknown" and "unknown" in r.moves.values()
+    assert all(c.nodes > 0 and c.runs == 1 for c in r.classes)  # every class got effort
+    first = {c.key: c.nodes for c in r.classes if c.value == "unknown"}
+    again = solve_openings(start, seconds=1.0, checkpoint=ck, chunk_nodes=20_000, **QUIET)
+    for c in again.classes:  # unknown jobs ran again; their effort adds up
+        if c.key in first:
+            assert c.runs == 2 and c.nodes > first[c.key] and not c.resumed
+
+
+def test_dask_backend_on_a_local_cluster_gives_the_same_results(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    start = Position.start(B23)
+    local = solve_openings(start, pie=True, **QUIET)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        addr = cluster.scheduler_address
+        assert addr.startswith("tcp://127.0.0.1:")
+        r = solve_openings(start, pie=True, backend="dask", scheduler=addr, jobs_n=2,
+                           checkpoint=tmp_path / "pie.json", **QUIET)
+        assert (r.value, r.pairs) == (local.value, local.pairs)
+        assert json.loads((tmp_path / "pie.json").read_text())["finished"] == 49
+        out = CliRunner().invoke(cli, ["solve", "2/3", "--method", "alphabeta", "--backend", "dask",
+                                       "--scheduler", addr, "--json"])
+        assert out.exit_code == 0, out.output
+        assert json.loads(out.stdout)["moves"] == solve(start).moves
+
+
+def test_live_progress_on_a_terminal_and_lines_elsewhere():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    jobs = opening_jobs(Position.start(B23))
+    for stream, live in ((Terminal(), True), (io.StringIO(), False)):
+        run_jobs(jobs, method="alphabeta", tt_mb=16, progress_ui=True, stream=stream)
+        text = stream.getvalue()
+        assert ("\x1b[" in text) == live
+        assert "jobs done" in text if live else len(text.splitlines()) == 5
+        assert "[5/5] job c2 (c2 c3): win" in text
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def test_solve_command_pie_json_and_map(tmp_path):
+    f = tmp_path / "pie.svg"
+    out = CliRunner().invoke(cli, ["solve", "2/3", "--pie", "--method", "alphabeta", "--json", "--map", str(f)])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert set(data) >= {"value", "moves", "nodes", "seconds", "line", "pairs", "classes"}
+    assert len(data["pairs"]) == 182 and len(data["classes"]) == 49
+    assert sum(len(c["members"]) for c in data["classes"]) == 182
+    root = ET.fromstring(f.read_text())
+    classes = [e.get("class", "") for e in root.iter()]
+    assert classes.count("meridians map") == 14  # one small board per Light point
+    assert sum(c.startswith("value ") for c in classes) == 182
+
+
+def test_solve_command_text_lists_the_classes():
+    out = CliRunner().invoke(cli, ["solve", "2/3", "--method", "alphabeta"])
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    assert lines[0] == "2/3/4/3/2 L: Light to move: win"
+    assert "  losing moves (2): c1 c4" in lines
+    assert any(line.split()[:2] == ["c1", "c1"] and "loss" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "content,fragment",
+    [("{not json", "not valid JSON"), ('{"format": "something else"}', "not a meridians checkpoint")],
+)
+def test_corrupt_checkpoint_is_one_line_exit_2(tmp_path, capsys, content, fragment):
+    ck = tmp_path / "ck.json"
+    ck.write_text(content)
+    with pytest.raises(SystemExit) as e:
+        main(["solve", "2/3", "--method", "alphabeta", "--checkpoint", str(ck)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("meridians: error: checkpoint") and fragment in err[0]
+    assert ck.read_text() == content  # left alone
+
+
+def test_checkpoint_of_another_position_or_in_use_is_refused(tmp_path, capsys):
+    ck = tmp_path / "ck.json"
+    solve_openings(Position.start(Board.parse("1/2")), checkpoint=ck, **QUIET)
+    with pytest.raises(SystemExit) as e:
+        main(["solve", "2/3", "--method", "alphabeta", "--checkpoint", str(ck)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "another position" in err[0]
+    ck.unlink()
+    status = Path(str(ck) + ".status")
+    status.mkdir()
+    with open(status / "lock", "a+") as lock:  # another solve holds it
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(CheckpointError, match="in use"):
+            solve_openings(Position.start(B23), checkpoint=ck, **QUIET)
+
+
+# -- interrupted solves -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def late_34():
+    """The uninterrupted result on LATE_34 (this also compiles 3/4 before the subprocesses)."""
+    return solve_openings(Position.parse(LATE_34), **QUIET).as_dict()
+
+
+def _start_solve(ck: Path, jobs_n: int) -> subprocess.Popen:
+    cmd = [*MERIDIANS, "solve", LATE_34, "--method", "alphabeta", "--tt-mb", "16",
+           "--jobs", str(jobs_n), "--checkpoint", str(ck), "--json"]
+    # Ctrl-C as from a terminal even when this test runs where SIGINT is ignored (a
+    # background job of a shell script): the child starts with the default disposition
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _wait_for_a_finished_job(proc: subprocess.Popen, ck: Path) -> None:
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        assert proc.poll() is None, "the solve ended before it could be interrupted"
+        try:
+            if json.loads(ck.read_text())["finished"] >= 1:
+                return
+        except (OSError, ValueError):
+            pass  # not written yet (writes are atomic: never half a file)
+        time.sleep(0.01)
+    pytest.fail("no job finished")
+
+
+def _comparable(d: dict) -> tuple:
+    return d["value"], d["moves"], [(c["key"], c["value"], c["nodes"]) for c in d["classes"]]
+
+
+def test_a_killed_solve_resumes_with_the_same_result(tmp_path, late_34):
+    ck = tmp_path / "ck.json"
+    proc = _start_solve(ck, jobs_n=2)
+    _wait_for_a_finished_job(proc, ck)
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    proc.kill()  # SIGKILL: no chance to clean up
+    proc.communicate()
+    assert proc.returncode == -signal.SIGKILL
+    _, alive = psutil.wait_procs(workers, timeout=20)  # orphaned workers stop by themselves
+    assert not alive
+    data = json.loads(ck.read_text())
+    finished = {k for k, r in data["results"].items() if r["value"] != "unknown"}
+    assert len(finished) == data["finished"] >= 1 and "d3" not in finished
+    rerun = _start_solve(ck, jobs_n=2)
+    out, err = rerun.communicate(timeout=180)
+    assert rerun.returncode == 0, err
+    result = json.loads(out)
+    assert result["resumed"] == len(finished)
+    for c in result["classes"]:
+        assert c["resumed"] == (c["key"] in finished)
+        assert c["runs"] == 1  # nothing was redone
+    assert _comparable(result) == _comparable(late_34)
+    assert result["value"] == "loss"
+
+
+@pytest.mark.parametrize("jobs_n", [1, 2])
+def test_ctrl_c_keeps_the_checkpoint_and_exits_130(tmp_path, late_34, jobs_n):
+    ck = tmp_path / "ck.json"
+    proc = _start_solve(ck, jobs_n=jobs_n)
+    _wait_for_a_finished_job(proc, ck)
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (proc.returncode, err)
+    lines = [line for line in err.splitlines() if "resource_tracker" not in line and "warnings.warn" not in line]
+    assert len(lines) == 1 and lines[0].startswith("meridians: interrupted with "), err
+    assert lines[0].endswith(f"resume from {ck}") and "Traceback" not in err
+    assert out == ""
+    data = json.loads(ck.read_text())
+    assert data["finished"] >= 1
+    _, alive = psutil.wait_procs(workers, timeout=20)
+    assert not alive
