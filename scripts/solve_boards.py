@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Solve small boards from the empty position and write results/solutions/.
 
-Usage: python scripts/solve_boards.py [--boards 1/2,2/3] [--pie 2/3] [--tt-mb 256] [--method M]
+Usage: python scripts/solve_boards.py [--boards 1/2,2/3] [--tt-mb 256] [--pie 2/3] [--pie-tt-mb 16] [--method M]
 
 For each board, writes ``results/solutions/<m>-<m+1>.json`` (the value for Light to move,
 the value of every first move, a principal line, nodes, seconds, and the code and rules
@@ -50,7 +50,7 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
     """Write the pie map of board ``name``."""
     board = Board.parse(name)
     pos = Position.start(board)
-    r = solve_openings(pos, pie=True, method=args.method, tt_mb=args.tt_mb, jobs_n=args.jobs,
+    r = solve_openings(pos, pie=True, method=args.method, tt_mb=args.pie_tt_mb, jobs_n=args.jobs,
                        progress_ui="lines")
     stem = board.name.replace("/", "-") + "-pie"
     record = {
@@ -59,7 +59,7 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
                    "chooses a colour, Light plays next; pairs are 'Light point-Dark point', "
                    "values are the winner, and the chooser takes the winning colour",
         "command": f"python scripts/solve_boards.py --boards '' --pie {board.name} "
-                   f"--tt-mb {args.tt_mb:g} --method {args.method} --jobs {args.jobs}",
+                   f"--pie-tt-mb {args.pie_tt_mb:g} --method {args.method} --jobs {args.jobs}",
         "version": __version__,
         "revision": code_revision(),
         "rules": RULES_VERSION,
@@ -70,7 +70,7 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
     write_atomic(OUT / f"{stem}-map.svg", pie_map_svg(pos, r.pairs))
-    print(f"{board.name} pie: {r.summary()}; the first player {r.value}s; {r.nodes:,} nodes, "
+    print(f"{board.name} pie: {r.summary()}; for the first player: {r.value}; {r.nodes:,} nodes, "
           f"{r.wall_seconds:.2f} s; wrote {OUT / stem}.json and -map.svg", file=sys.stderr)
 
 
@@ -79,6 +79,7 @@ def main() -> None:
     ap.add_argument("--boards", default="1/2,2/3")
     ap.add_argument("--pie", default="2/3", help="boards whose pie map to write")
     ap.add_argument("--tt-mb", type=float, default=256)
+    ap.add_argument("--pie-tt-mb", type=float, default=16, help="table of each pie job (small positions)")
     ap.add_argument("--method", default=DEFAULT_METHOD, help="search of each pie job")
     ap.add_argument("--jobs", type=int, default=1, help="pie jobs at once")
     args = ap.parse_args()
