@@ -80,15 +80,17 @@ def new_dfpn(
     use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 2,
     seen_mb: float | None = None,
 ) -> Dfpn:
-    """A proof search for ``prover`` (0 Light, 1 Dark) with a table of at most ``tt_mb``
-    MiB (a power of two number of slots) and a re-walk set of ``seen_mb`` MiB (default a
-    quarter of ``tt_mb``).  ``dead_shift``: the initial number of a player with dead
-    groups is its move count shifted right by this (0: not lowered)."""
+    """A proof search for ``prover`` (0 Light, 1 Dark) whose table and re-walk set
+    together take at most ``tt_mb`` MiB (powers of two of slots; the set gets a fifth
+    unless ``seen_mb`` says otherwise); the path arrays add about ``2048 * 30 * n`` bytes.
+    ``dead_shift``: the initial number of a player with dead groups is its move count
+    shifted right by this (0: not lowered; -1: all initial numbers 1, plain df-pn)."""
+    seen_bytes = (tt_mb / 5 if seen_mb is None else seen_mb) * 2**20
+    table_bytes = tt_mb * 2**20 - seen_bytes
     size = BUCKET
-    while size * 2 * SLOT_BYTES <= tt_mb * 2**20:
+    while size * 2 * SLOT_BYTES <= table_bytes:
         size *= 2
     seen = BUCKET
-    seen_bytes = (tt_mb / 4 if seen_mb is None else seen_mb) * 2**20
     while seen * 2 * 8 <= seen_bytes:
         seen *= 2
     n = t.n

@@ -331,12 +331,16 @@ def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -
     t = core.tables(position.board)
     S = ab.new_search(t, tt_mb=tt_mb)
     total = 0
+    size = min(chunk_nodes, 20_000)
     while True:
         # a fresh root search per chunk: the table keeps what earlier chunks proved
-        budget = chunk_nodes if not max_nodes else min(chunk_nodes, max_nodes - total)
+        budget = size if not max_nodes else min(size, max_nodes - total)
         S.stats[ab.NODES] = 0
         S.limits[0] = budget
+        t_chunk = time.perf_counter()
         v, _ = solve_value(S, t, [position])
+        took = max(time.perf_counter() - t_chunk, 1e-3)
+        size = int(min(chunk_nodes, max(1_000, budget * 0.5 / took)))  # about 0.5 s a chunk
         total += int(min(S.stats[ab.NODES], budget))
         elapsed = time.perf_counter() - t0
         if progress is not None:
