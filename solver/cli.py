@@ -135,8 +135,8 @@ def perft(position: str, depth: int, divide: bool) -> None:
               help="Wall-time budget in seconds, shared fairly by the jobs; unproven classes are 'unknown' with their effort.")
 @click.option("--jobs", "jobs_n", type=click.IntRange(min=1), default=None,
               help="Jobs at once (default 1; with --backend dask, the cluster's threads).")
-@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=64, show_default=True,
-              help="Transposition table size of each job.")
+@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=None,
+              help="Transposition table size of each job in MiB (default 16 on boards up to 2/3, 1024 on larger ones).")
 @click.option("--max-nodes", type=click.IntRange(min=0), default=0, show_default=True,
               help="Node budget of each job (0: none); beyond it values are 'unknown', never guessed.")
 @click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False), default=None,
@@ -148,7 +148,7 @@ def perft(position: str, depth: int, divide: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: float | None,
-          jobs_n: int | None, tt_mb: float, max_nodes: int, checkpoint: str | None, backend: str,
+          jobs_n: int | None, tt_mb: float | None, max_nodes: int, checkpoint: str | None, backend: str,
           scheduler: str | None, map_file: str | None, as_json: bool) -> None:
     """Solve POSITION (or the empty BOARD): its value and the value of every move.
 
@@ -160,6 +160,9 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     from .svg import map_svg
 
     pos = _position_arg(position)
+    if tt_mb is None:
+        # a big table costs its allocation time on a board solved in a fraction of a second
+        tt_mb = 16 if len(pos.board.names) <= 14 else 1024
     if scheduler and backend != "dask":
         _fail("--scheduler needs --backend dask")
     keep = checkpoint is not None
