@@ -32,7 +32,7 @@ HORIZON_MODES = {
 }
 PARTS = {
     "table move": ab.ORDER_TABLE, "tactical": ab.ORDER_TACTICAL, "killers": ab.ORDER_KILLERS,
-    "history": ab.ORDER_HISTORY,
+    "history": ab.ORDER_HISTORY, "enhanced transposition cutoffs": ab.ORDER_ETC,
 }
 
 

@@ -204,7 +204,8 @@ def test_move_ordering_never_changes_a_value(seed, plies):
         return
     t = core.tables(board)
     values = set()
-    for ordering in (0, ab.ORDER_TABLE, ab.ORDER_TACTICAL, ab.ORDER_KILLERS, ab.ORDER_HISTORY, ab.ORDER_ALL):
+    for ordering in (0, ab.ORDER_TABLE, ab.ORDER_TACTICAL, ab.ORDER_KILLERS, ab.ORDER_HISTORY, ab.ORDER_ALL,
+                     ab.ORDER_ALL | ab.ORDER_ETC, ab.ORDER_ETC):
         for table in (True, False):
             S = ab.new_search(t, 4, use_table=table, use_ordering=ordering)
             values.add(solve_value(S, t, [pos])[0])
@@ -220,3 +221,14 @@ def test_move_ordering_searches_fewer_nodes():
         assert solve_value(S, t, [Position.start(board)])[0] == ab.WIN
         nodes[ordering] = int(S.stats[ab.NODES])
     assert nodes[True] * 2 < nodes[False]
+
+
+def test_enhanced_transposition_cutoffs_save_nodes_and_keep_values():
+    board = Board.parse("2/3")
+    t = core.tables(board)
+    nodes = {}
+    for ordering in (0, ab.ORDER_ETC):
+        S = ab.new_search(t, 16, use_ordering=ordering)
+        assert solve_value(S, t, [Position.start(board)])[0] == ab.WIN
+        nodes[ordering] = int(S.stats[ab.NODES])
+    assert nodes[ab.ORDER_ETC] < nodes[0]

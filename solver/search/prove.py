@@ -110,7 +110,7 @@ def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max
                 t_chunk = time.perf_counter()
                 k = H_.search(H, t, full, prover, depth)
                 took = max(time.perf_counter() - t_chunk, 1e-3)
-                size = int(min(chunk_nodes, max(1_000, n * 0.5 / took)))
+                size = budget.next_chunk(n, took, chunk_nodes)
                 budget.spent += min(int(H.stats[H_.NODES]) - before, n)
                 if progress is not None:
                     progress({"nodes": budget.spent, "seconds": budget.elapsed(), "horizon": depth})
@@ -173,6 +173,16 @@ class _Budget:
     def chunk(self, want: int) -> int:
         return want if not self.max_nodes else max(0, min(want, self.max_nodes - self.spent))
 
+    def next_chunk(self, n: int, took: float, cap: int) -> int:
+        """The size of the next chunk after one of ``n`` nodes took ``took`` seconds:
+        about half a second's worth, so that time limits and Ctrl-C act promptly, and
+        never more than the time left allows at that rate."""
+        rate = n / max(took, 1e-3)
+        size = rate * 0.5
+        if self.seconds is not None:
+            size = min(size, rate * max(0.05, self.seconds - self.elapsed()))
+        return int(min(cap, max(1_000, size)))
+
     def report(self, done: int) -> None:
         if self.progress is not None:
             self.progress({"nodes": self.spent + done, "seconds": self.elapsed(), "horizon": 0})
@@ -196,9 +206,8 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
         D.stats[F.ABORTED] = 0
         t_chunk = time.perf_counter()
         r = step()
-        # chunks of about half a second, so that time limits and Ctrl-C act promptly
-        took = max(time.perf_counter() - t_chunk, 1e-3)
-        size = int(min(chunk_nodes, max(1_000, n * 0.5 / took)))
+        took = time.perf_counter() - t_chunk
+        size = budget.next_chunk(n, took, chunk_nodes)
         now = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
         budget.report(now - base)
         if not D.stats[F.ABORTED]:
@@ -330,6 +339,7 @@ def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -
 
     t = core.tables(position.board)
     S = ab.new_search(t, tt_mb=tt_mb)
+    clock = _Budget(seconds, max_nodes, t0, None)
     total = 0
     size = min(chunk_nodes, 20_000)
     while True:
@@ -340,7 +350,7 @@ def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -
         t_chunk = time.perf_counter()
         v, _ = solve_value(S, t, [position])
         took = max(time.perf_counter() - t_chunk, 1e-3)
-        size = int(min(chunk_nodes, max(1_000, budget * 0.5 / took)))  # about 0.5 s a chunk
+        size = clock.next_chunk(budget, took, chunk_nodes)
         total += int(min(S.stats[ab.NODES], budget))
         elapsed = time.perf_counter() - t0
         if progress is not None:
