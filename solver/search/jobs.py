@@ -678,12 +678,17 @@ def _schedule(pool: _Pool, pending, results, ui: _Progress, ck: _Checkpoint | No
     finished job in the checkpoint at once."""
     queue = list(pending)
     running: dict[Any, Job] = {}
+    ends: dict[Any, float] = {}  # when each running job's share runs out
 
     def share() -> float | None:
+        # the workers' time left, less what the running jobs still have, split evenly
+        # among the jobs not yet started (this one included)
         if deadline is None:
             return None
-        left = deadline - time.time()
-        return min(left, left * pool.n / max(1, len(queue)))
+        now = time.time()
+        left = deadline - now
+        committed = sum(max(0.0, end - now) for end in ends.values())
+        return max(0.0, min(left, (left * pool.n - committed) / max(1, len(queue))))
 
     def finish(job: Job, proof: dict) -> None:
         if proof.get("stopped"):
@@ -716,10 +721,13 @@ def _schedule(pool: _Pool, pending, results, ui: _Progress, ck: _Checkpoint | No
             ui.begin(job)
             fut = pool.submit(_run_job, job, i, seconds=budget, status_dir=status_dir, **common)
             running[fut] = job
+            if budget is not None:
+                ends[fut] = time.time() + budget
         pool.wake.wait(0.5)
         pool.wake.clear()
         for fut in [f for f in running if f.done()]:
             job = running.pop(fut)
+            ends.pop(fut, None)
             try:
                 proof = fut.result()
             except Exception as e:  # a crash in the worker

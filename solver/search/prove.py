@@ -38,6 +38,9 @@ class Proof:
     horizon: int = 0          # plies reached by the horizon search (0: not used)
     notes: list[str] = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # method-specific counters
+    #: df-pn only, for the certificate writer: (tables, the search with its table, the
+    #: winner's colour) after a checked proof; None otherwise.  Not part of as_dict().
+    search: object = field(default=None, repr=False, compare=False)
 
     def as_dict(self) -> dict:
         return {
@@ -255,6 +258,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
             tainted_both = False
             break
     verified = False
+    search = None
     line: list[str] = []
     if winner >= 0:
         value = "win" if winner == side else "loss"
@@ -274,6 +278,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
         else:
             verified = True
             line = _dfpn_line(t, D, position, winner, line_plies)
+            search = (t, D, winner)
     elif tainted_both:
         notes.append(
             "neither player can force a win when repetitions count against them "
@@ -282,6 +287,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
     p = Proof(str(position), value, nodes, time.perf_counter() - t0, "dfpn", line, verified)
     p.notes = notes
+    p.search = search
     p.stats = {
         "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
         "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),

@@ -65,13 +65,23 @@ def _terminal_value(pos: Position) -> int:
 
 def solve_value(S: ab.Search, t: core.Tables, path: list[Position]) -> tuple[int, bool]:
     """The value of ``path[-1]`` for its player to move, with the earlier positions of
-    ``path`` on the search path.  Returns (value code, clean)."""
+    ``path`` on the search path.  Returns (value code, clean).
+
+    Two null-window searches: "is it a win?" with window (0, 1), and only when the answer
+    is "at most a draw", "is it at least a draw?" with (-1, 0).  Values are -1, 0, 1, so a
+    fail-low LOSS in the first is exact, and most positions (few draws) need one search."""
     if len(path) >= ab.MAX_PLY:
         return ab.UNKNOWN, False
     _load_path(S, t, path)
     S.stats[ab.ABORTED] = 0  # the node count goes on, so a spent budget stops it again
     last = path[-1]
-    v, clean = ab.negamax(t, S, len(path) - 1, last._side, -1, 1)
+    ply = len(path) - 1
+    v, clean = ab.negamax(t, S, ply, last._side, 0, 1)
+    if not S.stats[ab.ABORTED] and v == ab.DRAW:
+        _load_path(S, t, path)
+        v, clean = ab.negamax(t, S, ply, last._side, -1, 0)
+        if v == ab.DRAW:
+            clean = False  # a draw rests on a repetition
     if S.stats[ab.ABORTED]:
         S.stats[ab.REASONS] |= 1 << int(S.stats[ab.ABORTED])  # remember every reason seen
         return ab.UNKNOWN, False
