@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Prove one position by df-pn (one search from it, no split into move classes) and
+write the result to results/solutions/.
+
+Usage: python scripts/prove_position.py [--board 3/4 | --position POS] [--time S] [--tt-mb N]
+
+One search from the root lets df-pn put its effort where the proof is cheapest (the
+decisive first move) instead of sharing it among all classes as ``meridians solve`` does.
+Writes ``results/solutions/<board>-value.json`` (for a position other than the empty
+board: ``<board>-<hash>-value.json``): the value for the player to move, whether the proof
+survived its re-walk, a principal line, expansions, seconds, table size, and the code
+and rules versions with the command.  A budget that runs out writes the effort spent
+with the value ``unknown``; Ctrl-C writes nothing.  Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from solver import RULES_VERSION, Board, Position, __version__
+from solver.files import write_atomic
+from solver.search.prove import prove
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from solve_boards import OUT, code_revision  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--board", default="3/4")
+    ap.add_argument("--position", default=None, help="a position instead of the empty board")
+    ap.add_argument("--time", type=float, default=3600.0, help="seconds (default 3600)")
+    ap.add_argument("--tt-mb", type=float, default=4096.0)
+    args = ap.parse_args()
+    try:
+        pos = Position.parse(args.position) if args.position else Position.start(Board.parse(args.board))
+    except ValueError as e:
+        sys.exit(f"prove_position: {e}")
+    last = [0.0]
+
+    def progress(info: dict) -> None:
+        if info["seconds"] - last[0] >= 30:
+            last[0] = info["seconds"]
+            print(f"{info['seconds']:8.0f} s {info['nodes']:>14,} expansions "
+                  f"{info['nodes'] / max(info['seconds'], 1e-9):>10,.0f}/s", file=sys.stderr, flush=True)
+
+    t0 = time.time()
+    try:
+        p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
+    except KeyboardInterrupt:
+        sys.exit("prove_position: interrupted, nothing written")
+    command = "python scripts/prove_position.py " + (
+        f"--position '{pos}'" if args.position else f"--board {pos.board.name}"
+    ) + f" --time {args.time:g} --tt-mb {args.tt_mb:g}"
+    record = {
+        "position": str(pos), "board": pos.board.name, "to_move": pos.to_move,
+        "command": command, "version": __version__, "revision": code_revision(),
+        "rules": RULES_VERSION, "python": platform.python_version(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
+        **p.as_dict(),
+    }
+    stem = pos.board.name.replace("/", "-")
+    if args.position:
+        stem += "-" + hashlib.sha1(str(pos).encode()).hexdigest()[:8]
+    out = OUT / f"{stem}-value.json"
+    OUT.mkdir(parents=True, exist_ok=True)
+    write_atomic(out, json.dumps(record, indent=1) + "\n")
+    print(f"{pos}: {p.value} for {'Light' if pos.to_move == 'L' else 'Dark'} to move "
+          f"(re-walked: {p.verified}); {p.nodes:,} expansions in {p.seconds:.0f} s; wrote {out}",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
