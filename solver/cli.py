@@ -230,6 +230,132 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
         click.echo(f"  note: {note}")
 
 
+_COLOUR = {"L": "Light", "D": "Dark"}
+
+
+@cli.command()
+@click.argument("position", required=False)
+@click.option("--claim", type=click.Choice(["win", "loss", "draw"]), default=None,
+              help="The claimed value for the player to move (of the final position with --game).")
+@click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Wall-time budget in seconds; beyond it the verdict is 'unknown', never a guess.")
+@click.option("--max-plies", type=click.IntRange(min=0), default=None,
+              help="If df-pn does not decide: look for the shortest win within this many plies (horizon search).")
+@click.option("--certificate", "cert_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the proof as a certificate that 'meridians check' verifies.")
+@click.option("--game", "game_file", type=click.Path(dir_okay=False), default=None,
+              help="Replay a game record (moves by comma, space or line; optional first line a start position).")
+@click.option("--moves", default=None, help="Moves from POSITION (or the empty --board), comma-separated: c1,e2,c3.")
+@click.option("--board", "board_name", default=None, help="Board of --moves or --game without a start (default 6/7).")
+@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=256, show_default=True,
+              help="df-pn table size in MiB.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, as_json) -> None:
+    """Prove or refute a claim about POSITION: its exact value for the player to move.
+
+    Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
+    --claim the value found is 'proven' when it is known.
+    """
+    from .certificate import CertificateError, write_certificate
+    from .verify import EXIT, GameRecordError, parse_game, replay, start_position, verdict_of, verify_position
+
+    record_result = None
+    start_text = position
+    move_list: list[str] = []
+    if game_file is not None:
+        if moves:
+            _fail("give either --game or --moves, not both")
+        try:
+            with open(game_file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            _fail(f"cannot read {game_file}: {e.strerror or e}")
+        try:
+            start, move_list, record_result = parse_game(text)
+        except GameRecordError as e:
+            _fail(f"{game_file}: {e}")
+        if start is not None:
+            if position is not None:
+                _fail(f"{game_file} gives its start position; give no POSITION")
+            start_text = start
+    elif moves is not None:
+        move_list = [m.strip() for m in moves.split(",") if m.strip()]
+    elif position is None:
+        _fail("give a POSITION, --moves or --game")
+    try:
+        pos0 = start_position(start_text, board_name)
+        game = replay(pos0, move_list)
+    except ValueError as e:
+        _fail(f"{game_file}: {e}" if game_file else str(e))
+    pos = game.position
+    side = _COLOUR[pos.to_move]
+    if claim is None and record_result is not None:
+        claim = "draw" if record_result == "draw" else ("win" if record_result == pos.to_move else "loss")
+    if pos.outcome is not None:
+        o = pos.outcome
+        value = "draw" if o == "draw" else ("win" if o == pos.to_move else "loss")
+        from .verify import Verdict
+
+        v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
+        v.notes.append(f"the game is over: {pos.outcome_reason}")
+    else:
+        v = verify_position(pos, claim=claim, seconds=seconds, max_plies=max_plies, tt_mb=tt_mb)
+    out = v.as_dict()
+    out["to_move"] = pos.to_move
+    if move_list:
+        out["game"] = {"start": str(pos0), "moves": len(move_list), "claimed_result": record_result}
+    if cert_file:
+        try:
+            if v.value in ("win", "loss") and (v.method == "dfpn" or pos.outcome is not None):
+                cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=tt_mb)
+                out["certificate"] = {"file": cert_file, "positions": cert["node_count"]}
+            else:
+                raise CertificateError(f"no df-pn proof (value {v.value}, by {v.method})")
+        except CertificateError as e:
+            out["certificate"] = {"file": None, "error": str(e)}
+            click.echo(f"meridians: no certificate written: {e}", err=True)
+    if as_json:
+        click.echo(json.dumps(out))
+    else:
+        if move_list:
+            click.echo(f"replayed {len(move_list)} moves from {pos0}: every move legal")
+        click.echo(f"{pos}: {side} to move: {v.value}")
+        claimed = f" (claim: {claim})" if claim else ""
+        why = " (the budget ran out)" if v.verdict == "unknown" else ""
+        click.echo(f"  verdict: {v.verdict}{claimed}{why}")
+        if v.line:
+            click.echo(f"  line: {' '.join(v.line)}")
+        horizon = f", horizon {v.horizon} plies" if v.method == "horizon" else ""
+        click.echo(f"  {v.method}: {v.nodes:,} nodes, {v.seconds:.2f} s{horizon}")
+        for note in v.notes:
+            click.echo(f"  note: {note}")
+        if out.get("certificate", {}).get("file"):
+            click.echo(f"  certificate: {cert_file} ({out['certificate']['positions']} positions)")
+    sys.exit(EXIT[v.verdict])
+
+
+@cli.command("check")
+@click.argument("file", type=click.Path(dir_okay=False))
+def check_certificate(file: str) -> None:
+    """Check a proof certificate with the networkx reference rules only (no search code).
+
+    Prints the number of positions checked; a certificate that does not prove its claim
+    gives one line naming the first problem and exit code 1.
+    """
+    from .certificate import CertificateError, check
+
+    t0 = time.perf_counter()
+    try:
+        n = check(file)
+    except CertificateError as e:
+        click.echo(f"meridians: certificate rejected: {e}", err=True)
+        sys.exit(1)
+    with open(file, encoding="utf-8") as f:
+        head = json.load(f)
+    click.echo(f"{n} positions checked: {_COLOUR[head['winner']]} wins {head['root']} "
+               f"({time.perf_counter() - t0:.2f} s)")
+
+
 @cli.command()
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
 @click.option("--seconds", type=click.FloatRange(min=0.01), default=3.0, show_default=True)

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Write proof certificates of solved boards to results/certificates/.
+
+Usage: python scripts/write_certificates.py [--boards 2/3] [--tt-mb 64]
+
+For each board, proves the empty board by df-pn and writes its certificate,
+``results/certificates/<m>-<m+1>.json`` (format: README, "Verifying claims and
+certificates"), with this command in its header (``"command"``).  Check one with
+``meridians check results/certificates/2-3.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from solver import Board, Position
+from solver.certificate import build_certificate, check, dumps
+from solver.files import write_atomic
+from solver.search.prove import prove
+
+OUT = Path(__file__).resolve().parent.parent / "results" / "certificates"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", default="2/3", help="comma-separated boards (default 2/3)")
+    ap.add_argument("--tt-mb", type=float, default=64)
+    args = ap.parse_args(argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    command = "python scripts/write_certificates.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    for name in [b for b in args.boards.split(",") if b]:
+        pos = Position.start(Board.parse(name))
+        t0 = time.perf_counter()
+        proof = prove(pos, method="dfpn", tt_mb=args.tt_mb)
+        cert = build_certificate(pos, proof, tt_mb=args.tt_mb)
+        cert = {**{k: v for k, v in cert.items() if k != "nodes"}, "command": command, "nodes": cert["nodes"]}
+        path = OUT / f"{name.replace('/', '-')}.json"
+        write_atomic(path, dumps(cert))
+        t1 = time.perf_counter()
+        n = check(path)
+        print(f"{path}: {cert['winner']} wins {cert['root']}, {n} positions, "
+              f"{path.stat().st_size:,} bytes; built in {t1 - t0:.2f} s, checked in "
+              f"{time.perf_counter() - t1:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

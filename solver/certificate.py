@@ -1,0 +1,396 @@
+"""Proof certificates: a df-pn proof written out as an AND/OR graph, and its checker.
+
+A certificate shows that the **winner** wins a position (the *root*) whatever the other
+player does: at the winner's turns it gives exactly one move, at the loser's turns every
+legal reply, and every branch ends in a finished game that the winner has won.  Positions
+reached along several paths (transpositions) are one node.  The graph is acyclic and each
+position is one node, so no line of play in it repeats a position: the win holds under any
+repetition rule.
+
+:func:`write_certificate` builds one from a :class:`~solver.search.prove.Proof` of
+df-pn (using the search and the compiled core); :func:`check` verifies a certificate file
+with **only** the networkx reference rules (:mod:`solver.reference`) and the board and
+notation parsers: no search code, no compiled core.
+
+File format (JSON, one object; each node on a line of its own)::
+
+    {"format": "meridians-certificate", "version": 1, "board": "2/3",
+     "root": "2/3/4/3/2 L", "winner": "L", "node_count": 1234,
+     "code": "meridians 0.1.0 (rules 2026-11-30)", "reproved": 0,
+     "nodes": [
+      {"id": 0, "position": "2/3/4/3/2 L", "move": "c2", "next": 1},
+      {"id": 1, "position": "2/3/1L2/3/2 D", "replies": {"a1": 2, "a2": 7, ...}},
+      ...
+      {"id": 9, "position": "...", "won": "L"}
+     ]}
+
+Node 0 is the root.  A node is one of: a **winner node** (the winner to move: ``move``,
+the point played, and ``next``, the id of the position after it), a **loser node** (the
+other player to move: ``replies``, every legal point mapped to the id of the position
+after it), a **leaf** (a finished game: ``won``, the winner).  Positions are in the
+position notation, "after removal".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from . import reference as ref
+from .board import Board, BoardError
+from .notation import NotationError, parse_position
+
+__all__ = ["CertificateError", "FORMAT", "VERSION", "check", "build_certificate", "write_certificate"]
+
+FORMAT = "meridians-certificate"
+VERSION = 1
+
+
+class CertificateError(ValueError):
+    """A certificate that does not prove its claim (or cannot be built); the message
+    names the first problem found."""
+
+
+# -- checking: the reference rules only ------------------------------------------------------
+
+
+def check(path: str | os.PathLike) -> int:
+    """Verify the certificate in the file ``path``; return the number of positions checked.
+
+    Raises :class:`CertificateError` naming the first problem.  Uses only
+    :mod:`solver.reference`, :mod:`solver.board` and :mod:`solver.notation`.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise CertificateError(f"cannot read {path}: {e.strerror or e}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CertificateError(f"{path} is not JSON: {e}") from None
+    return check_data(data)
+
+
+def check_data(data: object) -> int:
+    """:func:`check` on a certificate already read from JSON."""
+    if not isinstance(data, dict):
+        raise CertificateError("a certificate is a JSON object")
+    if data.get("format") != FORMAT:
+        raise CertificateError(f"format is {data.get('format')!r}, not {FORMAT!r}")
+    if data.get("version") != VERSION:
+        raise CertificateError(f"format version {data.get('version')!r} is not {VERSION}")
+    for key in ("board", "root", "winner", "nodes"):
+        if key not in data:
+            raise CertificateError(f"the header has no {key!r}")
+    try:
+        board = Board.parse(str(data["board"]))
+    except BoardError as e:
+        raise CertificateError(f"board: {e}") from None
+    winner = data["winner"]
+    if winner not in ("L", "D"):
+        raise CertificateError(f"winner must be 'L' or 'D', not {winner!r}")
+    loser = "D" if winner == "L" else "L"
+    nodes = data["nodes"]
+    if not isinstance(nodes, list) or not nodes:
+        raise CertificateError("nodes must be a non-empty list")
+    if "node_count" in data and data["node_count"] != len(nodes):
+        raise CertificateError(f"the header says {data['node_count']} nodes, the file has {len(nodes)}")
+
+    def parse(text: object, what: str) -> tuple:
+        if not isinstance(text, str):
+            raise CertificateError(f"{what}: a position must be a string")
+        try:
+            b, light, dark, side = parse_position(text)
+        except NotationError as e:
+            raise CertificateError(f"{what}: {e}") from None
+        if b.name != board.name:
+            raise CertificateError(f"{what}: {text!r} is on board {b.name}, not {board.name}")
+        why = ref.is_valid(board, light, dark, side)
+        if why is not None:
+            raise CertificateError(f"{what}: {text!r} is not a valid position: {why}")
+        return light, dark, side
+
+    # every position, valid and listed once
+    positions: list[tuple] = []
+    where: dict[tuple, int] = {}
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            raise CertificateError(f"node {i} is not an object")
+        if node.get("id", i) != i:
+            raise CertificateError(f"node {i} has id {node.get('id')!r}")
+        pos = parse(node.get("position"), f"node {i}")
+        if pos in where:
+            raise CertificateError(f"node {i} repeats the position of node {where[pos]}: {node['position']}")
+        where[pos] = i
+        positions.append(pos)
+    root = parse(data["root"], "root")
+    if positions[0] != root:
+        raise CertificateError(f"node 0 is {nodes[0]['position']}, not the root {data['root']}")
+
+    def target(i: int, value: object, label: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(nodes):
+            raise CertificateError(f"node {i} ({nodes[i]['position']}): {label} leads to no node ({value!r})")
+        return value
+
+    def child(i: int, point: object) -> tuple:
+        light, dark, side = positions[i]
+        if not isinstance(point, str):
+            raise CertificateError(f"node {i} ({nodes[i]['position']}): a move is a point name, not {point!r}")
+        try:
+            p = board.index(point)
+        except BoardError as e:
+            raise CertificateError(f"node {i} ({nodes[i]['position']}): {e}") from None
+        if p not in ref.legal_moves(board, light, dark, side):
+            raise CertificateError(f"node {i} ({nodes[i]['position']}): {point} is not a legal move")
+        return ref.play(board, light, dark, side, p)
+
+    edges: list[list[int]] = [[] for _ in nodes]
+    for i, node in enumerate(nodes):
+        light, dark, side = positions[i]
+        text = node["position"]
+        result = ref.outcome(board, light, dark, side)
+        kinds = [k for k in ("move", "replies", "won") if k in node]
+        if len(kinds) != 1:
+            raise CertificateError(f"node {i} ({text}) must have exactly one of move, replies, won")
+        if "won" in node:
+            if result is None:
+                raise CertificateError(f"node {i} ({text}) is a leaf, but the game is not over")
+            if node["won"] != winner or result != winner:
+                raise CertificateError(
+                    f"node {i} ({text}) is a leaf won by {result}, not by the claimed winner {winner}")
+            continue
+        if result is not None:
+            raise CertificateError(f"node {i} ({text}): the game is over ({result} won), it must be a leaf")
+        if "move" in node:
+            if side != winner:
+                raise CertificateError(f"node {i} ({text}) gives a move, but {side}, the loser, is to move")
+            j = target(i, node.get("next"), f"move {node['move']}")
+            if child(i, node["move"]) != positions[j]:
+                raise CertificateError(
+                    f"node {i} ({text}): {node['move']} does not lead to node {j} ({nodes[j]['position']})")
+            edges[i].append(j)
+            continue
+        if side != loser:
+            raise CertificateError(f"node {i} ({text}) lists replies, but {side}, the winner, is to move")
+        replies = node["replies"]
+        if not isinstance(replies, dict):
+            raise CertificateError(f"node {i} ({text}): replies must be an object")
+        legal = {board.name_of(p) for p in ref.legal_moves(board, light, dark, side)}
+        missing = sorted(legal - set(replies))
+        if missing:
+            raise CertificateError(f"node {i} ({text}): the reply {missing[0]} is missing")
+        extra = sorted(set(replies) - legal)
+        if extra:
+            raise CertificateError(f"node {i} ({text}): {extra[0]} is not a legal reply")
+        for point, value in replies.items():
+            j = target(i, value, f"reply {point}")
+            if child(i, point) != positions[j]:
+                raise CertificateError(
+                    f"node {i} ({text}): {point} does not lead to node {j} ({nodes[j]['position']})")
+            edges[i].append(j)
+
+    # acyclic (so no line repeats a position) and every node reachable from the root
+    state = [0] * len(nodes)  # 0 unseen, 1 on the path, 2 done
+    stack = [(0, 0)]
+    state[0] = 1
+    while stack:
+        i, k = stack[-1]
+        if k < len(edges[i]):
+            stack[-1] = (i, k + 1)
+            j = edges[i][k]
+            if state[j] == 1:
+                raise CertificateError(f"cycle: node {i} ({nodes[i]['position']}) leads back to node {j}")
+            if state[j] == 0:
+                state[j] = 1
+                stack.append((j, 0))
+        else:
+            state[i] = 2
+            stack.pop()
+    unreached = [i for i, s in enumerate(state) if s == 0]
+    if unreached:
+        raise CertificateError(f"node {unreached[0]} is not reachable from the root")
+    return len(nodes)
+
+
+# -- building: from a df-pn proof ------------------------------------------------------------
+
+
+def _fresh(position):
+    """``position`` without its game history (so that ``outcome`` is the rules' alone)."""
+    from .position import Position
+
+    p = object.__new__(Position)
+    p.board, p._T, p._st, p._side = position.board, position._T, position._st, position._side
+    p._history, p.last_move, p.removed = (), None, frozenset()
+    return p
+
+
+def _with_history(position, keys: list):
+    p = _fresh(position)
+    p._history = tuple(keys)
+    return p
+
+
+def build_certificate(
+    position,
+    proof=None,
+    *,
+    max_nodes: int = 2_000_000,
+    reprove_seconds: float | None = 60.0,
+    tt_mb: float = 256,
+) -> dict:
+    """The certificate (a dict, as :func:`check_data` reads it) of a df-pn ``proof`` of
+    ``position`` (a :class:`~solver.position.Position`).  Without ``proof`` the position
+    is proven first.
+
+    The walk from the root takes at the winner's turns a move that ends the game at once,
+    else the table's move if the table has its child as won, else any child already in
+    the certificate or won by the table; where the table has lost the entries (evicted),
+    that sub-position is proven again (with the path to it as its game history, so that
+    its proof avoids the path) and the walk goes on in the new table.  At the loser's turns
+    every legal reply is walked.  Raises :class:`CertificateError` when there is no proof,
+    when a proof does not hold up, or past ``max_nodes`` nodes.
+    """
+    from . import __version__, RULES_VERSION
+    from .search import dfpn as F
+    from .search.prove import prove
+
+    root = _fresh(position)
+    if proof is None and root.outcome is None:
+        proof = prove(root, method="dfpn", tt_mb=tt_mb)
+    if root.outcome is not None:
+        winner = root.outcome
+        if winner not in ("L", "D"):
+            raise CertificateError("the game is drawn: there is nothing to certify")
+        table = None
+    else:
+        if proof.value not in ("win", "loss") or getattr(proof, "search", None) is None:
+            raise CertificateError(f"no df-pn proof to certify (value {proof.value}, method {proof.method})")
+        table = proof.search
+        winner = "LD"[table[2]]
+    W = "LD".index(winner)
+
+    def won(t_entry, p) -> bool:
+        """Whether the table ``t_entry`` (or the game itself) has ``p`` as won by the winner."""
+        if p.outcome is not None:
+            return p.outcome == winner
+        if t_entry is None:
+            return False
+        t, D, w = t_entry
+        found, pn, dn, _, _ = F.probe(t, D, p._st, p._side)
+        if not found:
+            return False
+        return (pn == 0) if w == int(D.limits[F.PROVER]) else (dn == 0)
+
+    def table_move(t_entry, p):
+        if t_entry is None:
+            return None
+        t, D, _ = t_entry
+        _, _, _, cell, _ = F.probe(t, D, p._st, p._side)
+        return p.board.names[t.point_of[cell]] if cell >= 0 else None
+
+    ids: dict = {}          # position key -> node id (finished nodes and nodes on the path)
+    records: list[dict] = []
+    on_path: set = set()
+    reproved = [0]  # sub-positions proven again (their table entries were evicted)
+
+    def new_node(p) -> int:
+        if len(records) >= max_nodes:
+            raise CertificateError(f"the certificate would have more than {max_nodes} nodes")
+        i = len(records)
+        records.append({"id": i, "position": str(p)})
+        ids[p.key] = i
+        return i
+
+    # iterative depth-first walk; a frame: [position, node id, table, children to do, path keys]
+    def open_node(p, t_entry, path_keys):
+        i = new_node(p)
+        rec = records[i]
+        if p.outcome is not None:
+            if p.outcome != winner:
+                raise CertificateError(f"the proof reaches {p}, won by {p.outcome}, not {winner}")
+            rec["won"] = winner
+            return None
+        on_path.add(p.key)
+        children = {m: _fresh(p.play(m)) for m in p.legal_moves()}
+        if p._side == W:
+            move, t_entry = choose(p, children, t_entry, path_keys)
+            rec["move"] = move
+            todo = [move]
+        else:
+            rec["replies"] = {}
+            todo = list(children)
+        return [p, i, t_entry, children, todo, path_keys + [p.key]]
+
+    def choose(p, children, t_entry, path_keys):
+        usable = {m: c for m, c in children.items() if c.key not in on_path}
+        for m, c in usable.items():
+            if c.outcome == winner:
+                return m, t_entry
+        for attempt in range(2):
+            tm = table_move(t_entry, p)
+            if tm in usable and (usable[tm].key in ids or won(t_entry, usable[tm])):
+                return tm, t_entry
+            for m, c in usable.items():
+                if c.key in ids:
+                    return m, t_entry
+            for m, c in usable.items():
+                if won(t_entry, c):
+                    return m, t_entry
+            if attempt == 1:
+                break
+            # the table has lost this part of the proof: prove it again, avoiding the path
+            again = prove(_with_history(p, path_keys), method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb)
+            if again.value != "win" or again.search is None:
+                raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
+            t_entry = again.search
+            reproved[0] += 1
+        raise CertificateError(f"no winning move found at {p}")
+
+    frame = open_node(root, table, [])
+    stack = [frame] if frame is not None else []
+    while stack:
+        p, i, t_entry, children, todo, path_keys = stack[-1]
+        if not todo:
+            on_path.discard(p.key)
+            stack.pop()
+            continue
+        m = todo.pop(0)
+        c = children[m]
+        if c.key in on_path:
+            raise CertificateError(f"the proof loops: {m} at {p} repeats a position of the line")
+        j = ids.get(c.key)
+        if j is None:
+            frame = open_node(c, t_entry, path_keys)
+            j = ids[c.key]
+            if frame is not None:
+                stack.append(frame)
+        rec = records[i]
+        if "move" in rec:
+            rec["next"] = j
+        else:
+            rec["replies"][m] = j
+
+    return {
+        "format": FORMAT, "version": VERSION, "board": root.board.name, "root": str(root),
+        "winner": winner, "node_count": len(records),
+        "reproved": reproved[0],
+        "code": f"meridians {__version__} (rules {RULES_VERSION})", "nodes": records,
+    }
+
+
+def dumps(cert: dict) -> str:
+    """The certificate as text: the header, then one node per line."""
+    head = {k: v for k, v in cert.items() if k != "nodes"}
+    lines = [json.dumps(n, separators=(",", ":")) for n in cert["nodes"]]
+    text = json.dumps(head)[:-1] + ', "nodes": [\n' + ",\n".join(lines) + "\n]}\n"
+    return text
+
+
+def write_certificate(path: str | os.PathLike, position, proof=None, **kwargs) -> dict:
+    """Build the certificate of ``position`` (see :func:`build_certificate`) and write it
+    to ``path`` atomically; return it."""
+    from .files import write_atomic
+
+    cert = build_certificate(position, proof, **kwargs)
+    write_atomic(path, dumps(cert))
+    return cert

@@ -1,0 +1,167 @@
+"""Verifying endgame claims: the value of a position within a budget, compared with a
+claim, and game records replayed move by move (``meridians verify``).
+
+>>> from solver import Position
+>>> r = verify_position(Position.parse("2/3/4/3/2 L"), claim="win")
+>>> r.value, r.verdict
+('win', 'proven')
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from .board import Board
+from .position import Game, IllegalMoveError, Position
+
+__all__ = ["Verdict", "verify_position", "parse_game", "replay", "GameRecordError", "CLAIMS", "EXIT"]
+
+CLAIMS = ("win", "loss", "draw")
+#: exit codes of ``meridians verify`` by verdict
+EXIT = {"proven": 0, "refuted": 1, "unknown": 3}
+
+
+class GameRecordError(ValueError):
+    """A game record that cannot be read or replayed; the message names the move."""
+
+
+@dataclass
+class Verdict:
+    """The answer to a claim about ``position`` (for its player to move)."""
+
+    position: str
+    value: str                 # 'win' | 'loss' | 'draw' | 'unknown' for the player to move
+    verdict: str               # 'proven' | 'refuted' | 'unknown'
+    claim: str | None
+    line: list[str] = field(default_factory=list)
+    nodes: int = 0
+    seconds: float = 0.0
+    method: str = "dfpn"
+    horizon: int = 0
+    notes: list[str] = field(default_factory=list)
+    proof: object = field(default=None, repr=False)
+
+    def as_dict(self) -> dict:
+        return {
+            "position": self.position, "value": self.value, "verdict": self.verdict,
+            "claim": self.claim, "line": self.line, "nodes": self.nodes,
+            "seconds": round(self.seconds, 3), "method": self.method, "horizon": self.horizon,
+            "notes": self.notes,
+        }
+
+
+def verdict_of(value: str, claim: str | None) -> str:
+    """``proven`` when the value is known and is the claim (or there is no claim),
+    ``refuted`` when it is known and another, else ``unknown``."""
+    if value == "unknown":
+        return "unknown"
+    if claim is None or claim == value:
+        return "proven"
+    return "refuted"
+
+
+def verify_position(
+    position: Position,
+    *,
+    claim: str | None = None,
+    seconds: float | None = None,
+    max_plies: int | None = None,
+    tt_mb: float = 256,
+    max_nodes: int = 0,
+) -> Verdict:
+    """The value of ``position`` for its player to move, and the verdict on ``claim``.
+
+    df-pn first (its wins and losses hold under any repetition rule); when it runs out of
+    budget and ``max_plies`` is given, the horizon search looks for the shortest win of
+    either side within ``max_plies`` plies (then ``horizon`` is how deep it got).  With
+    ``max_plies`` and ``seconds`` df-pn gets half of the time.
+    """
+    from .search.prove import prove
+
+    if claim is not None and claim not in CLAIMS:
+        raise ValueError(f"a claim is one of {', '.join(CLAIMS)}, not {claim!r}")
+    t0 = time.perf_counter()
+    first = seconds / 2 if (seconds is not None and max_plies is not None) else seconds
+    p = prove(position, method="dfpn", seconds=first, max_nodes=max_nodes, tt_mb=tt_mb)
+    nodes, notes = p.nodes, list(p.notes)
+    method, horizon, proof = "dfpn", 0, p
+    if p.value == "unknown" and not notes:
+        notes.append(f"df-pn did not decide within the budget ({p.nodes:,} nodes)")
+    if p.value == "unknown" and max_plies is not None:
+        left = None if seconds is None else max(seconds / 4, seconds - (time.perf_counter() - t0))
+        try:
+            h = prove(position, method="horizon", seconds=left, max_nodes=max_nodes, tt_mb=min(tt_mb, 32),
+                      max_depth=max_plies)
+        except UnboundLocalError:  # prove's horizon stage with no time for one chunk
+            from .search.prove import Proof
+
+            h = Proof(str(position), "unknown", 0, 0.0, "horizon",
+                      notes=["no time left for the horizon search"])
+        nodes += h.nodes
+        notes = [n for n in notes] + list(h.notes)
+        method, horizon, proof = "horizon", h.horizon, h
+        p = h
+    return Verdict(str(position), p.value, verdict_of(p.value, claim), claim, list(p.line), nodes,
+                   time.perf_counter() - t0, method, horizon, notes, proof)
+
+
+_NUMBER = re.compile(r"^\d+\.+$")
+
+
+def parse_game(text: str) -> tuple[str | None, list[str], str | None]:
+    """``(start, moves, result)`` of a game record.
+
+    A record is moves separated by commas, spaces or newlines (move numbers such as
+    ``12.`` are skipped), optionally after a first line that is a start position (the
+    notation, or a board name such as ``2/3`` for its empty board).  ``#`` starts a
+    comment.  A line ``result: L`` (or ``D``, ``draw``) states the result the record
+    claims.  Without a start line the game starts on the empty board of ``--board``.
+    """
+    start = None
+    result = None
+    moves: list[str] = []
+    first = True
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if first and "/" in line:
+            start = line
+            first = False
+            continue
+        first = False
+        m = re.match(r"^result\s*[:=]?\s*(\S+)$", line, re.IGNORECASE)
+        if m:
+            word = m.group(1).lower()
+            result = {"l": "L", "light": "L", "d": "D", "dark": "D", "draw": "draw"}.get(word)
+            if result is None:
+                raise GameRecordError(f"result must be L, D or draw, not {m.group(1)!r}")
+            continue
+        for tok in re.split(r"[,\s]+", line):
+            if tok and not _NUMBER.match(tok):
+                moves.append(tok)
+    return start, moves, result
+
+
+def start_position(text: str | None, board: str | None) -> Position:
+    """A position from its notation, or a board name for its empty board."""
+    if text is None:
+        return Position.start(Board.parse(board or "6/7"))
+    text = text.strip()
+    if " " in text:
+        return Position.parse(text)
+    return Position.start(Board.parse(text))
+
+
+def replay(start: Position, moves: list[str]) -> Game:
+    """The game of ``moves`` from ``start``, every move checked; :class:`GameRecordError`
+    names the first illegal one (its number from 1, the point, the rule)."""
+    game = Game(start)
+    for i, m in enumerate(moves):
+        try:
+            game.play(m)
+        except IllegalMoveError as e:
+            raise GameRecordError(f"move {i + 1} ({m}) is illegal: {e}") from None
+    return game

@@ -1,0 +1,200 @@
+"""Proof certificates (solver/certificate.py): built from df-pn proofs, checked with the
+networkx reference rules only, and rejected when tampered with."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from solver import Board, Position
+from solver.certificate import CertificateError, build_certificate, check, check_data, dumps, write_certificate
+from solver.search import dfpn as F
+from solver.search.prove import prove
+
+ROOT = Path(__file__).resolve().parent.parent
+EMPTY_23 = "2/3/4/3/2 L"
+# endgames from random 3/4 games (win for Light to move; the last a loss)
+ENDGAMES_34 = [
+    "DL1/L3/2D2/2L3/L1LL1/2L1/L2 L",
+    "LLL/DD2/DDL2/4L1/1L3/1DDL/D1D L",
+    "DD1/DD2/LD3/1LD3/1L1D1/2D1/1L1 L",
+]
+
+
+def certificate(text: str, **kw) -> dict:
+    pos = Position.parse(text)
+    return build_certificate(pos, prove(pos, tt_mb=16), tt_mb=16, **kw)
+
+
+@pytest.fixture(scope="module")
+def cert23() -> dict:
+    return certificate(EMPTY_23)
+
+
+def test_empty_2_3_certificate_checks(cert23, tmp_path):
+    assert cert23["winner"] == "L" and cert23["root"] == EMPTY_23
+    assert cert23["nodes"][0]["position"] == EMPTY_23
+    assert check_data(cert23) == cert23["node_count"] == len(cert23["nodes"])
+    path = tmp_path / "c.json"
+    path.write_text(dumps(cert23))
+    assert check(path) == len(cert23["nodes"])
+    # transpositions are shared: every position once
+    assert len({n["position"] for n in cert23["nodes"]}) == len(cert23["nodes"])
+
+
+def test_committed_2_3_certificate_checks():
+    path = ROOT / "results" / "certificates" / "2-3.json"
+    head = json.loads(path.read_text())
+    assert (head["board"], head["root"], head["winner"]) == ("2/3", EMPTY_23, "L")
+    assert head["command"].startswith("python scripts/write_certificates.py")
+    assert check(path) == head["node_count"]
+
+
+@pytest.mark.parametrize("text,winner", [
+    ("2/3/L3/3/2 D", "D"),            # Light opened c1: Dark wins
+    ("2/3/1L2/3/2 D", "L"),           # Light opened c2: Light wins
+    (ENDGAMES_34[0], "L"), (ENDGAMES_34[1], "L"), (ENDGAMES_34[2], "D"),
+])
+def test_endgame_certificates_check(text, winner, tmp_path):
+    path = tmp_path / "c.json"
+    cert = write_certificate(path, Position.parse(text), tt_mb=16)
+    assert cert["winner"] == winner
+    assert check(path) == cert["node_count"]
+
+
+def test_finished_position_is_one_leaf():
+    # Light b1 b3, Dark d2 to move: Dark has no legal placement, Light has won
+    cert = build_certificate(Position.parse("2/1D1/4/L1L/2 D"))
+    assert cert["nodes"] == [{"id": 0, "position": "2/1D1/4/L1L/2 D", "won": "L"}]
+    assert check_data(cert) == 1
+
+
+def test_evicted_table_entries_are_proven_again(monkeypatch):
+    pos = Position.parse(ENDGAMES_34[0])
+    proof = prove(pos, tt_mb=16)
+    lost = proof.search[1]
+    real = F.probe
+
+    def probe(T, D, st, side):  # the first table has lost every entry
+        if D is lost:
+            return False, 0, 0, -1, 0
+        return real(T, D, st, side)
+
+    monkeypatch.setattr(F, "probe", probe)
+    cert = build_certificate(pos, proof, tt_mb=16)
+    assert cert["reproved"] >= 1
+    assert check_data(cert) == cert["node_count"]
+
+
+# -- tampered certificates are rejected --------------------------------------------------------
+
+
+def _first(cert: dict, kind: str) -> dict:
+    return next(n for n in cert["nodes"] if kind in n)
+
+
+def test_rejects_a_removed_reply(cert23):
+    bad = copy.deepcopy(cert23)
+    node = _first(bad, "replies")
+    point = sorted(node["replies"])[0]
+    del node["replies"][point]
+    with pytest.raises(CertificateError, match=f"node {node['id']} .*the reply {point} is missing"):
+        check_data(bad)
+
+
+def test_rejects_a_changed_move(cert23):
+    bad = copy.deepcopy(cert23)
+    node = bad["nodes"][0]
+    assert node["move"] == "c2"
+    node["move"] = "c1"  # legal, but leads elsewhere (and loses)
+    with pytest.raises(CertificateError, match="node 0 .*c1 does not lead to node"):
+        check_data(bad)
+    node["move"] = "b7"
+    with pytest.raises(CertificateError, match="not on|b7"):
+        check_data(bad)
+
+
+def test_rejects_an_illegal_move(cert23):
+    bad = copy.deepcopy(cert23)
+    node = next(n for n in bad["nodes"][1:] if "move" in n)
+    pos = Position.parse(node["position"])
+    occupied = sorted(pos.stones("L") | pos.stones("D"))[0]
+    node["move"] = occupied
+    with pytest.raises(CertificateError, match=f"{occupied} is not a legal move"):
+        check_data(bad)
+
+
+def test_rejects_a_changed_leaf_winner(cert23):
+    bad = copy.deepcopy(cert23)
+    leaf = _first(bad, "won")
+    leaf["won"] = "D"
+    with pytest.raises(CertificateError, match=f"node {leaf['id']} .*not by the claimed winner L"):
+        check_data(bad)
+
+
+def test_rejects_a_claimed_winner_changed(cert23):
+    bad = copy.deepcopy(cert23)
+    bad["winner"] = "D"
+    with pytest.raises(CertificateError):
+        check_data(bad)
+
+
+def test_rejects_a_leaf_that_is_not_over(cert23):
+    bad = copy.deepcopy(cert23)
+    node = _first(bad, "replies")
+    del node["replies"]
+    node["won"] = "L"
+    with pytest.raises(CertificateError, match="is a leaf, but the game is not over"):
+        check_data(bad)
+
+
+def test_rejects_a_cycle_and_a_repeated_position(cert23):
+    bad = copy.deepcopy(cert23)
+    # a duplicate of a position
+    bad["nodes"].append(dict(bad["nodes"][5], id=len(bad["nodes"])))
+    bad["node_count"] += 1
+    with pytest.raises(CertificateError, match="repeats the position of node 5"):
+        check_data(bad)
+    # a reply that leads back to the root
+    bad = copy.deepcopy(cert23)
+    node = bad["nodes"][1]
+    point = sorted(node["replies"])[0]
+    node["replies"][point] = 0
+    with pytest.raises(CertificateError, match="does not lead to node 0"):
+        check_data(bad)
+
+
+def test_rejects_wrong_root_and_bad_files(cert23, tmp_path):
+    bad = copy.deepcopy(cert23)
+    bad["root"] = "2/3/1L2/3/2 D"
+    with pytest.raises(CertificateError, match="not the root"):
+        check_data(bad)
+    path = tmp_path / "x.json"
+    path.write_text("{not json")
+    with pytest.raises(CertificateError, match="not JSON"):
+        check(path)
+    with pytest.raises(CertificateError, match="cannot read"):
+        check(tmp_path / "missing.json")
+    with pytest.raises(CertificateError, match="format"):
+        check_data({"format": "other"})
+
+
+def test_checker_uses_the_reference_rules_only():
+    import ast
+    import solver.certificate as C
+
+    tree = ast.parse(Path(C.__file__).read_text())
+    check_fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in ("check", "check_data")]
+    names = set()
+    for fn in check_fns:
+        for n in ast.walk(fn):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                names.add(getattr(n, "module", None))
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+    assert {"F", "prove", "core", "Position"}.isdisjoint(names)
+    top = {getattr(n, "module", None) or n.names[0].name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)}
+    assert top <= {"__future__", "json", "os", "reference", "board", "notation"}

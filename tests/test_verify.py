@@ -1,0 +1,177 @@
+"""Verifying claims (solver/verify.py) and the commands ``meridians verify`` and
+``meridians check`` (solver/cli.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from solver import Board, Game, Position
+from solver.cli import cli
+from solver.verify import GameRecordError, parse_game, replay, start_position, verify_position
+
+_SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
+MERIDIANS = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "solver.cli"]
+EMPTY_23 = "2/3/4/3/2 L"
+
+
+def invoke(*args: str, code: int = 0):
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == code, (result.output, result.exception)
+    return result
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*MERIDIANS, *args], capture_output=True, text=True, timeout=120)
+
+
+def random_game(board: str, seed: int) -> Game:
+    rng = random.Random(seed)
+    g = Game(Board.parse(board))
+    while g.outcome is None:
+        g.play(rng.choice(g.position.legal_moves()))
+    return g
+
+
+# -- the library ------------------------------------------------------------------------------
+
+
+def test_verify_position_verdicts():
+    pos = Position.parse(EMPTY_23)
+    assert verify_position(pos, claim="win").verdict == "proven"
+    r = verify_position(pos, claim="loss")
+    assert (r.value, r.verdict, r.method) == ("win", "refuted", "dfpn")
+    assert r.line[0] and r.nodes > 0
+    assert verify_position(pos).verdict == "proven"          # no claim: the value found
+    assert verify_position(pos, claim="draw").verdict == "refuted"
+    with pytest.raises(ValueError):
+        verify_position(pos, claim="maybe")
+
+
+def test_verify_unknown_with_horizon():
+    r = verify_position(Position.start(Board.parse("3/4")), seconds=1.0, max_plies=4)
+    assert (r.value, r.verdict, r.method) == ("unknown", "unknown", "horizon")
+    assert 0 < r.horizon <= 4
+    assert any("df-pn did not decide" in n for n in r.notes)
+
+
+def test_parse_game_formats():
+    text = "# a game\n2/3\n1. c2, c3\n2. e2 e1\nb2\nresult: Light\n"
+    assert parse_game(text) == ("2/3", ["c2", "c3", "e2", "e1", "b2"], "L")
+    assert parse_game("c1,e2\n") == (None, ["c1", "e2"], None)
+    assert parse_game("2/3/L3/3/2 D\ne2\nresult draw") == ("2/3/L3/3/2 D", ["e2"], "draw")
+    with pytest.raises(GameRecordError, match="result must be"):
+        parse_game("c1\nresult: nobody")
+
+
+def test_replay_names_the_first_illegal_move():
+    with pytest.raises(GameRecordError, match=r"move 3 \(c2\) is illegal: c2 does not see"):
+        replay(start_position(None, "2/3"), ["c1", "e2", "c2", "a1"])
+    g = replay(start_position("2/3", None), ["c1", "e2"])
+    assert str(g.position) == "1D/3/L3/3/2 L"
+
+
+# -- meridians verify ---------------------------------------------------------------------------
+
+
+def test_cli_verify_exit_codes():
+    out = invoke("verify", EMPTY_23, "--claim", "win").stdout
+    assert out.splitlines()[0] == f"{EMPTY_23}: Light to move: win"
+    assert "verdict: proven (claim: win)" in out and "line: " in out
+    invoke("verify", EMPTY_23, "--claim", "loss", code=1)
+    invoke("verify", "3/4", "--time", "0.3", code=3)
+
+
+def test_cli_verify_json():
+    r = json.loads(invoke("verify", "2/3", "--claim", "win", "--json").stdout)
+    assert {"value", "line", "nodes", "seconds", "verdict"} <= set(r)
+    assert (r["value"], r["verdict"], r["to_move"]) == ("win", "proven", "L")
+    r = json.loads(invoke("verify", "3/4", "--time", "1", "--max-plies", "3", "--json", code=3).stdout)
+    assert (r["value"], r["verdict"], r["method"]) == ("unknown", "unknown", "horizon")
+    assert r["horizon"] >= 1
+
+
+def test_cli_verify_moves_from_the_empty_board():
+    # Light c1 loses on 2/3: Dark to move wins
+    r = json.loads(invoke("verify", "--board", "2/3", "--moves", "c1", "--json").stdout)
+    assert (r["position"], r["value"], r["to_move"]) == ("2/3/L3/3/2 D", "win", "D")
+    assert r["game"]["moves"] == 1
+    # the same from a position given as POSITION
+    r = json.loads(invoke("verify", EMPTY_23, "--moves", "c1", "--claim", "loss", "--json", code=1).stdout)
+    assert r["verdict"] == "refuted"
+
+
+def test_cli_verify_certificate_and_check(tmp_path):
+    path = tmp_path / "cert.json"
+    out = invoke("verify", "2/3/L3/3/2 D", "--certificate", str(path)).stdout
+    assert f"certificate: {path}" in out
+    n = json.loads(path.read_text())["node_count"]
+    out = invoke("check", str(path)).stdout
+    assert out.startswith(f"{n} positions checked: Dark wins 2/3/L3/3/2 D")
+    # one reply removed: one line, exit 1
+    data = json.loads(path.read_text())
+    node = next(x for x in data["nodes"] if "replies" in x)
+    node["replies"].pop(sorted(node["replies"])[-1])
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    proc = run("check", str(bad))
+    assert proc.returncode == 1 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "is missing" in lines[0], proc.stderr
+    proc = run("check", str(tmp_path / "missing.json"))
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1
+
+
+def test_cli_verify_no_certificate_without_a_proof(tmp_path):
+    path = tmp_path / "cert.json"
+    r = invoke("verify", "3/4", "--time", "0.2", "--certificate", str(path), "--json", code=3)
+    assert json.loads(r.stdout)["certificate"]["file"] is None
+    assert not path.exists()
+
+
+def test_cli_verify_game_file(tmp_path):
+    g = random_game("2/3", 3)
+    winner = g.outcome
+    path = tmp_path / "game.txt"
+    path.write_text("2/3\n" + ",".join(g.moves) + f"\nresult: {winner}\n")
+    out = invoke("verify", "--game", str(path)).stdout
+    assert f"replayed {len(g.moves)} moves" in out and "verdict: proven" in out
+    path.write_text("\n".join(g.moves) + f"\nresult: {'D' if winner == 'L' else 'L'}\n")
+    r = json.loads(invoke("verify", "--game", str(path), "--board", "2/3", "--json", code=1).stdout)
+    assert r["verdict"] == "refuted" and r["game"]["claimed_result"] != winner
+
+
+def test_cli_verify_game_midway_is_proven(tmp_path):
+    path = tmp_path / "game.txt"
+    path.write_text("2/3\nc2\nc3\n")
+    # Light c2, Dark c3: Light to move wins (the principal line of the solved board)
+    r = json.loads(invoke("verify", "--game", str(path), "--claim", "win", "--json").stdout)
+    assert (r["position"], r["value"], r["verdict"], r["method"]) == ("2/3/1LD1/3/2 L", "win", "proven", "dfpn")
+
+
+def test_cli_verify_game_with_an_illegal_move(tmp_path):
+    path = tmp_path / "game.txt"
+    path.write_text("2/3\nc1, e2, c2, a1\n")
+    proc = run("verify", "--game", str(path))
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "move 3 (c2) is illegal" in lines[0] and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["verify"],                                           # nothing to verify
+    ["verify", "2/3/4/3/9 L"],                            # bad row width
+    ["verify", "--board", "2/3", "--moves", "c1,zz9"],    # unknown point
+    ["verify", "--game", "/nonexistent/game.txt"],
+])
+def test_cli_verify_bad_input(args):
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
