@@ -302,6 +302,9 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         v = verify_position(pos, claim=claim, seconds=seconds, max_plies=max_plies, tt_mb=tt_mb)
     out = v.as_dict()
     out["to_move"] = pos.to_move
+    from .verify import territory
+
+    out["territory"] = territory(pos)
     if move_list:
         out["game"] = {"start": str(pos0), "moves": len(move_list), "claimed_result": record_result}
     if cert_file:
@@ -329,6 +332,10 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         click.echo(f"  {v.method}: {v.nodes:,} nodes, {v.seconds:.2f} s{horizon}")
         for note in v.notes:
             click.echo(f"  note: {note}")
+        if out["territory"]:
+            safe = out["territory"]["safe_points"]
+            click.echo(f"  territory (heuristic, not proven; filling stage): safe points Light {safe['L']}, "
+                       f"Dark {safe['D']}")
         if out.get("certificate", {}).get("file"):
             click.echo(f"  certificate: {cert_file} ({out['certificate']['positions']} positions)")
     sys.exit(EXIT[v.verdict])

@@ -165,3 +165,38 @@ def replay(start: Position, moves: list[str]) -> Game:
         except IllegalMoveError as e:
             raise GameRecordError(f"move {i + 1} ({m}) is illegal: {e}") from None
     return game
+
+
+def territory(position: Position) -> dict | None:
+    """Each side's count of safe points in the filling stage, a **heuristic**, or None
+    before that stage.
+
+    For each colour, the points it could fill by placements of its own alone (its legal
+    points, then those that its new stones open, and so on; removals ignored) are its
+    reach.  The filling stage is when both players are past their second stone and the
+    two reaches do not meet: neither can play a point the other could also reach.  The
+    safe points of a side are then its reach.  This says nothing proven: the value comes
+    from the search.
+    """
+    from . import reference as ref
+
+    board = position.board
+    light = frozenset(board.index(n) for n in position.stones("L"))
+    dark = frozenset(board.index(n) for n in position.stones("D"))
+    if len(light) < 2 or len(dark) < 2 or position.outcome is not None:
+        return None
+
+    def reach(own: frozenset, other: frozenset, colour: str) -> set[int]:
+        got: set[int] = set()
+        while True:
+            mine = own | got
+            lt, dk = (mine, other) if colour == "L" else (other, mine)
+            new = set(ref.legal_moves(board, frozenset(lt), frozenset(dk), colour)) - got
+            if not new:
+                return got
+            got |= new
+
+    rl, rd = reach(light, dark, "L"), reach(dark, light, "D")
+    if rl & rd:
+        return None
+    return {"stage": "filling", "heuristic": True, "safe_points": {"L": len(rl), "D": len(rd)}}

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from solver import Board, Game, Position
 from solver.cli import cli
-from solver.verify import GameRecordError, parse_game, replay, start_position, verify_position
+from solver.verify import GameRecordError, parse_game, replay, start_position, territory, verify_position
 
 _SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
 MERIDIANS = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "solver.cli"]
@@ -175,3 +175,25 @@ def test_cli_verify_game_with_an_illegal_move(tmp_path):
 def test_cli_verify_bad_input(args):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2, result.output
+
+
+# -- territory: a heuristic in the filling stage ----------------------------------------------
+
+# 3/4, Light to move: Light can play only f1, Dark only a2, b3, b4 (found by random search:
+# such positions are rare on small boards); Light to move loses
+FILLING = "LLL/1LDL/LLDLL/LLDDDL/DDDDD/LD2/D1D L"
+
+
+def test_territory_in_the_filling_stage():
+    assert territory(Position.parse(FILLING)) == {"stage": "filling", "heuristic": True,
+                                                  "safe_points": {"L": 1, "D": 3}}
+    assert territory(Position.parse(EMPTY_23)) is None
+    assert territory(replay(start_position("3/4", None), ["c1", "e2", "c3", "e4"]).position) is None
+
+
+def test_cli_verify_reports_territory_as_a_heuristic():
+    out = invoke("verify", FILLING, "--claim", "loss").stdout
+    assert "territory (heuristic, not proven; filling stage): safe points Light 1, Dark 3" in out
+    r = json.loads(invoke("verify", FILLING, "--json").stdout)
+    assert r["value"] == "loss" and r["territory"]["heuristic"] is True
+    assert json.loads(invoke("verify", EMPTY_23, "--json").stdout)["territory"] is None
