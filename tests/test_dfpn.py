@@ -3,8 +3,6 @@ its proof re-walk against tampered tables; budgets and chunking."""
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,50 +14,7 @@ from solver.search import dfpn as F
 from solver.search.prove import prove
 from solver.search.solve import solve
 
-VALUE = {1: "win", 0: "draw", -1: "loss"}
-
-
-def minimax(board, light, dark, side, path=()) -> int:
-    """Value for the player to move (1, 0, -1); a repetition on the path is a draw."""
-    key = (light, dark, side)
-    if key in path:
-        return 0
-    result = R.outcome(board, light, dark, side)
-    if result is not None:
-        return 1 if result == side else -1
-    best = -1
-    for p in R.legal_moves(board, light, dark, side):
-        best = max(best, -minimax(board, *R.play(board, light, dark, side, p), path + (key,)))
-        if best == 1:
-            break
-    return best
-
-
-def reference_of(pos: Position):
-    b = pos.board
-    return (frozenset(b.index(x) for x in pos.stones("L")),
-            frozenset(b.index(x) for x in pos.stones("D")), pos.to_move)
-
-
-def random_position(board: Board, plies: int, seed: int) -> Position:
-    rng = random.Random(seed)
-    pos = Position.start(board)
-    for _ in range(plies):
-        if pos.outcome is not None:
-            break
-        pos = pos.play(rng.choice(pos.legal_moves()))
-    return pos
-
-
-def replay_line(pos: Position, line: list[str]) -> str | None:
-    """Play ``line`` from ``pos`` with the reference rules; return the result at its end."""
-    board = pos.board
-    light, dark, side = reference_of(pos)
-    for m in line:
-        assert board.index(m) in R.legal_moves(board, light, dark, side), m
-        light, dark, side = R.play(board, light, dark, side, board.index(m))
-    return R.outcome(board, light, dark, side)
-
+from refplay import VALUE, minimax, random_position, reference_of, replay_line
 
 def test_every_first_move_of_1_2_agrees_with_minimax():
     b = Board.parse("1/2")

@@ -21,6 +21,8 @@ from solver.search import horizon as hz
 from solver.search.horizon import LOSS, UNKNOWN, VALUE_NAMES, WIN, shortest_win, solve_horizon
 from solver.search.solve import solve
 
+from refplay import random_position, reference_of, replay_line
+
 B12, B23 = Board.parse("1/2"), Board.parse("2/3")
 DEEP = 60  # more than any shortest win or loss of a 2/3 position needs
 
@@ -59,23 +61,6 @@ def ref_win_within(m, light, dark, side, prover, depth, path=()) -> bool:
     return any(children) if side == prover else all(children)
 
 
-def reference_of(pos: Position):
-    b = pos.board
-    light = frozenset(b.index(x) for x in pos.stones("L"))
-    dark = frozenset(b.index(x) for x in pos.stones("D"))
-    return light, dark, pos.to_move
-
-
-def random_position(board: Board, plies: int, seed: int) -> Position:
-    rng = random.Random(seed)
-    pos = Position.start(board)
-    for _ in range(plies):
-        if pos.outcome is not None:
-            break
-        pos = pos.play(rng.choice(pos.legal_moves()))
-    return pos
-
-
 def other(c: str) -> str:
     return "D" if c == "L" else "L"
 
@@ -83,15 +68,9 @@ def other(c: str) -> str:
 def check_line(pos: Position, r: hz.HorizonResult) -> None:
     """The principal line replayed on the reference ends in the claimed result after
     exactly the claimed number of plies, and not before."""
-    board = pos.board
     winner = pos.to_move if r.value == WIN else other(pos.to_move)
     assert len(r.line) == r.plies, (str(pos), r)
-    light, dark, side = reference_of(pos)
-    for m in r.line:
-        assert R.outcome(board, light, dark, side) is None, (str(pos), r.line)
-        assert board.index(m) in R.legal_moves(board, light, dark, side), (str(pos), r.line, m)
-        light, dark, side = R.play(board, light, dark, side, board.index(m))
-    assert R.outcome(board, light, dark, side) == winner, (str(pos), r.line)
+    assert replay_line(pos, r.line) == winner, (str(pos), r.line)
 
 
 # --- agreement with alpha-beta -------------------------------------------------------------

@@ -1,9 +1,5 @@
-"""The alpha-beta solver against plain minimax written on the networkx reference rules.
-
-The minimax here shares nothing with the solver but the board geometry: it plays the
-moves of solver.reference, counts a repetition of a position on the current path as a
-draw (RULES.md), and has no table, no symmetry and no pruning beyond stopping at a win.
-"""
+"""The alpha-beta solver against plain minimax written on the networkx reference rules
+(tests/refplay.py)."""
 
 from __future__ import annotations
 
@@ -22,41 +18,7 @@ from solver.cli import cli
 from solver.search import alphabeta as ab
 from solver.search.solve import solve, solve_value
 
-VALUE = {1: "win", 0: "draw", -1: "loss"}
-
-
-def minimax(board, light, dark, side, path=()) -> int:
-    """Value for the player to move: 1 win, 0 draw, -1 loss."""
-    key = (light, dark, side)
-    if key in path:
-        return 0
-    result = R.outcome(board, light, dark, side)
-    if result is not None:
-        return 1 if result == side else -1
-    best = -1
-    for p in R.legal_moves(board, light, dark, side):
-        child = R.play(board, light, dark, side, p)
-        best = max(best, -minimax(board, *child, path + (key,)))
-        if best == 1:
-            break
-    return best
-
-
-def reference_of(pos: Position):
-    b = pos.board
-    light = frozenset(b.index(x) for x in pos.stones("L"))
-    dark = frozenset(b.index(x) for x in pos.stones("D"))
-    return light, dark, pos.to_move
-
-
-def random_position(board: Board, plies: int, seed: int) -> Position:
-    rng = random.Random(seed)
-    pos = Position.start(board)
-    for _ in range(plies):
-        if pos.outcome is not None:
-            break
-        pos = pos.play(rng.choice(pos.legal_moves()))
-    return pos
+from refplay import VALUE, minimax, random_position, reference_of
 
 
 def check_against_minimax(pos: Position) -> None:

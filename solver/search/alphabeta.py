@@ -30,6 +30,7 @@ from ..bits import (
     bb_store, bb_test,
 )
 from ..core import kernel
+from .path import child_keys, repeats
 
 __all__ = [
     "WIN", "DRAW", "LOSS", "UNKNOWN", "Search", "new_search", "negamax", "VALUE_NAMES",
@@ -257,7 +258,7 @@ def _etc(T, S, ply, side, st, moves):
         lost, removed = core.play(T, child, side, cell)
         if lost:
             continue
-        _child_keys(T, S.keys, ply, side, cell, removed)
+        child_keys(T, S.keys, ply, side, cell, removed)
         if S.limits[2]:
             ck, _ = _canonical(T, S.keys, ply + 1)
         else:
@@ -265,17 +266,7 @@ def _etc(T, S, ply, side, st, moves):
         cslot = int(ck & np.uint64(S.tt_key.shape[0] - 1))
         if S.tt_key[cslot] != ck or S.tt_val[cslot] != LOSS:
             continue
-        key = S.keys[ply + 1, 0]
-        repeats = False
-        for back in range(ply - 1, -1, -2):
-            if S.path_keys[back] == key:
-                same = True
-                for c in range(2):
-                    for i in range(T.w):
-                        if S.stack[2 * back + c, i] != child[c, i]:
-                            same = False
-                repeats = repeats or same
-        if not repeats:
+        if not repeats(S, ply + 1, child):
             return cell
     return -1
 
@@ -296,15 +287,8 @@ def negamax(T, S, ply, side, alpha, beta):
     key = S.keys[ply, 0]
     S.path_keys[ply] = key
     # a repetition of a position on the path (same side to move: same parity) is a draw
-    for back in range(ply - 2, -1, -2):
-        if S.path_keys[back] == key:
-            same = True
-            for c in range(2):
-                for i in range(T.w):
-                    if S.stack[2 * back + c, i] != st[c, i]:
-                        same = False
-            if same:
-                return DRAW, False
+    if repeats(S, ply, st):
+        return DRAW, False
     moves = core._moves_of_live(T, st, side)
     if not bb_any(moves):
         if core.count(st, side) >= 2 and core.count(st, 1 - side) == 0:
@@ -344,7 +328,7 @@ def negamax(T, S, ply, side, alpha, beta):
         if lost:
             v, clean = LOSS, True
         else:
-            _child_keys(T, S.keys, ply, side, cell, removed)
+            child_keys(T, S.keys, ply, side, cell, removed)
             cv, clean = negamax(T, S, ply + 1, 1 - side, -beta, -alpha)
             v = -cv
         if S.stats[ABORTED]:
@@ -376,21 +360,6 @@ def negamax(T, S, ply, side, alpha, beta):
     if S.limits[1]:
         _store_move(S, slot, canon, T.sym[sym, best_move])
     return best, False
-
-
-@kernel
-def _child_keys(T, keys, ply, side, cell, removed):
-    """Row ``ply + 1`` of ``keys``: row ``ply`` after ``side`` placed on ``cell`` and
-    lost the stones of ``removed``, with the other side to move."""
-    zob = T.zobrist
-    for s in range(zob.shape[0]):
-        keys[ply + 1, s] = keys[ply, s] ^ T.zobrist_side ^ zob[s, side, cell]
-    x = removed
-    while bb_any(x):
-        c = bb_lowest(x)
-        x = bb_clear_lowest(x)
-        for s in range(zob.shape[0]):
-            keys[ply + 1, s] ^= zob[s, side, c]
 
 
 @kernel

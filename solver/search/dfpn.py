@@ -34,6 +34,7 @@ import numpy as np
 from .. import core
 from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_popcount, bb_store
 from ..core import kernel
+from .path import child_keys, enter_child, repeats
 
 __all__ = ["INF", "MAX_PLY", "Dfpn", "new_dfpn", "mid", "rewalk", "load_root"]
 
@@ -130,21 +131,6 @@ def _node_key(D, ply):
 
 
 @kernel
-def _child_keys(T, keys, ply, side, cell, removed):
-    """Row ``ply + 1`` of ``keys``: row ``ply`` after ``side`` placed on ``cell`` and lost
-    the stones of ``removed``, with the other side to move."""
-    zob = T.zobrist
-    for s in range(zob.shape[0]):
-        keys[ply + 1, s] = keys[ply, s] ^ T.zobrist_side ^ zob[s, side, cell]
-    x = removed
-    while bb_any(x):
-        c = bb_lowest(x)
-        x = bb_clear_lowest(x)
-        for s in range(zob.shape[0]):
-            keys[ply + 1, s] ^= zob[s, side, c]
-
-
-@kernel
 def _find(D, key):
     """The slot holding ``key``, or -1."""
     if not D.limits[USE_TABLE]:
@@ -191,23 +177,6 @@ def _grow(x, eps_per_mille):
     return min(g, INF - 1)
 
 
-@kernel
-def _on_path(D, ply, st):
-    """Whether the position ``st`` (to be at ``ply``, key in ``D.keys[ply, 0]``) repeats
-    a position at ``ply - 2``, ``ply - 4``, ... (same player to move)."""
-    key = D.keys[ply, 0]
-    for back in range(ply - 2, -1, -2):
-        if D.path_keys[back] == key:
-            same = True
-            for c in range(2):
-                for i in range(st.shape[1]):
-                    if D.stack[2 * back + c, i] != st[c, i]:
-                        same = False
-            if same:
-                return True
-    return False
-
-
 # --- the search ----------------------------------------------------------------------------
 @kernel
 def _expand(T, D, ply, side):
@@ -238,10 +207,10 @@ def _expand(T, D, ply, side):
                 else:
                     winner = side
             else:
-                _child_keys(T, D.keys, ply, side, cell, removed)
+                child_keys(T, D.keys, ply, side, cell, removed)
                 key, _ = _node_key(D, ply + 1)
                 D.ch_key[ply, nc] = key
-                if ply + 2 >= MAX_PLY or _on_path(D, ply + 1, child):
+                if ply + 2 >= MAX_PLY or repeats(D, ply + 1, child):
                     D.ch_flag[ply, nc] = TAINTED
                     D.ch_pn[ply, nc] = INF
                     D.ch_dn[ply, nc] = 0
@@ -318,8 +287,6 @@ def mid(T, D, ply, side, thpn, thdn):
         else:
             pn, dn = np.int64(INF), np.int64(0)
     else:
-        st = D.stack[2 * ply: 2 * ply + 2]
-        child = D.stack[2 * ply + 2: 2 * ply + 4]
         while True:
             # the node's numbers from its children's, and the child to search
             best = -1
@@ -360,10 +327,7 @@ def mid(T, D, ply, side, thpn, thdn):
                 cthdn = min(thdn, _grow(b2, eps))
                 cthpn = min(thpn - pn + other_best, np.int64(INF - 1))
             cell = D.ch_cell[ply, best]
-            for c in range(2):
-                bb_store(child, c, bb_load(st, c, T.zero))
-            _, removed = core.play(T, child, side, cell)
-            _child_keys(T, D.keys, ply, side, cell, removed)
+            enter_child(T, D, ply, side, cell)
             cpn, cdn, ctaint = mid(T, D, ply + 1, 1 - side, cthpn, cthdn)
             if D.stats[ABORTED]:
                 return np.int64(0), np.int64(0), False
@@ -474,8 +438,6 @@ def rewalk(T, D, ply, side, winner):
     skey = _seen_key(D, ply, winner)
     if _seen_has(D, skey):
         return 1
-    st = D.stack[2 * ply: 2 * ply + 2]
-    child = D.stack[2 * ply + 2: 2 * ply + 4]
     for attempt in range(2):
         nc, decided = _expand(T, D, ply, side)
         if decided >= 0:
@@ -496,10 +458,7 @@ def rewalk(T, D, ply, side, winner):
                     slot = _find(D, D.ch_key[ply, i])
                     if slot < 0 or not _solved_for(D, slot, winner):
                         continue
-                    for c in range(2):
-                        bb_store(child, c, bb_load(st, c, T.zero))
-                    _, removed = core.play(T, child, side, cell)
-                    _child_keys(T, D.keys, ply, side, cell, removed)
+                    enter_child(T, D, ply, side, cell)
                     r = rewalk(T, D, ply + 1, 1 - side, winner)
                     if r < 0:
                         return r
@@ -514,10 +473,7 @@ def rewalk(T, D, ply, side, winner):
                 if D.ch_flag[ply, i] == TAINTED:
                     return 0  # a repetition: not a finite win
                 cell = D.ch_cell[ply, i]
-                for c in range(2):
-                    bb_store(child, c, bb_load(st, c, T.zero))
-                _, removed = core.play(T, child, side, cell)
-                _child_keys(T, D.keys, ply, side, cell, removed)
+                enter_child(T, D, ply, side, cell)
                 r = rewalk(T, D, ply + 1, 1 - side, winner)
                 if r < 0:
                     return r

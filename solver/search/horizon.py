@@ -74,6 +74,7 @@ from ..bits import bb_any, bb_load, bb_store
 from ..core import kernel
 from ..position import COLORS, Position
 from . import alphabeta as ab
+from .path import child_keys, repeats
 from .alphabeta import (
     ABORTED, DEEPEST, DRAW, LOSS, MAX_PLY, NODES, OUT_OF_NODES, PATH_TOO_LONG, REASONS,
     TT_HITS, TT_STORES, UNKNOWN, VALUE_NAMES, WIN,
@@ -198,15 +199,8 @@ def win_within(T, H, ply, side, prover, depth):
     key = H.keys[ply, 0]
     H.path_keys[ply] = key
     # a repetition of a position on the path: a draw, so a failure of the prover
-    for back in range(ply - 2, -1, -2):
-        if H.path_keys[back] == key:
-            same = True
-            for c in range(2):
-                for i in range(T.w):
-                    if H.stack[2 * back + c, i] != st[c, i]:
-                        same = False
-            if same:
-                return FAIL, False
+    if repeats(H, ply, st):
+        return FAIL, False
     moves = core._moves_of_live(T, st, side)
     if not bb_any(moves):
         won = core.count(st, side) >= 2 and core.count(st, 1 - side) == 0
@@ -249,7 +243,7 @@ def win_within(T, H, ply, side, prover, depth):
             # the mover removed their own last stones
             k, clean = (FAIL if attack else 0), True
         else:
-            ab._child_keys(T, H.keys, ply, side, cell, removed)
+            child_keys(T, H.keys, ply, side, cell, removed)
             k, clean = win_within(T, H, ply + 1, 1 - side, prover, depth - 1)
             if H.stats[ABORTED]:
                 return FAIL, False
