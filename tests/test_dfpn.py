@@ -184,3 +184,10 @@ def test_the_three_searches_agree_on_3_4_endgames(seed):
     decided = {v for v in values.values() if v != "unknown"}
     assert values["dfpn"] != "unknown"
     assert len(decided) == 1, (str(pos), values)
+
+
+def test_a_spent_time_budget_gives_unknown_for_every_method():
+    pos = Position.start(Board.parse("3/4")).play("d3")
+    for method in ("dfpn", "alphabeta", "horizon"):
+        p = prove(pos, method=method, seconds=1e-9, tt_mb=1)
+        assert p.value == "unknown", method

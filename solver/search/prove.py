@@ -102,8 +102,10 @@ def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max
     reached = 0
     value, plies, line = "unknown", None, []
     depth = 0
+    k = None  # stays None when the budget is spent before a horizon is searched
     while depth <= max_depth and value == "unknown":
         for prover, name in ((me, "win"), (1 - me, "loss")):
+            k = None
             while True:
                 if budget.out():
                     break
