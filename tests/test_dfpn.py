@@ -191,3 +191,10 @@ def test_a_spent_time_budget_gives_unknown_for_every_method():
     for method in ("dfpn", "alphabeta", "horizon"):
         p = prove(pos, method=method, seconds=1e-9, tt_mb=1)
         assert p.value == "unknown", method
+
+
+def test_a_re_walk_longer_than_a_chunk_finishes():
+    # the empty 2/3 board's proof re-walks 239 positions: several chunks of 100
+    p = prove(Position.start(Board.parse("2/3")), chunk_nodes=100)
+    assert p.value == "win" and p.verified
+    assert p.stats["rewalked"] > 100

@@ -22,7 +22,7 @@ moves are mostly bad).  **1+epsilon** (Pawlewicz and Lew): the best child's thre
 subtree.  The table is 4-way bucketed; a new entry replaces the unsolved entry with the
 least work first, so solved entries and big subtrees stay.
 
-Python callers use :class:`Prover` (see :mod:`solver.search.prove`).
+Python callers use :func:`solver.search.prove.prove`.
 """
 
 from __future__ import annotations
@@ -266,10 +266,11 @@ def mid(T, D, ply, side, thpn, thdn):
     ``D.keys[ply]``, ``side`` to move, not finished) until its proof number reaches
     ``thpn`` or its disproof number ``thdn``.  Returns ``(pn, dn, tainted)``.  When the
     expansion budget runs out, ``D.stats[ABORTED]`` is set and nothing more is stored."""
-    D.stats[EXPANSIONS] += 1
-    if D.limits[MAX_EXPANSIONS] > 0 and D.stats[EXPANSIONS] > D.limits[MAX_EXPANSIONS]:
+    # the budget counts expansions and re-walked nodes together
+    if D.limits[MAX_EXPANSIONS] > 0 and D.stats[EXPANSIONS] + D.stats[REWALKED] >= D.limits[MAX_EXPANSIONS]:
         D.stats[ABORTED] = 1
         return np.int64(0), np.int64(0), False
+    D.stats[EXPANSIONS] += 1
     if ply > D.stats[DEEPEST]:
         D.stats[DEEPEST] = ply
     D.path_keys[ply] = D.keys[ply, 0]
@@ -430,10 +431,10 @@ def rewalk(T, D, ply, side, winner):
     legal reply at the other's, every leaf a finished game the winner has won, no
     position repeating one on the path.  An entry missing from the table (evicted) is
     searched again.  Returns 1 (checked), 0 (not a win) or -1 (the budget ran out)."""
-    D.stats[REWALKED] += 1
-    if D.limits[MAX_EXPANSIONS] > 0 and D.stats[EXPANSIONS] + D.stats[REWALKED] > D.limits[MAX_EXPANSIONS]:
+    if D.limits[MAX_EXPANSIONS] > 0 and D.stats[EXPANSIONS] + D.stats[REWALKED] >= D.limits[MAX_EXPANSIONS]:
         D.stats[ABORTED] = 1
         return -1
+    D.stats[REWALKED] += 1
     D.path_keys[ply] = D.keys[ply, 0]
     skey = _seen_key(D, ply, winner)
     if _seen_has(D, skey):

@@ -163,7 +163,7 @@ def _game_path(position: Position) -> list[tuple[np.ndarray, int]]:
 class _Budget:
     """Nodes and seconds left, shared by the stages of one :func:`prove`."""
 
-    def __init__(self, seconds, max_nodes, t0, progress, horizon=0):
+    def __init__(self, seconds, max_nodes, t0, progress):
         self.seconds, self.max_nodes, self.t0, self.progress = seconds, max_nodes, t0, progress
         self.spent = 0
 
@@ -188,7 +188,7 @@ class _Budget:
             size = min(size, rate * max(0.05, self.seconds - self.elapsed()))
         return int(min(cap, max(1_000, size)))
 
-    def report(self, done: int) -> None:
+    def report(self, done: int = 0) -> None:
         if self.progress is not None:
             self.progress({"nodes": self.spent + done, "seconds": self.elapsed(), "horizon": 0})
 
@@ -198,7 +198,6 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
     until it finishes; return its result, or None when the budget ran out."""
     from . import dfpn as F
 
-    base = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
     size = min(chunk_nodes, 20_000)
     while True:
         if budget.out():
@@ -207,21 +206,16 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
         if n <= 0:
             return None
         done = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
-        D.limits[F.MAX_EXPANSIONS] = done + n - int(D.stats[F.REWALKED])
+        D.limits[F.MAX_EXPANSIONS] = done + n  # expansions and re-walked nodes together
         D.stats[F.ABORTED] = 0
         t_chunk = time.perf_counter()
         r = step()
         took = time.perf_counter() - t_chunk
         size = budget.next_chunk(n, took, chunk_nodes)
-        now = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
-        budget.report(now - base)
+        budget.spent += int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED]) - done
+        budget.report(0)
         if not D.stats[F.ABORTED]:
-            budget.spent += now - base
             return r
-        # an aborted chunk counts whole (its last node was refused)
-        budget.spent += now - base - 1
-        base = now - 1
-        D.stats[F.EXPANSIONS] -= 1 if D.stats[F.EXPANSIONS] > D.limits[F.MAX_EXPANSIONS] else 0
 
 
 def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies) -> Proof:
