@@ -51,6 +51,7 @@ def main() -> None:
                   f"{info['nodes'] / max(info['seconds'], 1e-9):>10,.0f}/s", file=sys.stderr, flush=True)
 
     t0 = time.time()
+    revision = code_revision()  # of the code that runs, before anyone changes it
     try:
         p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
     except KeyboardInterrupt:
@@ -60,7 +61,7 @@ def main() -> None:
     ) + f" --time {args.time:g} --tt-mb {args.tt_mb:g}"
     record = {
         "position": str(pos), "board": pos.board.name, "to_move": pos.to_move,
-        "command": command, "version": __version__, "revision": code_revision(),
+        "command": command, "version": __version__, "revision": revision,
         "rules": RULES_VERSION, "python": platform.python_version(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
         **p.as_dict(),
