@@ -297,7 +297,7 @@ class _Checkpoint:
                 (self.status_dir / "lock").unlink(missing_ok=True)
                 self.status_dir.rmdir()
             except OSError:
-                pass
+                pass  # another solve's status files are still there: leave the folder to it
 
     def load(self) -> dict[str, dict]:
         """The recorded results of a matching checkpoint ({} when there is none)."""
