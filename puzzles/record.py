@@ -1,0 +1,446 @@
+"""Capture-in-N puzzle records: the :class:`Puzzle` dataclass, its JSON-lines files and
+its one-line EPD-like form.
+
+A puzzle is a position, the player to move X, a *target* stone of the opponent Y and a
+number ``n``: X must capture the target's group within ``n`` of its own moves.  Files
+``results/puzzles/<board>-c<n>.jsonl`` hold one JSON object per line::
+
+    {"id": "m23-c1-0001", "position": "2/1D1/4/L2/2 L", "target": "d2", "n": 1, ...}
+
+and the same puzzle fits on one line in the EPD-like form (``cm`` capture in N moves,
+``tg`` target, ``bm`` the key, ``id``)::
+
+    2/1D1/4/L2/2 L cm 1; tg d2; bm c1; id "m23-c1-0001";
+
+>>> p = Puzzle(id="m23-c1-0001", position="2/1D1/4/L2/2 L", target="d2", n=1)
+>>> p.to_epd()
+'2/1D1/4/L2/2 L cm 1; tg d2; id "m23-c1-0001";'
+>>> Puzzle.from_epd(p.to_epd()) == p
+True
+>>> p.task()
+'Light to move, capture the group at d2 in 1 move'
+>>> Puzzle.from_dict({"id": "x", "position": "2/1D1/4/L2/2 L", "target": "b1", "n": 1})
+Traceback (most recent call last):
+...
+puzzles.record.PuzzleFormatError: target b1 holds a Light stone, not a stone of Dark (the player not to move)
+
+Only the public API of :mod:`solver` is used (``Position``, ``Board``, the notation and
+``solver.files.write_atomic``); ``solver`` never imports this package.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import solver
+from solver import Position
+from solver.files import write_atomic
+
+__all__ = [
+    "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "REQUIRED",
+    "load_jsonl", "write_jsonl", "parse_puzzle_ref", "find_puzzle", "code_version",
+]
+
+#: the generators a record may name
+GENERATORS = ("sat", "baseline")
+
+#: the fields every record must have; the others have defaults (files to audit may lack a key)
+REQUIRED = ("id", "position", "target", "n")
+
+#: the standard fields, in the order :meth:`Puzzle.to_dict` writes them
+FIELDS = ("id", "position", "target", "n", "key", "line", "dual_free", "difficulty", "score",
+          "nodes", "generator", "version")
+
+_NAME = {"L": "Light", "D": "Dark"}
+_OTHER = {"L": "D", "D": "L"}
+# an id is one token that fits between the EPD quotes
+_ID_RE = re.compile(r'^[^\s";]+$')
+
+
+class PuzzleFormatError(ValueError):
+    """A puzzle record that is malformed or does not fit its position.
+
+    ``path`` and ``lineno`` say where the record came from, when it came from a file; the
+    message then starts with them: ``results/puzzles/6-7-c2.jsonl, line 3: ...``.
+    """
+
+    def __init__(self, what: str, path: str | os.PathLike | None = None, lineno: int | None = None):
+        self.what = what
+        self.path = None if path is None else str(path)
+        self.lineno = lineno
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}, line {lineno}: " if lineno is not None else f"{self.path}: "
+        elif lineno is not None:
+            where = f"line {lineno}: "
+        super().__init__(where + what)
+
+    def at(self, path: str | os.PathLike | None, lineno: int | None) -> "PuzzleFormatError":
+        """The same error, located in ``path`` at ``lineno``."""
+        return PuzzleFormatError(self.what, path, lineno)
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """One capture-in-N puzzle.
+
+    ``position`` is in the project's notation (:mod:`solver.notation`); ``target`` a point
+    holding a stone of the player *not* to move; ``key`` the unique first move (``None``
+    when not known, as in files still to audit); ``line`` the key, the defender's longest
+    resistance and the attacker's answers, as point names.  Fields outside :data:`FIELDS`
+    read from a file are kept in ``extra`` and written back.
+    """
+
+    id: str
+    position: str
+    target: str
+    n: int
+    key: str | None = None
+    line: tuple[str, ...] = ()
+    dual_free: bool = False
+    difficulty: int | None = None
+    score: float | None = None
+    nodes: int | None = None
+    generator: str | None = None
+    version: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # a list given for line would make the frozen record unhashable
+        object.__setattr__(self, "line", tuple(self.line))
+        object.__setattr__(self, "extra", dict(self.extra))
+
+    # -- reading the puzzle ---------------------------------------------------------------
+    def to_position(self) -> Position:
+        """The position of the puzzle (raises ``ValueError`` for bad notation)."""
+        return Position.parse(self.position)
+
+    @property
+    def attacker(self) -> str:
+        """The player to move, ``'L'`` or ``'D'``: the one who must capture."""
+        return self.position.split()[-1]
+
+    def target_group(self) -> frozenset[str]:
+        """The stones of the group that holds the target."""
+        pos = self.to_position()
+        for g in pos.groups(_OTHER[pos.to_move]):
+            if self.target in g:
+                return g
+        return frozenset()
+
+    def task(self) -> str:
+        """The task in words: ``'Light to move, capture the group at c3 in 2 moves'``."""
+        moves = "move" if self.n == 1 else "moves"
+        return f"{_NAME.get(self.attacker, self.attacker)} to move, capture the group at {self.target} in {self.n} {moves}"
+
+    def solution_text(self) -> str:
+        """The key and the line with move numbers of the attacker: ``'1. d4 e2 2. c5'``."""
+        if not self.line:
+            return self.key if self.key else ""
+        out = []
+        for i, m in enumerate(self.line):
+            out.append(f"{i // 2 + 1}. {m}" if i % 2 == 0 else m)
+        return " ".join(out)
+
+    # -- validation -----------------------------------------------------------------------
+    def validate(self) -> "Puzzle":
+        """Check the record against its position; return it with point names canonical.
+
+        Checks: the notation parses and the position is valid and not over, the target
+        holds a stone of the player not to move, ``n >= 1``, the key is a legal move, the
+        line is a legal sequence of moves from the position that starts with the key and
+        has at most ``2 n`` moves.  Raises :class:`PuzzleFormatError`.
+        """
+        _check_types(dataclasses.asdict(self))
+        try:
+            pos = self.to_position()
+        except ValueError as e:
+            raise PuzzleFormatError(f"bad position {self.position!r}: {e}") from None
+        if pos.outcome is not None:
+            raise PuzzleFormatError(f"the game is already over in {self.position!r} ({pos.outcome_reason})")
+        board = pos.board
+        x, y = pos.to_move, _OTHER[pos.to_move]
+
+        def canon(what: str, name: str) -> str:
+            try:
+                return board.name_of(board.index(name))
+            except ValueError:
+                raise PuzzleFormatError(f"{what} {name!r} is not a point of board {board.name}") from None
+
+        target = canon("target", self.target)
+        if target not in pos.stones(y):
+            held = f"holds a {_NAME[x]} stone" if target in pos.stones(x) else "is empty"
+            raise PuzzleFormatError(f"target {target} {held}, not a stone of {_NAME[y]} (the player not to move)")
+        key = None if self.key is None else canon("key", self.key)
+        if key is not None and key not in pos.legal_moves():
+            raise PuzzleFormatError(f"key {key} is not a legal move for {_NAME[x]} in {self.position!r}")
+        line = tuple(canon("line move", m) for m in self.line)
+        if line and key is not None and line[0] != key:
+            raise PuzzleFormatError(f"the line starts with {line[0]}, not with the key {key}")
+        if len(line) > 2 * self.n:
+            raise PuzzleFormatError(f"the line has {len(line)} moves, more than the {2 * self.n} of a capture in {self.n}")
+        p = pos
+        for i, m in enumerate(line):
+            try:
+                p = p.play(m)
+            except ValueError as e:
+                raise PuzzleFormatError(f"move {i + 1} of the line ({m}) is illegal: {e}") from None
+        return dataclasses.replace(self, target=target, key=key, line=line)
+
+    # -- JSON -----------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, check: bool = True) -> "Puzzle":
+        """A puzzle from a JSON object; ``check`` also validates it against its position
+        (:meth:`validate`).  Raises :class:`PuzzleFormatError`."""
+        if not isinstance(d, Mapping):
+            raise PuzzleFormatError(f"a puzzle is a JSON object, not {type(d).__name__}")
+        missing = [f for f in REQUIRED if f not in d]
+        if missing:
+            raise PuzzleFormatError(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+        _check_types(d)
+        known = {f: d[f] for f in FIELDS if f in d and not (d[f] is None and f in ("line", "dual_free"))}
+        if "line" in known:
+            known["line"] = tuple(known["line"])
+        if known.get("score") is not None:
+            known["score"] = float(known["score"])
+        extra = {k: v for k, v in d.items() if k not in FIELDS}
+        p = cls(**known, extra=extra)
+        return p.validate() if check else p
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the record: the standard fields in order, then ``extra``."""
+        d: dict[str, Any] = {f: getattr(self, f) for f in FIELDS}
+        d["line"] = list(self.line)
+        d.update((k, v) for k, v in self.extra.items() if k not in FIELDS)
+        return d
+
+    def to_json(self) -> str:
+        """One line of a ``.jsonl`` file (no newline)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    # -- EPD-like line --------------------------------------------------------------------
+    def to_epd(self, *, with_line: bool = False) -> str:
+        """``'<position> cm 2; tg c3; bm d4; id "m67-c2-0001";'`` (``bm`` only with a key;
+        ``with_line`` adds ``pv`` with the line)."""
+        ops = [f"cm {self.n}", f"tg {self.target}"]
+        if self.key is not None:
+            ops.append(f"bm {self.key}")
+        if with_line and self.line:
+            ops.append("pv " + " ".join(self.line))
+        ops.append(f'id "{self.id}"')
+        return f"{self.position} " + " ".join(op + ";" for op in ops)
+
+    @classmethod
+    def from_epd(cls, text: str, *, check: bool = True) -> "Puzzle":
+        """Parse the EPD-like form (opcodes ``cm``, ``tg``, ``bm``, ``id``, and ``pv``
+        for the line).  Raises :class:`PuzzleFormatError`."""
+        parts = text.strip().split(None, 2)
+        if len(parts) < 3:
+            raise PuzzleFormatError(f"an EPD line is '<rows> <side> cm N; tg POINT; ...', not {text.strip()!r}")
+        position = f"{parts[0]} {parts[1]}"
+        ops: dict[str, list[str]] = {}
+        for op in _split_ops(parts[2]):
+            code, *operands = op
+            if code not in _EPD_OPS:
+                raise PuzzleFormatError(f"unknown EPD opcode {code!r} (known: {', '.join(_EPD_OPS)})")
+            if code in ops:
+                raise PuzzleFormatError(f"EPD opcode {code} given twice")
+            if code != "pv" and len(operands) != 1:
+                raise PuzzleFormatError(f"EPD opcode {code} takes one operand, not {len(operands)}")
+            ops[code] = operands
+        for code in ("cm", "tg", "id"):
+            if code not in ops:
+                raise PuzzleFormatError(f"EPD line without opcode {code} ({_EPD_OPS[code]})")
+        try:
+            n = int(ops["cm"][0])
+        except ValueError:
+            raise PuzzleFormatError(f"cm (capture in N moves) must be a whole number, not {ops['cm'][0]!r}") from None
+        d: dict[str, Any] = {"id": ops["id"][0], "position": position, "target": ops["tg"][0], "n": n}
+        if "bm" in ops:
+            d["key"] = ops["bm"][0]
+        if "pv" in ops:
+            d["line"] = ops["pv"]
+        return cls.from_dict(d, check=check)
+
+
+_EPD_OPS = {"cm": "capture in N moves", "tg": "the target stone", "bm": "the key", "id": "the puzzle id",
+            "pv": "the line"}
+_EPD_TOKEN = re.compile(r'"([^"]*)"|([^\s;"]+)|(;)|(\S)')
+
+
+def _split_ops(text: str) -> list[list[str]]:
+    """``'cm 2; tg c3; id "x";'`` -> ``[['cm', '2'], ['tg', 'c3'], ['id', 'x']]``."""
+    ops: list[list[str]] = []
+    current: list[str] = []
+    for m in _EPD_TOKEN.finditer(text):
+        quoted, word, semi, bad = m.groups()
+        if bad is not None:
+            raise PuzzleFormatError(f"unbalanced quote in EPD operations {text!r}")
+        if semi is not None:
+            if not current:
+                raise PuzzleFormatError(f"empty EPD operation in {text!r}")
+            ops.append(current)
+            current = []
+        else:
+            current.append(quoted if quoted is not None else word)
+    if current:
+        raise PuzzleFormatError(f"EPD operation {' '.join(current)!r} is not ended by ';'")
+    return ops
+
+
+def _check_types(d: Mapping[str, Any]) -> None:
+    """Raise :class:`PuzzleFormatError` for a field of the wrong type or range."""
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise PuzzleFormatError(what)
+
+    v = d.get("id")
+    need(isinstance(v, str) and bool(_ID_RE.match(v)),
+         f"id must be a non-empty string without spaces, quotes or ';', not {v!r}")
+    need(isinstance(d.get("position"), str), f"position must be a string, not {d.get('position')!r}")
+    need(isinstance(d.get("target"), str), f"target must be a point name, not {d.get('target')!r}")
+    n = d.get("n")
+    need(is_int(n), f"n must be a whole number, not {n!r}")
+    need(n >= 1, f"n must be at least 1, not {n}")
+    need(d.get("key") is None or isinstance(d["key"], str), f"key must be a point name or null, not {d.get('key')!r}")
+    line = d.get("line")
+    need(line is None or (isinstance(line, (list, tuple)) and all(isinstance(m, str) for m in line)),
+         f"line must be a list of point names, not {line!r}")
+    need(d.get("dual_free") is None or isinstance(d["dual_free"], bool),
+         f"dual_free must be true or false, not {d.get('dual_free')!r}")
+    v = d.get("difficulty")
+    need(v is None or (is_int(v) and 1 <= v <= 5), f"difficulty must be a whole number from 1 to 5, not {v!r}")
+    v = d.get("score")
+    need(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == v),
+         f"score must be a number, not {v!r}")
+    v = d.get("nodes")
+    need(v is None or (is_int(v) and v >= 0), f"nodes must be a whole number >= 0, not {v!r}")
+    v = d.get("generator")
+    need(v is None or v in GENERATORS, f"generator must be one of {', '.join(GENERATORS)}, not {v!r}")
+    v = d.get("version")
+    need(v is None or isinstance(v, str), f"version must be a string, not {v!r}")
+
+
+# -- files ------------------------------------------------------------------------------
+def load_jsonl(path: str | os.PathLike, *, check: bool = True) -> list[Puzzle]:
+    """The puzzles of a JSON-lines file, in file order (blank lines are skipped).
+
+    Raises :class:`PuzzleFormatError` naming the file and line of the first bad record
+    (bad JSON, a missing field, a bad position, ..., or an id given twice), and
+    ``OSError`` if the file cannot be read.
+    """
+    puzzles: list[Puzzle] = []
+    seen: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            p = _parse_json_line(text, path, lineno, check=check)
+            if p.id in seen:
+                raise PuzzleFormatError(f"id {p.id} given twice (first on line {seen[p.id]})", path, lineno)
+            seen[p.id] = lineno
+            puzzles.append(p)
+    return puzzles
+
+
+def _parse_json_line(text: str, path: str | os.PathLike | None, lineno: int | None, *, check: bool) -> Puzzle:
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PuzzleFormatError(f"bad JSON: {e.msg} at column {e.colno}", path, lineno) from None
+    try:
+        return Puzzle.from_dict(d, check=check)
+    except PuzzleFormatError as e:
+        raise e.at(path, lineno) from None
+
+
+def write_jsonl(path: str | os.PathLike, puzzles: Iterable[Puzzle]) -> None:
+    """Write the puzzles one JSON object a line, atomically (never half a file)."""
+    text = "".join(p.to_json() + "\n" for p in puzzles)
+    write_atomic(path, text)
+
+
+def default_search_files(*roots: str | os.PathLike) -> list[Path]:
+    """The ``results/puzzles/*.jsonl`` files under each root (default: the current
+    folder, then the checkout this package lives in), without repeats."""
+    if not roots:
+        roots = (Path.cwd(), Path(__file__).resolve().parent.parent)
+    files: list[Path] = []
+    for root in roots:
+        for f in sorted((Path(root) / "results" / "puzzles").glob("*.jsonl")):
+            if f.resolve() not in {g.resolve() for g in files}:
+                files.append(f)
+    return files
+
+
+def find_puzzle(puzzle_id: str, search_files: Iterable[str | os.PathLike], *, check: bool = True) -> Puzzle:
+    """The puzzle with this id in the files; exactly one record may have it.
+
+    Lines that are not JSON objects are skipped here (they are not the one asked for;
+    loading the file reports them); the record found is validated with its file and line.
+    """
+    files = [Path(f) for f in search_files]
+    if not files:
+        raise PuzzleFormatError(f"no puzzle files to look up id {puzzle_id!r} in (results/puzzles/*.jsonl)")
+    hits: list[tuple[Path, int, str]] = []
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            for lineno, text in enumerate(fh, 1):
+                if puzzle_id not in text:
+                    continue  # cheap filter before parsing
+                try:
+                    d = json.loads(text)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(d, dict) and d.get("id") == puzzle_id:
+                    hits.append((f, lineno, text))
+    if not hits:
+        names = ", ".join(str(f) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        raise PuzzleFormatError(f"no puzzle with id {puzzle_id!r} in {names}")
+    if len(hits) > 1:
+        where = " and ".join(f"{f}, line {n}" for f, n, _ in hits[:2])
+        raise PuzzleFormatError(f"id {puzzle_id!r} is given more than once: {where}")
+    f, lineno, text = hits[0]
+    return _parse_json_line(text, f, lineno, check=check)
+
+
+def parse_puzzle_ref(text: str, search_files: Iterable[str | os.PathLike] | None = None, *,
+                     check: bool = True) -> Puzzle:
+    """A puzzle given as an EPD line, a JSON object, or an id looked up in
+    ``search_files`` (default :func:`default_search_files`)."""
+    t = text.strip()
+    if not t:
+        raise PuzzleFormatError("empty puzzle reference: give an id, an EPD line or a JSON object")
+    if t.startswith("{"):
+        return _parse_json_line(t, None, None, check=check)
+    if ";" in t:
+        return Puzzle.from_epd(t, check=check)
+    if _ID_RE.match(t):
+        return find_puzzle(t, default_search_files() if search_files is None else search_files, check=check)
+    raise PuzzleFormatError(f"{t!r} is neither a puzzle id, an EPD line ('<position> cm N; tg POINT; ...;') "
+                            "nor a JSON object")
+
+
+def code_version() -> str:
+    """The version of the code for records: ``'0.1.0+6d34ef3'`` (``-dirty`` when the
+    code has uncommitted changes; ``+unknown`` outside a git checkout)."""
+    top = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=top, capture_output=True,
+                              text=True, check=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "solver", "puzzles", "pyproject.toml"],
+                               cwd=top, capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return f"{solver.__version__}+unknown"
+    return f"{solver.__version__}+{head}" + ("-dirty" if dirty else "")
