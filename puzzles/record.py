@@ -127,6 +127,11 @@ class Puzzle:
         """The player to move, ``'L'`` or ``'D'``: the one who must capture."""
         return self.position.split()[-1]
 
+    @property
+    def defender(self) -> str:
+        """The player not to move, who owns the target."""
+        return _OTHER.get(self.attacker, "?")
+
     def target_group(self) -> frozenset[str]:
         """The stones of the group that holds the target."""
         pos = self.to_position()

@@ -384,12 +384,33 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
         )
 
 
+def _add_plugin_commands(group: click.Group) -> None:
+    """Add the click commands that installed packages register in the entry-point group
+    ``meridians.commands`` (``puzzles = "puzzles.cli:puzzles"``): they extend the command
+    without this package ever importing them."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="meridians.commands"):
+        if ep.name in group.commands:
+            continue  # a built-in command wins over a plugin of the same name
+        try:
+            command = ep.load()
+        except Exception as e:  # a broken plugin must not take the solver's commands down with it
+            click.echo(f"meridians: warning: command {ep.name!r} ({ep.value}) not loaded: {e}", err=True)
+            continue
+        group.add_command(command, ep.name)
+
+
+_add_plugin_commands(cli)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the command group, turning every user error into one line."""
     try:
         code = cli.main(args=argv, prog_name="meridians", standalone_mode=False)
     except click.UsageError as e:
-        hint = f" (see 'meridians {e.ctx.command.name} --help')" if e.ctx and e.ctx.command.name != "cli" else " (see 'meridians --help')"
+        # command_path names a subcommand of a group too ('meridians puzzles show')
+        hint = f" (see '{e.ctx.command_path} --help')" if e.ctx and e.ctx.parent else " (see 'meridians --help')"
         _fail(e.format_message() + hint)
     except click.Abort:
         click.echo("interrupted", err=True)
