@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 import subprocess
@@ -327,8 +328,8 @@ def _check_types(d: Mapping[str, Any]) -> None:
     v = d.get("difficulty")
     need(v is None or (is_int(v) and 1 <= v <= 5), f"difficulty must be a whole number from 1 to 5, not {v!r}")
     v = d.get("score")
-    need(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == v),
-         f"score must be a number, not {v!r}")
+    need(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)),
+         f"score must be a finite number, not {v!r}")
     v = d.get("nodes")
     need(v is None or (is_int(v) and v >= 0), f"nodes must be a whole number >= 0, not {v!r}")
     v = d.get("generator")
