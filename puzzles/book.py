@@ -8,7 +8,9 @@ clicked.  CSS and JavaScript are inline and a Content-Security-Policy forbids ev
 network request, so the page works from ``file://`` and offline.
 
 Cards carry ``data-id``, ``data-target``, ``data-n`` and ``data-key`` so that tests and
-scripts can find them; the solution block is ``.solution`` with ``.key`` and ``.line``.
+scripts can find them; the board is ``.board-view``; the solution block ``.solution`` holds
+``.solution-key``, ``.solution-line`` and the board after the key, ``.after-key`` (class
+names that the SVG's own classes, such as ``line`` and ``board``, do not clash with).
 
 >>> import tempfile
 >>> p = Puzzle(id="m23-c1-0001", position="2/1D1/4/L2/2 L", target="d2", n=1, key="b3", line=("b3",))
@@ -42,21 +44,21 @@ body { margin: 0; padding: 1.5rem; background: var(--page); color: var(--ink);
 header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 1rem; margin-bottom: 1rem; }
 h1 { font-size: 1.6rem; margin: 0; }
 .count { color: #7a6a50; }
-main { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 1.2rem; }
+main { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 1.2rem; align-items: start; }
 .card { background: var(--card); border: 1px solid var(--edge); border-radius: 10px; padding: 1rem;
         display: flex; flex-direction: column; gap: .5rem; }
 .card h2 { font-size: 1.05rem; margin: 0; font-family: Menlo, Consolas, monospace; }
 .task { margin: 0; font-weight: bold; }
-.board { cursor: pointer; border-radius: 6px; }
-.board:focus { outline: 2px solid var(--accent); }
-.board svg, .after svg { display: block; width: 100%; height: auto; }
+.board-view { cursor: pointer; border-radius: 6px; }
+.board-view:focus { outline: 2px solid var(--accent); }
+.board-view svg, .after-key svg { display: block; width: 100%; height: auto; }
 button { font: inherit; padding: .35rem .8rem; border: 1px solid var(--edge); border-radius: 6px;
          background: #f3ead7; color: var(--ink); cursor: pointer; align-self: flex-start; }
 button:hover { background: #ead9b8; }
 .solution { border-top: 1px dashed var(--edge); padding-top: .5rem; }
 .solution p { margin: .2rem 0; }
-.key b { color: var(--accent); font-size: 1.1rem; }
-.line { font-family: Menlo, Consolas, monospace; }
+.solution-key b { color: var(--accent); font-size: 1.1rem; }
+.solution-line { font-family: Menlo, Consolas, monospace; }
 footer { margin-top: 2rem; font-size: .85rem; color: #7a6a50; }
 """
 
@@ -78,7 +80,7 @@ _JS = """
     if (el) { toggle(el.closest(".card")); }
   });
   document.addEventListener("keydown", function (ev) {
-    var el = ev.target.closest && ev.target.closest(".board[data-reveal]");
+    var el = ev.target.closest && ev.target.closest(".board-view[data-reveal]");
     if (el && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); toggle(el.closest(".card")); }
   });
   var all = document.getElementById("toggle-all");
@@ -104,13 +106,13 @@ def _card(i: int, p: Puzzle) -> str:
     if p.key is not None:
         after = pos.play(p.key)
         marks = [p.target] if p.target in after.stones(p.defender) else []
-        after_html = (f'<div class="after" aria-label="the position after the key {e(p.key)}">'
+        after_html = (f'<div class="after-key" aria-label="the position after the key {e(p.key)}">'
                       f'{after.svg(marks=marks)}</div>')
-        key_html = f'<p class="key">Key: <b>{e(p.key)}</b></p>'
+        key_html = f'<p class="solution-key">Key: <b>{e(p.key)}</b></p>'
     else:
         after_html = ""
-        key_html = '<p class="key">Key: not recorded</p>'
-    line_html = f'<p class="line">Line: {e(p.solution_text())}</p>' if p.line else ""
+        key_html = '<p class="solution-key">Key: not recorded</p>'
+    line_html = f'<p class="solution-line">Line: {e(p.solution_text())}</p>' if p.line else ""
     facts = []
     if p.difficulty is not None:
         facts.append(f"difficulty {p.difficulty}/5")
@@ -123,7 +125,7 @@ def _card(i: int, p: Puzzle) -> str:
         f'data-n="{p.n}"{key_attr}>\n'
         f'<h2>{e(p.id)}</h2>\n'
         f'<p class="task">{e(p.task())}</p>\n'
-        f'<div class="board" data-reveal role="button" tabindex="0" '
+        f'<div class="board-view" data-reveal role="button" tabindex="0" '
         f'aria-label="board of {e(p.id)}; click for the solution">{board_svg}</div>\n'
         f'<button type="button" class="reveal" data-reveal aria-expanded="false" '
         f'aria-controls="solution-{i}">Show solution</button>\n'
