@@ -372,7 +372,17 @@ def _parse_json_line(text: str, path: str | os.PathLike | None, lineno: int | No
 
 
 def write_jsonl(path: str | os.PathLike, puzzles: Iterable[Puzzle]) -> None:
-    """Write the puzzles one JSON object a line, atomically (never half a file)."""
+    """Write the puzzles one JSON object a line, atomically (never half a file).
+
+    Raises :class:`PuzzleFormatError` for an id given twice (:func:`load_jsonl` would
+    refuse the file); nothing is written then.
+    """
+    puzzles = list(puzzles)
+    seen: set[str] = set()
+    for p in puzzles:
+        if p.id in seen:
+            raise PuzzleFormatError(f"id {p.id} given twice; not written", path)
+        seen.add(p.id)
     text = "".join(p.to_json() + "\n" for p in puzzles)
     write_atomic(path, text)
 
@@ -403,8 +413,7 @@ def find_puzzle(puzzle_id: str, search_files: Iterable[str | os.PathLike], *, ch
     for f in files:
         with open(f, encoding="utf-8") as fh:
             for lineno, text in enumerate(fh, 1):
-                if puzzle_id not in text:
-                    continue  # cheap filter before parsing
+                # every line is parsed: a substring test would miss ids that JSON escapes
                 try:
                     d = json.loads(text)
                 except json.JSONDecodeError:

@@ -14,6 +14,7 @@ import random
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,13 @@ def test_file_round_trip(tmp_path: Path) -> None:
     assert [p.id for p in load_jsonl(path)] == [p.id for p in ps]
     assert not [f for f in tmp_path.iterdir() if f.name.startswith(".tmp-")]  # no temporary file left
     assert find_puzzle(ps[5].id, [path]) == ps[5]
+    with pytest.raises(PuzzleFormatError, match="id m34-c1-0000 given twice; not written"):
+        write_jsonl(path, [ps[0], ps[1], ps[0]])
+    assert load_jsonl(path) == ps  # the file is as it was
+    # ids that JSON escapes are found too
+    odd = [replace(ps[0], id="a\\b"), replace(ps[1], id="caf\u00e9")]
+    path.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in odd), encoding="utf-8")  # ASCII escapes
+    assert find_puzzle("a\\b", [path]) == odd[0] and find_puzzle("caf\u00e9", [path]) == odd[1]
 
 
 def test_doctests() -> None:
