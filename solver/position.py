@@ -224,6 +224,11 @@ class Position:
         """A hashable identity of the position (board, stones, side)."""
         return (self.board.m, self._st.tobytes(), self._side)
 
+    def array(self) -> np.ndarray:
+        """A copy of the stones in the compiled kernels' layout (:mod:`solver.core`): a
+        ``(2, w)`` uint64 array, row 0 Light, row 1 Dark, one bit per cell."""
+        return self._st.copy()
+
     def zobrist(self) -> int:
         """The 64-bit Zobrist key of the position."""
         return int(self.zobrist_symmetric()[0])
