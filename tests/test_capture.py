@@ -19,6 +19,7 @@ The last test checks that a run of the module compared enough puzzles.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from unittest import mock
 
@@ -215,10 +216,12 @@ def test_fast_bad_questions():
 
 # -- 2. random positions ----------------------------------------------------------------------
 
-#: reference placements (calls of solver.reference.play) allowed per example
-BUDGET = 4000
+#: reference placements (calls of solver.reference.play) allowed per example for the
+#: verdicts, and per line for checking it
+BUDGET = 8000
+LINE_BUDGET = 3000
 #: the most empty points for which n = 2 and n = 3 are tried (n is lowered above them)
-MAX_EMPTY = {3: {2: 22, 3: 12}, 4: {2: 18, 3: 12}}
+MAX_EMPTY = {3: {2: 16, 3: 12}, 4: {2: 14, 3: 12}}
 
 
 class _OverBudget(Exception):
@@ -239,15 +242,34 @@ class _Budget:
         return self._play(*args)
 
 
-def live_position(board: Board, plies: int, seed: int) -> Position:
-    """The position after ``plies`` seeded random moves, or the last one before the game
-    ended (the same moves: ``random_position`` draws them from one seeded generator)."""
-    while plies > 0:
-        pos = random_position(board, plies, seed)
-        if pos.outcome is None:
-            return pos
-        plies -= 1
-    return Position.start(board)
+def empty_points(pos: Position) -> int:
+    return pos.board.size - len(pos.stones("L")) - len(pos.stones("D"))
+
+
+def random_game(board: Board, seed: int) -> list[Position]:
+    """The positions of the seeded random game that ``random_position`` plays (the same
+    generator and choices), from the empty board to its end."""
+    rng = random.Random(seed)
+    game = [Position.start(board)]
+    while game[-1].outcome is None and len(game) < 4 * board.size:
+        game.append(game[-1].play(rng.choice(game[-1].legal_moves())))
+    return game
+
+
+def puzzle_position(board: Board, plies: int, seed: int, most_empty: int) -> Position:
+    """A position of the seeded random game: after ``plies`` moves, or the last one
+    before the game ended; then played on until at most ``most_empty`` points are empty,
+    or the game would end.  The position is a fresh one: the line of the puzzle starts
+    there, and repetitions of the game before it do not count."""
+    game = random_game(board, seed)
+    live = [k for k, pos in enumerate(game) if pos.outcome is None]
+    k = max(j for j in live if j <= plies) if plies >= live[0] else live[0]
+    while empty_points(game[k]) > most_empty and k + 1 in live:
+        k += 1
+    pos = game[k]
+    assert pos == random_position(board, k, seed)
+    # the puzzle's line starts here: forget the game's history (its repetitions)
+    return Position(board, pos.stones("L"), pos.stones("D"), pos.to_move)
 
 
 def targets(pos: Position) -> list[str]:
@@ -256,7 +278,7 @@ def targets(pos: Position) -> list[str]:
     return [min(g, key=b.index) for g in pos.groups(other(pos.to_move))]
 
 
-def check_line(pos: Position, target: str, n: int, v, budget: _Budget | None) -> None:
+def check_line(pos: Position, target: str, n: int, v) -> None:
     """Replay the sound verdict's line: legal, at most n X moves, the target gone (or the
     defender without a move) at its end; each X move still forcing it (reference)."""
     line = list(v.line)
@@ -267,21 +289,24 @@ def check_line(pos: Position, target: str, n: int, v, budget: _Budget | None) ->
     cur = pos
     history = []
     x_moves = 0
+    budget = _Budget(LINE_BUDGET)
     for i, move in enumerate(line):
         assert target in cur.stones(other(x)), (str(pos), target, n, line, i)
         assert cur.outcome is None, (str(pos), target, n, line, i)
         assert move in cur.legal_moves(), (str(pos), target, n, line, i)
         if cur.to_move == x:
             x_moves += 1
-            if budget is not None:
+            if budget.left > 0:
                 light, dark, side = reference_of(cur)
                 try:
-                    ok = move_forces_capture(b, light, dark, side, t, b.index(move),
-                                             n - x_moves + 1, history)
+                    with mock.patch.object(R, "play", budget.play):
+                        ok = move_forces_capture(b, light, dark, side, t, b.index(move),
+                                                 n - x_moves + 1, history)
                 except _OverBudget:
-                    budget = None
+                    STATS["line steps unchecked"] += 1
                 else:
                     assert ok, (str(pos), target, n, line, i)
+                    STATS["line steps checked"] += 1
         history.append(reference_of(cur))
         cur = cur.play(move)
     assert x_moves <= n, (str(pos), target, n, line)
@@ -292,43 +317,43 @@ def check_line(pos: Position, target: str, n: int, v, budget: _Budget | None) ->
 
 def compare(m: int, seed: int, plies: int, n: int) -> None:
     board = Board.get(m)
-    pos = live_position(board, plies, seed)
+    pos = puzzle_position(board, plies, seed, MAX_EMPTY[m].get(n, board.size))
     if pos.outcome is not None or not pos.stones(other(pos.to_move)):
         return
-    empty = board.size - len(pos.stones("L")) - len(pos.stones("D"))
-    while n > 1 and empty > MAX_EMPTY[m][n]:
+    while n > 1 and empty_points(pos) > MAX_EMPTY[m][n]:
         n -= 1
     budget = _Budget(BUDGET)
-    with mock.patch.object(R, "play", budget.play):
-        for target in targets(pos):
-            fast = verify(pos, target, n)
-            assert fast.complete
-            try:
+    for target in targets(pos):
+        fast = verify(pos, target, n)
+        assert fast.complete
+        try:
+            with mock.patch.object(R, "play", budget.play):
                 ref = reference_verdict(pos, target, n)
-            except _OverBudget:
-                STATS["skipped"] += 1
-                ref = None
-            if ref is not None:
-                got = dict(keys=list(fast.keys), shorter=list(fast.shorter), sound=bool(fast.sound))
-                assert got == ref, (str(pos), target, n, got, ref)
-                STATS["compared"] += 1
-                STATS[f"compared n={n}"] += 1
-                STATS["with keys"] += bool(ref["keys"])
-                STATS["sound"] += ref["sound"]
-            if fast.sound:
-                check_line(pos, target, n, fast, budget if budget.left > 0 else None)
+        except _OverBudget:
+            STATS["skipped"] += 1
+            STATS[f"skipped n={n}"] += 1
+            ref = None
+        if ref is not None:
+            got = dict(keys=list(fast.keys), shorter=list(fast.shorter), sound=bool(fast.sound))
+            assert got == ref, (str(pos), target, n, got, ref)
+            STATS["compared"] += 1
+            STATS[f"compared n={n}"] += 1
+            STATS["with keys"] += bool(ref["keys"])
+            STATS["sound"] += ref["sound"]
+        if fast.sound:
+            check_line(pos, target, n, fast)
 
 
 @needs_fast
-@settings(max_examples=30)
+@settings(max_examples=80)
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(8, 40), n=st.integers(1, 3))
 def test_fast_matches_reference_3_4(seed, plies, n):
     compare(3, seed, plies, n)
 
 
 @needs_fast
-@settings(max_examples=20)
-@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(20, 80), n=st.integers(1, 3))
+@settings(max_examples=50)
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(20, 100), n=st.integers(1, 3))
 def test_fast_matches_reference_4_5(seed, plies, n):
     compare(4, seed, plies, n)
 
@@ -339,6 +364,7 @@ def test_enough_compared():
     if not STATS:
         pytest.skip("the random comparisons did not run")
     print(dict(STATS))
-    assert STATS["compared"] >= 60
-    assert STATS["with keys"] >= 5
-    assert STATS["compared n=2"] >= 5 and STATS["compared n=3"] >= 1
+    assert STATS["compared"] >= 150
+    assert STATS["with keys"] >= 10 and STATS["sound"] >= 3
+    assert STATS["compared n=2"] >= 10 and STATS["compared n=3"] >= 5
+    assert STATS["lines"] >= 3
