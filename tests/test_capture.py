@@ -38,7 +38,7 @@ from puzzles.reference import (
 )
 from solver import Board, Position
 from solver import reference as R
-from tests.refplay import random_position, reference_of
+from tests.refplay import random_position, reference_of, replay_line
 
 try:  # the fast verifier; the reference tests run without it
     from puzzles.capture import CaptureError, verify
@@ -205,6 +205,14 @@ def test_fast_on_hand_positions(pos, target, n):
 
 
 @needs_fast
+def test_fast_line_on_hand_position():
+    # P1 in one: the key a2, then any Dark reply, after which a1 is gone.
+    v = verify(P1, "a1", 1)
+    assert v.sound and v.line[0] == "a2" and len(v.line) == 2
+    check_line(P1, "a1", 1, v)
+
+
+@needs_fast
 def test_fast_bad_questions():
     with pytest.raises(CaptureError):
         verify(P1, "c3", 1)
@@ -312,6 +320,9 @@ def check_line(pos: Position, target: str, n: int, v) -> None:
     assert x_moves <= n, (str(pos), target, n, line)
     captured = target not in cur.stones(other(x))
     assert captured or cur.outcome == x, (str(pos), target, n, line, str(cur))
+    # the same line by the reference rules (every move checked legal there too)
+    result = replay_line(pos, line)
+    assert captured or result == x, (str(pos), target, n, line, result)
     STATS["lines"] += 1
 
 
