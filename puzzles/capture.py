@@ -25,15 +25,19 @@ exact cut:
 
 *Safe targets.*  A *segment* of the target group T is a line from one of its stones
 through one or more empty points to a stone of another Y group (its *partner*): exactly
-a path of T (RULES.md).  Take a family of segments with pairwise disjoint empty points,
-and for each member the *reserve* of its partner: empty points adjacent to the partner
-group, not adjacent to T and not on any segment of T.  If the family has k+1 members
-and every member's reserve has at least 2k points, X cannot capture T within k moves:
-Y answers every X move on a reserve point of a member X has not cut (legal: it touches
-a Y stone; harmless: it neither fills a segment nor touches T, and removes no group that
-keeps T alive).  An X stone fills the points of at most one member, X's own removals
-only free points, so after X's j-th move a member survives, and at most 2j-1 of its
-reserve points are taken; after X's k-th move and Y's answer, T still has a path.
+a path of T (RULES.md).  A *fresh line* is a line from a stone of T whose two nearest
+points are empty, the second not touching T: Y placing there makes a new path.  Take
+*items*, segments and fresh lines, whose points (a segment's empty points; a fresh
+line's two points) are pairwise disjoint, and give each a *reserve*: empty points
+adjacent to the partner group (for a fresh line, to its second point), not touching T
+and not on any segment or fresh line of T.  If there are k+1 items and every reserve
+has at least 2k points, X cannot capture T within k moves.  Y's answer to each X move:
+place on the second point of a fresh line X has not touched (legal: it sees T through
+the first point), or else on a reserve point of a surviving item (legal: it touches a Y
+stone).  Neither fills a point of another item or touches T, and no group that keeps T
+alive can be removed.  An X stone takes a point of at most one item and X's own removals
+only free points, so after X's j-th move an item survives and at most 2j-1 of its
+reserve points are taken; after each of Y's answers, T has a path.
 
 *Last reply.*  When Y makes the last reply (no X move follows), T survives if it has a
 segment and Y has a legal point off its segments and not touching it; the search then
@@ -106,6 +110,8 @@ class Capture(NamedTuple):
     seg_between: np.ndarray  # uint64 (6 * 64 w, w): scratch, the empty points of segments
     seg_partner: np.ndarray  # int32 (6 * 64 w,): scratch, the partner stone of segments
     seg_acc: np.ndarray      # uint64 (2, w): scratch, union of segments' points; vision
+    fresh: np.ndarray        # int32 (6 * 64 w, 2): scratch, fresh lines' two nearest points
+    nfresh: np.ndarray       # int32 (1,): how many
     order: np.ndarray        # int32 (_MAXP + 2, 64 w): move lists per ply, two scratch rows
     killers: np.ndarray      # int32 (_MAXP,): the last refutation found at each ply
 
@@ -142,7 +148,8 @@ def new_capture(t: core.Tables, tt_mb: float = 16, max_nodes: int = 0,
         np.full(size, -1, np.int16), np.zeros(4, np.int64),
         np.array([max_nodes, int(use_table), int(use_cut)], np.int64), np.zeros(1, np.uint64),
         adj, dirsign, np.zeros((6 * nbits, t.w), np.uint64), np.zeros(6 * nbits, np.int32),
-        np.zeros((2, t.w), np.uint64), np.zeros((_MAXP + 2, nbits), np.int32),
+        np.zeros((2, t.w), np.uint64), np.zeros((6 * nbits, 2), np.int32), np.zeros(1, np.int32),
+        np.zeros((_MAXP + 2, nbits), np.int32),
         np.full(_MAXP, -1, np.int32),
     )
 
@@ -174,6 +181,22 @@ def _group(T, S, own, cell):
 
 
 @kernel
+def _fresh(T, S, cells, d):
+    """Record the two cells of ``cells`` (empty points along direction ``d`` from the
+    target) nearest the target: Y placing on the second makes a new path."""
+    if S.dirsign[d]:
+        c1 = bb_lowest(cells)
+        c2 = bb_lowest(bb_clear_lowest(cells))
+    else:
+        c1 = bb_highest(cells)
+        c2 = bb_highest(bb_andnot(cells, bb_bit(T.zero, c1)))
+    i = S.nfresh[0]
+    S.fresh[i, 0] = c1
+    S.fresh[i, 1] = c2
+    S.nfresh[0] = i + 1
+
+
+@kernel
 def _segments(T, S, st, y, g):
     """The segments of ``y``'s group ``g``: their empty points into ``S.seg_between``,
     their partner stones into ``S.seg_partner``; ``S.seg_acc[0]`` = the union of their
@@ -182,6 +205,7 @@ def _segments(T, S, st, y, g):
     own = bb_load(st, y, T.zero)
     occ = bb_or(own, bb_load(st, 1 - y, T.zero))
     n = 0
+    S.nfresh[0] = 0
     union = T.zero
     vision = T.zero
     x = g
@@ -193,6 +217,8 @@ def _segments(T, S, st, y, g):
             ahead = bb_and(ray, occ)
             if not bb_any(ahead):
                 vision = bb_or(vision, ray)
+                if bb_popcount(ray) >= 2:
+                    _fresh(T, S, ray, d)
                 continue
             f = bb_lowest(ahead) if S.dirsign[d] else bb_highest(ahead)
             between = bb_andnot(bb_andnot(ray, bb_load(T.rays[d], f, T.zero)), bb_bit(T.zero, f))
@@ -202,6 +228,8 @@ def _segments(T, S, st, y, g):
                 S.seg_partner[n] = f
                 union = bb_or(union, between)
                 n += 1
+            elif bb_popcount(between) >= 2:
+                _fresh(T, S, between, d)
     bb_store(S.seg_acc, 0, union)
     bb_store(S.seg_acc, 1, vision)
     return n
@@ -209,15 +237,21 @@ def _segments(T, S, st, y, g):
 
 @kernel
 def _safe(T, S, st, y, g, k):
-    """Whether T = ``g`` provably survives ``k`` more X-moves: a family of k+1 disjoint
-    segments whose partners each have a reserve of 2k points (see the module text)."""
+    """Whether T = ``g`` provably survives ``k`` more X-moves: k+1 disjoint *items*,
+    segments whose partners have a reserve of 2k points and fresh lines whose second
+    point has one (see the module text)."""
     n = _segments(T, S, st, y, g)
-    if n < k + 1:
+    nf = S.nfresh[0]
+    if n + nf < k + 1:
         return False
     own = bb_load(st, y, T.zero)
     empty = bb_andnot(T.full, bb_or(own, bb_load(st, 1 - y, T.zero)))
-    union = bb_load(S.seg_acc, 0, T.zero)
     near_t = _around(T, S, g)
+    # every point of every item: no reserve point may lie on one
+    blocked = bb_or(bb_load(S.seg_acc, 0, T.zero), near_t)
+    for i in range(nf):
+        blocked = bb_or(blocked, bb_bit(T.zero, S.fresh[i, 0]))
+        blocked = bb_or(blocked, bb_bit(T.zero, S.fresh[i, 1]))
     # shortest segments first: they leave the most room for the others
     idx = S.order[_MAXP]       # two spare rows of the move lists serve as scratch
     size = S.order[_MAXP + 1]
@@ -237,9 +271,20 @@ def _safe(T, S, st, y, g, k):
         if bb_any(bb_and(between, taken)):
             continue
         z = _group(T, S, own, S.seg_partner[i])
-        reserve = bb_andnot(bb_andnot(bb_and(_around(T, S, z), empty), union), near_t)
+        reserve = bb_andnot(bb_and(_around(T, S, z), empty), blocked)
         if bb_popcount(reserve) >= 2 * k:
             taken = bb_or(taken, between)
+            members += 1
+            if members >= k + 1:
+                return True
+    for i in range(nf):
+        c1 = S.fresh[i, 0]
+        c2 = S.fresh[i, 1]
+        if bb_test(taken, c1) or bb_test(taken, c2) or bb_test(near_t, c2):
+            continue
+        reserve = bb_andnot(bb_and(bb_load(S.adj, c2, T.zero), empty), blocked)
+        if bb_popcount(reserve) >= 2 * k:
+            taken = bb_or(taken, bb_or(bb_bit(T.zero, c1), bb_bit(T.zero, c2)))
             members += 1
             if members >= k + 1:
                 return True
@@ -451,7 +496,7 @@ class Verdict(NamedTuple):
     keys: list          # first moves forcing the capture within n (names, board order)
     shorter: list       # first moves forcing it within n - 1
     sound: bool         # exactly one key and no shorter solution
-    line: list          # key, longest defence and X's answers (empty if no key)
+    line: list          # key, longest defence and X's answers (sound puzzles only)
     dual_free: bool     # X's move is unique at every later X turn of the line
     duals: list         # (ply, moves) where X had more than one move that works
     tempting: int       # failing first moves that leave the target with no path
@@ -579,8 +624,8 @@ def verify(
                        time.perf_counter() - t0, False)
     sound = len(keys) == 1 and not shorter
     main, duals = ([], [])
-    if line and keys:
-        main, duals = _main_line(t, S, position, x, tgt, n, keys[0] if sound else keys[0])
+    if line and sound:
+        main, duals = _main_line(t, S, position, x, tgt, n, keys[0])
         if S.stats[ABORTED]:
             return Verdict(keys, shorter, False, [], False, [], tempting, int(S.stats[NODES]),
                            time.perf_counter() - t0, False)

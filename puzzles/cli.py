@@ -111,6 +111,99 @@ def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
     click.echo(f"wrote {path} ({len(ps)} puzzle{'' if len(ps) == 1 else 's'})")
 
 
+@puzzles.command()
+@click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
+@click.option("--n", "n", type=click.IntRange(1, 8), required=True, help="Capture in this many moves.")
+@click.option("--count", type=click.IntRange(min=1), default=100, show_default=True, help="Puzzles to write.")
+@click.option("--method", type=click.Choice(["sat", "baseline"]), default="sat", show_default=True,
+              help="sat: reshape game positions with MaxSAT; baseline: game positions as they are.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games (a run is reproducible).")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="JSON-lines file (default results/puzzles/<board>-c<n>.jsonl); resumes from OUT.state.json.")
+def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None) -> None:
+    """Generate sound capture-in-N puzzles (every one proven by the exact verifier)."""
+    import time
+
+    from solver import Board
+
+    from .generate import generate as run
+
+    try:
+        board = Board.parse(board_name)
+    except ValueError as e:
+        fail(str(e))
+    out = out or f"results/puzzles/{board.name.replace('/', '-')}-c{n}.jsonl"
+    t0 = time.monotonic()
+    tty = sys.stderr.isatty()
+
+    def progress(st: dict) -> None:
+        rate = st["found"] / st["cpu_seconds"] * 60 if st["cpu_seconds"] else 0.0
+        line = (f"{st['kept']}/{count} kept, {st['found']} found ({st['found_dual_free']} dual-free) "
+                f"from {st['candidates']} candidates in {st['units']} positions; "
+                f"{rate:.1f} puzzles per CPU-minute, {time.monotonic() - t0:.0f} s")
+        click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
+
+    try:
+        st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: what was found is in {out}; the same command resumes", err=True)
+        sys.exit(130)
+    except (ValueError, OSError) as e:
+        fail(str(e))
+    if tty:
+        click.echo("", err=True)
+    click.echo(f"wrote {out}: {st['kept']} puzzles ({st['found']} found, "
+               f"{st['cpu_seconds']:.1f} CPU seconds)")
+
+
+@puzzles.command()
+@click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per puzzle.")
+@click.option("--max-nodes", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Node budget of each verification (0: none).")
+def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
+    """Re-verify every puzzle: list cooks (more than one key), shorter solutions, wrong
+    or missing keys and duals.  Exit 0 when every puzzle is sound with its recorded key,
+    1 otherwise."""
+    import json
+
+    from .capture import verify
+
+    ps = load_files(files)
+    bad = 0
+    for p in ps:
+        v = verify(p.to_position(), p.target, p.n, max_nodes=max_nodes)
+        problems = []
+        if not v.complete:
+            problems.append("undecided within the node budget")
+        else:
+            if not v.keys:
+                problems.append(f"no first move captures within {p.n}")
+            if len(v.keys) > 1:
+                problems.append(f"cooked: {len(v.keys)} keys ({' '.join(v.keys)})")
+            if v.shorter:
+                problems.append(f"shorter solution within {p.n - 1}: {' '.join(v.shorter)}")
+            if p.key is None:
+                problems.append("no key recorded")
+            elif v.keys and p.key not in v.keys:
+                problems.append(f"recorded key {p.key} does not work")
+        bad += bool(problems)
+        if as_json:
+            click.echo(json.dumps({
+                "id": p.id, "sound": v.complete and v.sound, "keys": v.keys, "shorter": bool(v.shorter),
+                "shorter_keys": v.shorter, "key": p.key, "key_ok": p.key in v.keys if p.key else False,
+                "dual_free": v.dual_free, "duals": [[i, m] for i, m in v.duals],
+                "nodes": v.nodes, "complete": v.complete, "problems": problems,
+            }))
+        else:
+            click.echo(f"{p.id}: {'ok' if not problems else '; '.join(problems)}"
+                       f"{' (dual-free)' if v.dual_free else ''}, {v.nodes} nodes")
+    if not as_json:
+        click.echo(f"{len(ps) - bad} of {len(ps)} puzzles sound with their recorded key")
+    sys.exit(1 if bad else 0)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the group on its own (``python -m puzzles.cli``); ``meridians puzzles`` is the
     usual way in."""

@@ -1,0 +1,237 @@
+"""Puzzle generators: the baseline and the SAT-backed one, with one driver.
+
+Both draw *seed positions* from seeded random games (midgame to endgame: a number of
+plies between 30% and 85% of the board's points) and offer *candidates* (a position and
+a target) to the exact verifier (:mod:`puzzles.capture`); only sound puzzles are kept.
+
+- **baseline**: every group of the player not to move in the seed position is a
+  candidate, as it stands.
+- **sat**: for each such group, :mod:`puzzles.sat` builds a small MaxSAT problem whose
+  solutions add a few stones of the attacker near the group so that the group is in
+  trouble (few paths and few ways to make new ones) while every defender group stays
+  alive; each solution is a candidate, and the verifier's verdict becomes new clauses.
+
+Work is cut into *units*, one seed position each, numbered from the run's seed: a unit
+always gives the same puzzles, so a run is reproducible and can resume at the first
+unit it has not finished.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from solver import Board, Position
+
+from . import capture
+from .record import Puzzle
+
+__all__ = ["BUDGET", "difficulty", "seed_position", "Found", "baseline_unit", "sat_unit", "run_unit"]
+
+#: node budget of one verification, by n: a candidate that needs more is dropped
+BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000}
+#: how many first moves and X-turn duals count as tempting, at most, in the score
+_TEMPTING_CAP = 8
+
+
+def difficulty(v: capture.Verdict, n: int) -> tuple[float, int]:
+    """(score, rating 1..5) of a sound puzzle.
+
+    The score adds the length (each X move beyond the first is worth 1), the verifier's
+    effort (log10 of its nodes, less 2: a thousand nodes is free) and the tempting first
+    moves (moves that leave the target with no path yet fail, 0.25 each, at most 8): a
+    long puzzle with a big tree and many plausible wrong tries is hard.  The rating cuts
+    the score at 1, 2, 3 and 4.
+    """
+    effort = max(0.0, math.log10(max(v.nodes, 1)) - 2.0)
+    score = (n - 1) + 0.5 * effort + 0.25 * min(v.tempting, _TEMPTING_CAP)
+    rating = 1 + sum(score >= cut for cut in (1.0, 2.0, 3.0, 4.0))
+    return round(score, 3), rating
+
+
+def seed_position(board: Board, unit_seed: int) -> Position | None:
+    """The position of a seeded random game after a seeded number of plies (30%-85% of
+    the points); None if the game ended first."""
+    rng = random.Random(unit_seed)
+    plies = rng.randint(int(0.3 * board.size), int(0.85 * board.size))
+    pos = Position.start(board)
+    for _ in range(plies):
+        moves = pos.legal_moves()
+        if not moves:
+            return None
+        pos = pos.play(rng.choice(moves))
+    return None if pos.outcome is not None else pos
+
+
+@dataclass
+class Found:
+    """What one unit produced: its sound puzzles (ids filled in later) and its effort."""
+
+    puzzles: list = field(default_factory=list)
+    candidates: int = 0
+    seconds: float = 0.0
+
+
+def _defender_targets(pos: Position) -> list[str]:
+    """One stone of each group of the player not to move (its first point by name)."""
+    y = "D" if pos.to_move == "L" else "L"
+    return [min(g, key=pos.board.index) for g in pos.groups(y)]
+
+
+def check(pos: Position, target: str, n: int, generator: str, version: str) -> tuple[Puzzle | None, str]:
+    """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
+    else None and why not: ``'escapes'`` (no capture within n), ``'cooked'`` (more than
+    one key), ``'shorter'`` (a capture within n - 1) or ``'budget'``.  A quick "can X
+    capture at all" search comes first: most candidates fail it at once."""
+    budget = BUDGET.get(n, BUDGET[max(BUDGET)])
+    quick = capture.capture_within(pos, target, n, max_nodes=budget)
+    if quick is None:
+        return None, "budget"
+    if not quick:
+        return None, "escapes"
+    if n > 1:
+        quicker = capture.capture_within(pos, target, n - 1, max_nodes=budget)
+        if quicker is None:
+            return None, "budget"
+        if quicker:
+            return None, "shorter"
+    v = capture.verify(pos, target, n, max_nodes=budget)
+    if not v.complete:
+        return None, "budget"
+    if v.shorter:
+        return None, "shorter"
+    if not v.sound:
+        return None, "cooked"
+    score, rating = difficulty(v, n)
+    return Puzzle(
+        id="", position=str(pos), target=target, n=n, key=v.keys[0], line=list(v.line),
+        dual_free=v.dual_free, difficulty=rating, score=score, nodes=v.nodes,
+        generator=generator, version=version,
+    ), "sound"
+
+
+def baseline_unit(board: Board, n: int, unit_seed: int, version: str) -> Found:
+    """Every defender group of one seed position, as it stands."""
+    t0 = time.process_time()
+    out = Found()
+    pos = seed_position(board, unit_seed)
+    if pos is not None:
+        for target in _defender_targets(pos):
+            out.candidates += 1
+            p, _ = check(pos, target, n, "baseline", version)
+            if p is not None:
+                out.puzzles.append(p)
+    out.seconds = time.process_time() - t0
+    return out
+
+
+def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6) -> Found:
+    """Every defender group of one seed position, reshaped by :mod:`puzzles.sat`."""
+    from . import sat  # python-sat loads only for this generator
+
+    t0 = time.process_time()
+    out = Found()
+    pos = seed_position(board, unit_seed)
+    if pos is not None:
+        for target in _defender_targets(pos):
+            with sat.Reshaper(pos, target, n) as shaper:
+                for _ in range(per_group):
+                    cand = shaper.next()
+                    if cand is None:
+                        break
+                    out.candidates += 1
+                    p, why = check(cand, target, n, "sat", version)
+                    if p is not None:
+                        out.puzzles.append(p)
+                        break  # one puzzle a group: the next would be a near copy
+                    shaper.learn(why)
+    out.seconds = time.process_time() - t0
+    return out
+
+
+def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str) -> Found:
+    """One unit of ``method`` ('sat' or 'baseline'); picklable for worker processes."""
+    board = Board.parse(board_name)
+    if method == "sat":
+        return sat_unit(board, n, unit_seed, version)
+    return baseline_unit(board, n, unit_seed, version)
+
+
+# --- the driver ----------------------------------------------------------------------------
+#: at most this share of a set may lack a dual-free main line
+MAX_DUAL_SHARE = 0.35
+
+
+def puzzle_id(board: Board, n: int, i: int) -> str:
+    """``m67-c2-0001``: board, n and the number in the set (from 1)."""
+    return f"m{board.m}{board.m + 1}-c{n}-{i:04d}"
+
+
+def generate(
+    board_name: str, n: int, count: int, out: str, *, method: str = "sat", jobs: int = 1,
+    seed: int = 0, batch: int | None = None, progress=None,
+) -> dict:
+    """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
+    ``out + '.state.json'``.  At most :data:`MAX_DUAL_SHARE` of the set lacks a dual-free
+    main line.  ``progress(state)`` is called after every batch of units.  Returns the
+    state: units done, candidates, CPU seconds, puzzles found and kept."""
+    import json
+    import os
+
+    from joblib import Parallel, delayed
+
+    from solver.files import write_atomic
+
+    from .record import code_version, load_jsonl, write_jsonl
+
+    board = Board.parse(board_name)
+    state_file = out + ".state.json"
+    state = {"board": board.name, "n": n, "method": method, "seed": seed, "units": 0,
+             "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0}
+    kept: list[Puzzle] = []
+    if os.path.exists(state_file):
+        with open(state_file) as f:
+            old = json.load(f)
+        same = all(old.get(k) == state[k] for k in ("board", "n", "method", "seed"))
+        if not same:
+            raise ValueError(
+                f"{state_file} records another run ({old.get('board')}, n={old.get('n')}, "
+                f"{old.get('method')}, seed {old.get('seed')}): remove it or pick another --out"
+            )
+        state.update(old)
+        kept = load_jsonl(out) if os.path.exists(out) else []
+    version = code_version()
+    seen = {(p.position, p.target) for p in kept}
+    batch = batch or max(4, 4 * jobs)
+    pool = Parallel(n_jobs=jobs, backend="loky") if jobs > 1 else None
+    while len(kept) < count:
+        units = range(state["units"], state["units"] + batch)
+        seeds = [seed * 1_000_003 + u for u in units]
+        if pool is None:
+            results = [run_unit(method, board.name, n, s, version) for s in seeds]
+        else:
+            results = pool(delayed(run_unit)(method, board.name, n, s, version) for s in seeds)
+        for r in results:
+            state["candidates"] += r.candidates
+            state["cpu_seconds"] += r.seconds
+            for p in r.puzzles:
+                if (p.position, p.target) in seen:
+                    continue
+                seen.add((p.position, p.target))
+                state["found"] += 1
+                state["found_dual_free"] += p.dual_free
+                duals = sum(not q.dual_free for q in kept)
+                if len(kept) < count and (p.dual_free or duals + 1 <= MAX_DUAL_SHARE * count):
+                    kept.append(dataclasses.replace(p, id=puzzle_id(board, n, len(kept) + 1)))
+        state["units"] += batch
+        state["kept"] = len(kept)
+        # the puzzles first, then the state that points past them: a kill between the
+        # two only repeats a batch
+        write_jsonl(out, kept)
+        write_atomic(state_file, json.dumps(state, indent=1) + "\n")
+        if progress is not None:
+            progress(state)
+    return state

@@ -1,0 +1,209 @@
+"""The SAT side of the generator: reshape a real position so that a group is in trouble.
+
+Given a seed position (from a game), the attacker X (the player to move) and a target
+group T of the defender Y, :class:`Reshaper` asks a MaxSAT solver (PySAT's RC2) for the
+fewest **added X stones** near T such that:
+
+1. **every Y group stays alive** (the player not to move never has a dead group, so the
+   position stays valid): for each Y group, one of its paths keeps all its empty points
+   free of added stones;
+2. **T is in trouble for n moves**: its surviving paths plus its surviving *fresh lines*
+   (a line from T whose two nearest points are empty, the second not touching T: where
+   Y makes a new path in one move) number at most ``n``.  This is the necessary
+   condition of the verifier's "safe target" cut (k+1 disjoint such items make T safe
+   from k moves), so a candidate that breaks it is not worth verifying; and, for
+   n >= 2, at least ``n`` (with fewer, a capture in fewer moves is likely);
+3. at most :data:`MAX_ADDED` stones are added.
+
+Variables: ``a_c`` for each empty point ``c`` of the window (points within two steps of
+T, and the points of T's paths and fresh lines): X adds a stone on ``c``.  A path or
+fresh line survives unless one of its points is added; a path with a point outside the
+window cannot be cut.  Surviving items get variables forced true by
+``(OR a_c) or u``, and a sequential-counter cardinality constraint bounds their sum.
+Soft clauses ``not a_c`` (weight 1) make RC2 return the fewest additions first: the
+candidate stays close to the real position.
+
+**Counterexample-guided loop.**  The verifier judges each candidate; its verdict
+becomes clauses (:meth:`Reshaper.learn`):
+
+- ``escapes`` (X cannot capture within n): the added stones were not enough; the next
+  candidate must add a stone outside that set (an attacker stone only takes paths away,
+  so a subset rarely helps);
+- ``shorter`` (a capture within n - 1): too easy; drop at least one of those stones;
+- ``cooked`` or ``budget``: block that exact set.
+"""
+
+from __future__ import annotations
+
+from pysat.card import CardEnc, EncType
+from pysat.examples.rc2 import RC2
+from pysat.formula import IDPool, WCNF
+
+from solver import Position
+
+__all__ = ["Reshaper", "MAX_ADDED", "paths_of", "fresh_lines_of"]
+
+#: at most this many attacker stones are added to a seed position
+MAX_ADDED = 3
+
+
+def _groups(pos: Position, color: str) -> list[set[int]]:
+    b = pos.board
+    return [{b.index(x) for x in g} for g in pos.groups(color)]
+
+
+def paths_of(board, group: set[int], own: set[int], occupied: set[int]) -> list[tuple[int, ...]]:
+    """The paths of ``group``: for each, the empty points between its two stones."""
+    out = []
+    for s in group:
+        for ray in board.rays[s]:
+            between = []
+            for p in ray:
+                if p in occupied:
+                    if between and p in own and p not in group:
+                        out.append(tuple(between))
+                    break
+                between.append(p)
+    return out
+
+
+def fresh_lines_of(board, group: set[int], occupied: set[int]) -> list[tuple[int, int]]:
+    """The fresh lines of ``group``: the two nearest points of each line from it that
+    are both empty, the second not touching the group."""
+    near = {q for s in group for q in board.neighbours[s]}
+    out = []
+    for s in group:
+        for ray in board.rays[s]:
+            if len(ray) >= 2 and ray[0] not in occupied and ray[1] not in occupied and ray[1] not in near:
+                out.append((ray[0], ray[1]))
+    return out
+
+
+class Reshaper:
+    """Candidates around one target, fewest added stones first (a context manager: it
+    owns a SAT solver)."""
+
+    def __init__(self, position: Position, target: str, n: int):
+        self.position = position
+        b = position.board
+        self.board = b
+        x, y = position.to_move, ("D" if position.to_move == "L" else "L")
+        self.x = x
+        own = {b.index(p) for p in position.stones(y)}
+        occupied = own | {b.index(p) for p in position.stones(x)}
+        groups = _groups(position, y)
+        t = b.index(target)
+        tgroup = next(g for g in groups if t in g)
+        # the window: empty points within two steps of T, plus T's paths and fresh lines
+        ring = set(tgroup)
+        for _ in range(2):
+            ring |= {q for p in ring for q in b.neighbours[p]}
+        tpaths = paths_of(b, tgroup, own, occupied)
+        tfresh = fresh_lines_of(b, tgroup, occupied)
+        window = {p for p in ring if p not in occupied}
+        for pts in tpaths + tfresh:
+            window.update(pts)
+        self.window = sorted(window)
+        pool = IDPool()
+        self.var = {p: pool.id(("a", p)) for p in self.window}
+        wcnf = WCNF()
+        self.ok = True
+        # 1. every Y group keeps a path
+        for gi, g in enumerate(groups):
+            ps = paths_of(b, g, own, occupied)
+            if any(any(p not in window for p in pts) for pts in ps):
+                continue  # a path the added stones cannot reach: the group stays alive
+            lits = []
+            for pi, pts in enumerate(ps):
+                s = pool.id(("s", gi, pi))
+                for p in pts:
+                    wcnf.append([-s, -self.var[p]])
+                lits.append(s)
+            if not lits:
+                self.ok = False  # cannot happen in a valid position
+            wcnf.append(lits)
+        # 2. at most n surviving items of T (paths and fresh lines)
+        items = []
+        for k, pts in enumerate(list(tpaths) + list(tfresh)):
+            u = pool.id(("u", k))
+            if any(p not in window for p in pts):
+                wcnf.append([u])
+            else:
+                wcnf.append([self.var[p] for p in pts] + [u])
+            items.append(u)
+        if len(items) > n:
+            card = CardEnc.atmost(lits=items, bound=n, vpool=pool, encoding=EncType.seqcounter)
+            for cl in card.clauses:
+                wcnf.append(cl)
+        # ... and at least n: with fewer, a capture in fewer moves is likely
+        if n > 1:
+            if len(items) < n:
+                self.ok = False
+            else:
+                card = CardEnc.atleast(lits=items, bound=n, vpool=pool, encoding=EncType.seqcounter)
+                for cl in card.clauses:
+                    wcnf.append(cl)
+        # 3. at most MAX_ADDED stones
+        if len(self.window) > MAX_ADDED:
+            card = CardEnc.atmost(lits=list(self.var.values()), bound=MAX_ADDED, vpool=pool,
+                                  encoding=EncType.seqcounter)
+            for cl in card.clauses:
+                wcnf.append(cl)
+        for v in self.var.values():
+            wcnf.append([-v], weight=1)
+        self.solver = RC2(wcnf) if self.ok else None
+        self.added: list[int] = []
+
+    def __enter__(self) -> "Reshaper":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.solver is not None:
+            self.solver.delete()
+            self.solver = None
+
+    def next(self) -> Position | None:
+        """The next candidate (None when there is none left)."""
+        while self.solver is not None:
+            model = self.solver.compute()
+            if model is None:
+                self.close()
+                return None
+            true = {v for v in model if v > 0}
+            self.added = [p for p in self.window if self.var[p] in true]
+            pos = self._build()
+            if pos is not None:
+                return pos
+            self._block()  # invalid after all (a rule the encoding does not model)
+        return None
+
+    def _build(self) -> Position | None:
+        b, pos = self.board, self.position
+        light = set(pos.stones("L"))
+        dark = set(pos.stones("D"))
+        names = {b.name_of(p) for p in self.added}
+        (light if self.x == "L" else dark).update(names)
+        try:
+            cand = Position(b, light, dark, self.x)
+        except ValueError:
+            return None
+        return None if cand.outcome is not None else cand
+
+    def _block(self) -> None:
+        added = set(self.added)
+        self.solver.add_clause([(-self.var[p] if p in added else self.var[p]) for p in self.window])
+
+    def learn(self, why: str) -> None:
+        """Turn the verifier's verdict on the last candidate into clauses."""
+        if self.solver is None:
+            return
+        added = set(self.added)
+        if why == "escapes":
+            self.solver.add_clause([self.var[p] for p in self.window if p not in added])
+        elif why == "shorter" and added:
+            self.solver.add_clause([-self.var[p] for p in added])
+        else:
+            self._block()
