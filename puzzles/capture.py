@@ -26,18 +26,21 @@ exact cut:
 *Safe targets.*  A *segment* of the target group T is a line from one of its stones
 through one or more empty points to a stone of another Y group (its *partner*): exactly
 a path of T (RULES.md).  A *fresh line* is a line from a stone of T whose two nearest
-points are empty, the second not touching T: Y placing there makes a new path.  Take
+points are empty, the second not touching T: Y placing there makes a new path.  Take m
 *items*, segments and fresh lines, whose points (a segment's empty points; a fresh
 line's two points) are pairwise disjoint, and give each a *reserve*: empty points
-adjacent to the partner group (for a fresh line, to its second point), not touching T
-and not on any segment or fresh line of T.  If there are k+1 items and every reserve
-has at least 2k points, X cannot capture T within k moves.  Y's answer to each X move:
-place on the second point of a fresh line X has not touched (legal: it sees T through
-the first point), or else on a reserve point of a surviving item (legal: it touches a Y
-stone).  Neither fills a point of another item or touches T, and no group that keeps T
-alive can be removed.  An X stone takes a point of at most one item and X's own removals
-only free points, so after X's j-th move an item survives and at most 2j-1 of its
-reserve points are taken; after each of Y's answers, T has a path.
+adjacent to the partner group (for a fresh line, to its second point), not touching T,
+not on any segment or fresh line of T, and not in another item's reserve.  Y's answer
+to each X move: place on the second point of a fresh line X has not touched (legal: it
+sees T through the first point), or else on a free reserve point of a surviving item
+(legal: it touches a Y stone).  Neither fills a point of another item or touches T, and
+no group that keeps T alive can be removed (a partner has a path to T).  An X stone
+takes a point of at most one item, or a reserve point, and X's own removals only free
+points.  So at Y's j-th answer, if X has cut c items, at least m - c items survive,
+and their reserves have lost at most (j - c) points to X and j - 1 to Y.  When, for
+every j <= k and c <= j, the m - c smallest reserves hold more than (j - c) + (j - 1)
+points, Y always has an answer and T has a path after each of them: X cannot capture T
+within k moves (m >= k + 1, so an item survives).
 
 *Last reply.*  When Y makes the last reply (no X move follows), T survives if it has a
 segment and Y has a legal point off its segments and not touching it; the search then
@@ -112,7 +115,7 @@ class Capture(NamedTuple):
     seg_acc: np.ndarray      # uint64 (2, w): scratch, union of segments' points; vision
     fresh: np.ndarray        # int32 (6 * 64 w, 2): scratch, fresh lines' two nearest points
     nfresh: np.ndarray       # int32 (1,): how many
-    order: np.ndarray        # int32 (_MAXP + 2, 64 w): move lists per ply, two scratch rows
+    order: np.ndarray        # int32 (_MAXP + 3, 64 w): move lists per ply, three scratch rows
     killers: np.ndarray      # int32 (_MAXP,): the last refutation found at each ply
 
 
@@ -149,7 +152,7 @@ def new_capture(t: core.Tables, tt_mb: float = 16, max_nodes: int = 0,
         np.array([max_nodes, int(use_table), int(use_cut)], np.int64), np.zeros(1, np.uint64),
         adj, dirsign, np.zeros((6 * nbits, t.w), np.uint64), np.zeros(6 * nbits, np.int32),
         np.zeros((2, t.w), np.uint64), np.zeros((6 * nbits, 2), np.int32), np.zeros(1, np.int32),
-        np.zeros((_MAXP + 2, nbits), np.int32),
+        np.zeros((_MAXP + 3, nbits), np.int32),
         np.full(_MAXP, -1, np.int32),
     )
 
@@ -237,9 +240,8 @@ def _segments(T, S, st, y, g):
 
 @kernel
 def _safe(T, S, st, y, g, k):
-    """Whether T = ``g`` provably survives ``k`` more X-moves: k+1 disjoint *items*,
-    segments whose partners have a reserve of 2k points and fresh lines whose second
-    point has one (see the module text)."""
+    """Whether T = ``g`` provably survives ``k`` more X-moves: disjoint *items*
+    (segments and fresh lines) with disjoint reserves large enough (module text)."""
     n = _segments(T, S, st, y, g)
     nf = S.nfresh[0]
     if n + nf < k + 1:
@@ -253,8 +255,9 @@ def _safe(T, S, st, y, g, k):
         blocked = bb_or(blocked, bb_bit(T.zero, S.fresh[i, 0]))
         blocked = bb_or(blocked, bb_bit(T.zero, S.fresh[i, 1]))
     # shortest segments first: they leave the most room for the others
-    idx = S.order[_MAXP]       # two spare rows of the move lists serve as scratch
+    idx = S.order[_MAXP]       # spare rows of the move lists serve as scratch
     size = S.order[_MAXP + 1]
+    res = S.order[_MAXP + 2]
     for i in range(n):
         idx[i] = i
         size[i] = bb_popcount(bb_load(S.seg_between, i, T.zero))
@@ -264,30 +267,55 @@ def _safe(T, S, st, y, g, k):
             idx[j - 1], idx[j] = idx[j], idx[j - 1]
             j -= 1
     taken = T.zero
-    members = 0
+    assigned = T.zero  # reserve points already given to an item: reserves are disjoint
+    m = 0
     for ii in range(n):
         i = idx[ii]
         between = bb_load(S.seg_between, i, T.zero)
         if bb_any(bb_and(between, taken)):
             continue
         z = _group(T, S, own, S.seg_partner[i])
-        reserve = bb_andnot(bb_and(_around(T, S, z), empty), blocked)
-        if bb_popcount(reserve) >= 2 * k:
-            taken = bb_or(taken, between)
-            members += 1
-            if members >= k + 1:
-                return True
+        reserve = bb_andnot(bb_andnot(bb_and(_around(T, S, z), empty), blocked), assigned)
+        taken = bb_or(taken, between)
+        assigned = bb_or(assigned, reserve)
+        res[m] = bb_popcount(reserve)
+        m += 1
     for i in range(nf):
         c1 = S.fresh[i, 0]
         c2 = S.fresh[i, 1]
         if bb_test(taken, c1) or bb_test(taken, c2) or bb_test(near_t, c2):
             continue
-        reserve = bb_andnot(bb_and(bb_load(S.adj, c2, T.zero), empty), blocked)
-        if bb_popcount(reserve) >= 2 * k:
-            taken = bb_or(taken, bb_or(bb_bit(T.zero, c1), bb_bit(T.zero, c2)))
-            members += 1
-            if members >= k + 1:
-                return True
+        reserve = bb_andnot(bb_andnot(bb_and(bb_load(S.adj, c2, T.zero), empty), blocked), assigned)
+        taken = bb_or(taken, bb_or(bb_bit(T.zero, c1), bb_bit(T.zero, c2)))
+        assigned = bb_or(assigned, reserve)
+        res[m] = bb_popcount(reserve)
+        m += 1
+    if m < k + 1:
+        return False
+    # reserves in increasing order; try the items with the largest reserves, as many as
+    # there are down to k + 1
+    for i in range(1, m):
+        j = i
+        while j > 0 and res[j - 1] > res[j]:
+            res[j - 1], res[j] = res[j], res[j - 1]
+            j -= 1
+    for use in range(m, k, -1):
+        lo = m - use  # the items used are res[lo:m]
+        ok = True
+        for j in range(1, k + 1):
+            for c in range(0, j + 1):
+                # X cut c items (the ones with the largest reserves) and put j - c
+                # stones on reserve points; Y put j - 1 stones there
+                left = 0
+                for r in range(lo, lo + use - c):
+                    left += res[r]
+                if left - (j - c) - (j - 1) < 1:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok:
+            return True
     return False
 
 

@@ -18,8 +18,9 @@ fewest **added X stones** near T such that:
 Variables: ``a_c`` for each empty point ``c`` of the window (points within two steps of
 T, and the points of T's paths and fresh lines): X adds a stone on ``c``.  A path or
 fresh line survives unless one of its points is added; a path with a point outside the
-window cannot be cut.  Surviving items get variables forced true by
-``(OR a_c) or u``, and a sequential-counter cardinality constraint bounds their sum.
+window cannot be cut.  Each item has a variable ``u`` equivalent to its survival
+(``(OR a_c) or u`` and ``not u or not a_c``), and sequential-counter cardinality
+constraints bound their sum from above and below.
 Soft clauses ``not a_c`` (weight 1) make RC2 return the fewest additions first: the
 candidate stays close to the real position.
 
@@ -129,7 +130,10 @@ class Reshaper:
             if any(p not in window for p in pts):
                 wcnf.append([u])
             else:
+                # u <-> no point of the item added: both ways, as both bounds use u
                 wcnf.append([self.var[p] for p in pts] + [u])
+                for p in pts:
+                    wcnf.append([-u, -self.var[p]])
             items.append(u)
         if len(items) > n:
             card = CardEnc.atmost(lits=items, bound=n, vpool=pool, encoding=EncType.seqcounter)

@@ -1,0 +1,158 @@
+"""The puzzle generators (:mod:`puzzles.generate`, :mod:`puzzles.sat`) and their driver.
+
+- every SAT candidate is a valid position that only adds at most MAX_ADDED attacker
+  stones on empty points, and the target has the number of paths plus fresh lines the
+  encoding asks for, counted here with the networkx reference (``solver.reference``);
+- the verdict clauses steer the next candidate as documented;
+- a unit is reproducible; every puzzle it yields is sound by the verifier and, for n = 1
+  on 4/5, by the reference twin too;
+- the driver writes ``count`` puzzles, resumes a run, refuses another run's state, and a
+  run stopped in its progress callback leaves a readable file.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from puzzles import generate as G
+from puzzles import sat
+from puzzles.capture import verify
+from puzzles.record import load_jsonl
+from puzzles.reference import reference_verdict
+from solver import Board, Position
+from solver import reference as R
+
+
+def _position(board: str, seed: int) -> Position:
+    """The first seed position from ``seed`` on whose game has not ended."""
+    while True:
+        pos = G.seed_position(Board.parse(board), seed)
+        if pos is not None:
+            return pos
+        seed += 1
+
+
+def _items(pos: Position, target: str) -> int:
+    """Paths of the target group (reference rules) plus its fresh lines."""
+    b = pos.board
+    y = "D" if pos.to_move == "L" else "L"
+    own = frozenset(b.index(p) for p in pos.stones(y))
+    other = frozenset(b.index(p) for p in pos.stones(pos.to_move))
+    group = next(g for g in R.groups(b, own) if b.index(target) in g)
+    paths = sum(1 for a, c in R.paths(b, own, other) if (a in group) != (c in group))
+    occupied = own | other
+    near = {q for s in group for q in b.neighbours[s]}
+    fresh = sum(
+        1 for s in group for ray in b.rays[s]
+        if len(ray) >= 2 and ray[0] not in occupied and ray[1] not in occupied and ray[1] not in near
+    )
+    return paths + fresh
+
+
+@pytest.mark.parametrize("board,n,seed", [("4/5", 1, 3), ("4/5", 2, 5), ("6/7", 2, 7), ("6/7", 3, 11)])
+def test_sat_candidates_keep_the_encoded_shape(board, n, seed):
+    pos = _position(board, seed)
+    x = pos.to_move
+    y = "D" if x == "L" else "L"
+    checked = 0
+    for target in G._defender_targets(pos):
+        with sat.Reshaper(pos, target, n) as shaper:
+            for _ in range(3):
+                cand = shaper.next()
+                if cand is None:
+                    break
+                checked += 1
+                added = cand.stones(x) - pos.stones(x)
+                assert cand.stones(y) == pos.stones(y)
+                assert pos.stones(x) <= cand.stones(x)
+                assert len(added) <= sat.MAX_ADDED
+                assert not added & (pos.stones(y) | pos.stones(x))
+                # valid: the defender, not to move, has no dead group (Position checked it)
+                assert cand.to_move == x and not cand.dead_groups(y)
+                k = _items(cand, target)
+                assert 1 <= k <= n and (n == 1 or k >= n)
+                shaper.learn("cooked")
+    assert checked > 0
+
+
+def test_learned_clauses_steer_the_next_candidate():
+    pos = _position("6/7", 7)
+    for target in G._defender_targets(pos):
+        with sat.Reshaper(pos, target, 2) as shaper:
+            first = shaper.next()
+            if first is None:
+                continue
+            before = set(shaper.added)
+            shaper.learn("escapes")
+            second = shaper.next()
+            if second is None:
+                continue
+            assert set(shaper.added) - before, "escapes: a stone outside the last set"
+            if shaper.added:
+                last = set(shaper.added)
+                shaper.learn("shorter")
+                third = shaper.next()
+                if third is not None:
+                    assert not last <= set(shaper.added), "shorter: one of those stones dropped"
+            return
+    pytest.fail("no target with two candidates")
+
+
+def test_units_are_reproducible_and_sound():
+    a = G.run_unit("sat", "4/5", 1, 12345, "test")
+    b = G.run_unit("sat", "4/5", 1, 12345, "test")
+    assert [p.to_dict() for p in a.puzzles] == [p.to_dict() for p in b.puzzles]
+    assert a.candidates >= len(a.puzzles)
+    found = a.puzzles + G.run_unit("baseline", "4/5", 1, 777, "test").puzzles
+    assert found, "these seeds give puzzles"
+    for p in found:
+        pos = p.to_position()
+        v = verify(pos, p.target, p.n)
+        assert v.sound and v.keys == [p.key]
+        ref = reference_verdict(pos, p.target, p.n)
+        assert ref["sound"] and ref["keys"] == [p.key]
+        assert 1 <= p.difficulty <= 5 and p.generator in ("sat", "baseline")
+
+
+def test_difficulty_grows_with_length_and_effort():
+    v = verify(Position.parse("3/1L2/5/4D1/4L/1L2/3 L"), "d5", 1)
+    low = G.difficulty(v._replace(nodes=10, tempting=0), 1)
+    assert low == (0.0, 1)
+    assert G.difficulty(v._replace(nodes=10, tempting=0), 3)[0] > low[0]
+    assert G.difficulty(v._replace(nodes=10**6, tempting=0), 1)[0] > low[0]
+    assert G.difficulty(v._replace(nodes=10, tempting=4), 1)[0] > low[0]
+    assert G.difficulty(v._replace(nodes=10**8, tempting=50), 5)[1] == 5
+
+
+def test_driver_writes_resumes_and_refuses_another_run(tmp_path):
+    out = str(tmp_path / "s.jsonl")
+    st = G.generate("4/5", 1, 3, out, seed=9)
+    first = load_jsonl(out)
+    assert len(first) == 3 and st["kept"] == 3
+    assert [p.id for p in first] == ["m45-c1-0001", "m45-c1-0002", "m45-c1-0003"]
+    st2 = G.generate("4/5", 1, 8, out, seed=9)
+    more = load_jsonl(out)
+    assert len(more) == 8 and st2["units"] > st["units"]
+    assert [p.to_dict() for p in more[:3]] == [p.to_dict() for p in first]
+    assert len({(p.position, p.target) for p in more}) == 8
+    with pytest.raises(ValueError, match="records another run"):
+        G.generate("4/5", 1, 8, out, seed=10)
+    state = json.loads((tmp_path / "s.jsonl.state.json").read_text())
+    assert state["found"] >= 8 and state["cpu_seconds"] > 0
+
+
+def test_a_run_stopped_between_batches_leaves_a_readable_file(tmp_path):
+    out = str(tmp_path / "s.jsonl")
+
+    def stop(state):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        G.generate("4/5", 1, 50, out, seed=3, progress=stop)
+    kept = load_jsonl(out)
+    state = json.loads((tmp_path / "s.jsonl.state.json").read_text())
+    assert state["kept"] == len(kept) and state["units"] > 0
+    G.generate("4/5", 1, len(kept) + 2, out, seed=3)
+    assert len(load_jsonl(out)) == len(kept) + 2
