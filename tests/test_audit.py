@@ -1,0 +1,100 @@
+"""``meridians puzzles audit`` and the committed puzzle sets.
+
+The audit must catch what a puzzle book can get wrong: a planted cook (a second key), a
+shorter solution, a recorded key that does not work, a missing key.  Every committed
+file of results/puzzles/ is well formed, names its n and board, has unique ids and at
+least 60% dual-free puzzles; a seeded sample of each is re-verified here (the whole
+audit is ``meridians puzzles audit results/puzzles/*.jsonl``, minutes, not a test).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from puzzles import generate as G
+from puzzles.capture import verify
+from puzzles.record import Puzzle, load_jsonl, write_jsonl
+from solver import Board
+from solver.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SETS = sorted((ROOT / "results" / "puzzles").glob("*.jsonl"))
+
+
+def _first(board: str, n: int, why: str, seed: int = 100) -> tuple:
+    """The first candidate (position, target, verdict) of the seeded positions whose
+    check gives ``why``."""
+    b = Board.parse(board)
+    for s in range(seed, seed + 400):
+        pos = G.seed_position(b, s)
+        if pos is None:
+            continue
+        for target in G._defender_targets(pos):
+            _, got = G.check(pos, target, n, "baseline", "test")
+            if got == why:
+                return pos, target, verify(pos, target, n)
+    pytest.fail(f"no {why} candidate in 400 seeds")
+
+
+def _audit(tmp_path, puzzles: list[Puzzle]) -> tuple[int, list[dict]]:
+    f = tmp_path / "a.jsonl"
+    write_jsonl(f, puzzles)
+    r = CliRunner().invoke(cli, ["puzzles", "audit", "--json", str(f)])
+    return r.exit_code, [json.loads(line) for line in r.output.splitlines()]
+
+
+def test_audit_catches_a_planted_cook_a_shorter_solution_and_bad_keys(tmp_path):
+    pos, target, v = _first("4/5", 1, "cooked")
+    assert len(v.keys) >= 2
+    cook = Puzzle(id="cook", position=str(pos), target=target, n=1, key=v.keys[0])
+    good_pos, good_target, good = _first("4/5", 1, "sound")
+    sound = Puzzle(id="good", position=str(good_pos), target=good_target, n=1, key=good.keys[0])
+    too_long = Puzzle(id="long", position=str(good_pos), target=good_target, n=2, key=good.keys[0])
+    wrong = next(m for m in good_pos.legal_moves() if m != good.keys[0])
+    wrong_key = Puzzle(id="wrong", position=str(good_pos), target=good_target, n=1, key=wrong)
+    no_key = Puzzle(id="nokey", position=str(good_pos), target=good_target, n=1)
+    code, rows = _audit(tmp_path, [sound, cook, too_long, wrong_key, no_key])
+    assert code == 1
+    by = {r["id"]: r for r in rows}
+    assert by["good"]["sound"] and by["good"]["keys"] == [good.keys[0]] and not by["good"]["problems"]
+    assert not by["cook"]["sound"] and by["cook"]["keys"] == v.keys
+    assert any("cooked" in p for p in by["cook"]["problems"])
+    assert by["long"]["shorter"] and not by["long"]["sound"]
+    assert any("recorded key" in p for p in by["wrong"]["problems"]) and not by["wrong"]["key_ok"]
+    assert any("no key" in p for p in by["nokey"]["problems"])
+    # the sound puzzle alone passes
+    code, _ = _audit(tmp_path, [sound])
+    assert code == 0
+
+
+def test_audit_text_output_and_bad_file(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "position": "2/3/4/3/2 L", "target": "a1", "n": 1}\n')
+    r = CliRunner().invoke(cli, ["puzzles", "audit", str(bad)])
+    assert r.exit_code == 2 and "line 1" in r.output
+
+
+@pytest.mark.skipif(not SETS, reason="no committed puzzle sets")
+@pytest.mark.parametrize("path", SETS, ids=[p.name for p in SETS])
+def test_committed_set(path):
+    ps = load_jsonl(path)
+    board, n = path.stem.rsplit("-c", 1)
+    n = int(n)
+    assert ps and all(p.n == n for p in ps)
+    assert all(p.to_position().board.name == board.replace("-", "/") for p in ps)
+    assert len({p.id for p in ps}) == len(ps)
+    assert len({(p.position, p.target) for p in ps}) == len(ps)
+    assert sum(p.dual_free for p in ps) >= 0.6 * len(ps)
+    assert all(p.key and p.line and p.line[0] == p.key and p.version for p in ps)
+    # a seeded sample, re-verified (cheap ones: the whole audit runs outside the tests)
+    rng = random.Random(path.name)
+    cheap = [p for p in ps if p.nodes <= 20_000] or ps[:1]
+    for p in rng.sample(cheap, min(4, len(cheap))):
+        v = verify(p.to_position(), p.target, p.n)
+        assert v.sound and v.keys == [p.key], p.id
+        assert v.dual_free == p.dual_free and v.line == list(p.line), p.id
