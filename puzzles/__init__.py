@@ -1,1 +1,13 @@
-"""Capture-in-N puzzles: exact verifier, SAT encodings and generators (issues to come)."""
+"""Capture-in-N puzzles for Meridians.
+
+- :mod:`puzzles.capture`: the exact verifier (every first move that captures within N
+  and N-1, the main line, its duals);
+- :mod:`puzzles.reference`: its slow twin on the networkx rules, for the tests;
+- :mod:`puzzles.sat`: MaxSAT reshaping of seed positions (PySAT's RC2);
+- :mod:`puzzles.generate`: the baseline and SAT generators and the resumable driver;
+- :mod:`puzzles.record`: the puzzle record, its JSON-lines files and EPD-like line;
+- :mod:`puzzles.book`: the HTML puzzle book;
+- :mod:`puzzles.cli`: ``meridians puzzles generate|audit|show|book``.
+
+This package uses only the public API of :mod:`solver`; ``solver`` never imports it.
+"""
