@@ -500,6 +500,19 @@ def _first_move(T, S, x, tgt, cell, k) -> int:
 
 
 @kernel
+def _zone_at(T, S, ply, y, tgt):
+    """(the points of the paths of ``y``'s group on ``tgt``, every point that touches
+    it or lies on one of its lines): the moves a solver tries first."""
+    st = S.stack[2 * ply: 2 * ply + 2]
+    own = bb_load(st, y, T.zero)
+    g = _group(T, S, own, tgt)
+    _segments(T, S, st, y, g)
+    segs = bb_load(S.seg_acc, 0, T.zero)
+    zone = bb_or(bb_or(segs, bb_load(S.seg_acc, 1, T.zero)), _around(T, S, g))
+    return segs, zone
+
+
+@kernel
 def _no_path_at(T, S, ply, y, tgt):
     """Whether ``y``'s group on ``tgt`` at ``ply`` exists and has no path."""
     st = S.stack[2 * ply: 2 * ply + 2]
@@ -527,7 +540,9 @@ class Verdict(NamedTuple):
     line: list          # key, longest defence and X's answers (sound puzzles only)
     dual_free: bool     # X's move is unique at every later X turn of the line
     duals: list         # (ply, moves) where X had more than one move that works
-    tempting: int       # failing first moves that leave the target with no path
+    tempting: int       # natural tries that fail: first moves on the target's paths or
+                        # lines or touching it
+    quiet: bool         # the key cuts none of the target's paths
     nodes: int
     seconds: float
     complete: bool      # False when the node budget ran out (then nothing is proven)
@@ -629,6 +644,8 @@ def verify(
     keys, shorter = [], []
     tempting = 0
     aborted = False
+    segs, zone = _zone_at(t, S, 0, 1 - x, tgt)
+    on = lambda bb, c: (int(bb[c >> 6]) >> (c & 63)) & 1  # noqa: E731
     names = position.legal_moves()
     cells = [int(t.cell_of[position.board.index(m)]) for m in names]
     for name, cell in zip(names, cells):
@@ -645,26 +662,21 @@ def verify(
                     break
                 if r2 & SUCC:
                     shorter.append(name)
-        elif _leaves_no_path(t, S, x, tgt):
+        elif on(zone, cell):
             tempting += 1
     if aborted:
-        return Verdict([], [], False, [], False, [], 0, int(S.stats[NODES]),
+        return Verdict([], [], False, [], False, [], 0, False, int(S.stats[NODES]),
                        time.perf_counter() - t0, False)
+    quiet = bool(keys) and not on(segs, cells[names.index(keys[0])])
     sound = len(keys) == 1 and not shorter
     main, duals = ([], [])
     if line and sound:
         main, duals = _main_line(t, S, position, x, tgt, n, keys[0])
         if S.stats[ABORTED]:
-            return Verdict(keys, shorter, False, [], False, [], tempting, int(S.stats[NODES]),
+            return Verdict(keys, shorter, False, [], False, [], tempting, quiet, int(S.stats[NODES]),
                            time.perf_counter() - t0, False)
-    return Verdict(keys, shorter, sound, main, sound and not duals, duals, tempting,
+    return Verdict(keys, shorter, sound, main, sound and not duals, duals, tempting, quiet,
                    int(S.stats[NODES]), time.perf_counter() - t0, True)
-
-
-def _leaves_no_path(t, S, x, tgt) -> bool:
-    """After the first move just tried (at ply 1), the target group has no path: the
-    move looks like it works."""
-    return bool(_no_path_at(t, S, 1, 1 - x, tgt))
 
 
 def _min_x(t, S, ply, x, tgt, kmax) -> int:

@@ -33,21 +33,21 @@ __all__ = ["BUDGET", "difficulty", "seed_position", "Found", "baseline_unit", "s
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
 BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000}
-#: how many first moves and X-turn duals count as tempting, at most, in the score
-_TEMPTING_CAP = 8
+#: how many failing natural tries count, at most, in the score
+_TEMPTING_CAP = 12
 
 
 def difficulty(v: capture.Verdict, n: int) -> tuple[float, int]:
     """(score, rating 1..5) of a sound puzzle.
 
     The score adds the length (each X move beyond the first is worth 1), the verifier's
-    effort (log10 of its nodes, less 2: a thousand nodes is free) and the tempting first
-    moves (moves that leave the target with no path yet fail, 0.25 each, at most 8): a
-    long puzzle with a big tree and many plausible wrong tries is hard.  The rating cuts
-    the score at 1, 2, 3 and 4.
+    effort (half the log10 of its nodes beyond a hundred), the *natural tries* that fail
+    (first moves on the target's paths or lines or touching it: 0.15 each, at most 12)
+    and 1 for a *quiet* key (one that cuts none of the target's present paths).  The
+    rating cuts the score at 1, 2, 3 and 4.
     """
     effort = max(0.0, math.log10(max(v.nodes, 1)) - 2.0)
-    score = (n - 1) + 0.5 * effort + 0.25 * min(v.tempting, _TEMPTING_CAP)
+    score = (n - 1) + 0.5 * effort + 0.15 * min(v.tempting, _TEMPTING_CAP) + (1.0 if v.quiet else 0.0)
     rating = 1 + sum(score >= cut for cut in (1.0, 2.0, 3.0, 4.0))
     return round(score, 3), rating
 

@@ -2,6 +2,7 @@
 
     python scripts/make_puzzles.py --jobs 2                 # every set below, resumable
     python scripts/make_puzzles.py --only 6/7:3 --jobs 2    # one set
+    python scripts/make_puzzles.py --summary                # a table of the sets as they stand
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` with its board, n and
 count, written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
@@ -27,7 +28,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", action="append", default=[], help="board:n, such as 6/7:3 (repeatable)")
+    ap.add_argument("--summary", action="store_true", help="print a table of the sets and stop")
     args = ap.parse_args()
+    if args.summary:
+        return summary()
     for board, n, count in SETS:
         if args.only and f"{board}:{n}" not in args.only:
             continue
@@ -37,6 +41,34 @@ def main() -> int:
         rc = subprocess.call(cmd)
         if rc:
             return rc
+    return 0
+
+
+def summary() -> int:
+    """Per set: puzzles, dual-free share, ratings 1-5, empty points, and the generator's
+    yield from its state file (puzzles found per CPU-minute of the units)."""
+    import json
+    from collections import Counter
+    from pathlib import Path
+
+    from puzzles.record import load_jsonl
+
+    print("| set | puzzles | dual-free | rating 1/2/3/4/5 | empty points (min/median/max) | found | CPU s | found per CPU-minute |")
+    print("|---|---|---|---|---|---|---|---|")
+    for board, n, _ in SETS:
+        f = Path("results/puzzles") / f"{board.replace('/', '-')}-c{n}.jsonl"
+        if not f.exists():
+            continue
+        ps = load_jsonl(f)
+        st = json.loads(Path(str(f) + ".state.json").read_text())
+        ratings = Counter(p.difficulty for p in ps)
+        empty = sorted(p.to_position().board.size - len(p.to_position().stones("L")) - len(p.to_position().stones("D"))
+                       for p in ps)
+        dual = sum(p.dual_free for p in ps)
+        print(f"| {board} c{n} | {len(ps)} | {dual} ({100 * dual / len(ps):.0f}%) | "
+              f"{'/'.join(str(ratings.get(r, 0)) for r in range(1, 6))} | "
+              f"{empty[0]}/{empty[len(empty) // 2]}/{empty[-1]} | {st['found']} | {st['cpu_seconds']:.0f} | "
+              f"{st['found'] / st['cpu_seconds'] * 60:.1f} |")
     return 0
 
 

@@ -118,12 +118,13 @@ def test_units_are_reproducible_and_sound():
 
 def test_difficulty_grows_with_length_and_effort():
     v = verify(Position.parse("3/1L2/5/4D1/4L/1L2/3 L"), "d5", 1)
-    low = G.difficulty(v._replace(nodes=10, tempting=0), 1)
+    low = G.difficulty(v._replace(nodes=10, tempting=0, quiet=False), 1)
     assert low == (0.0, 1)
-    assert G.difficulty(v._replace(nodes=10, tempting=0), 3)[0] > low[0]
-    assert G.difficulty(v._replace(nodes=10**6, tempting=0), 1)[0] > low[0]
-    assert G.difficulty(v._replace(nodes=10, tempting=4), 1)[0] > low[0]
-    assert G.difficulty(v._replace(nodes=10**8, tempting=50), 5)[1] == 5
+    assert G.difficulty(v._replace(nodes=10, tempting=0, quiet=True), 1)[0] > low[0]
+    assert G.difficulty(v._replace(nodes=10, tempting=0, quiet=False), 3)[0] > low[0]
+    assert G.difficulty(v._replace(nodes=10**6, tempting=0, quiet=False), 1)[0] > low[0]
+    assert G.difficulty(v._replace(nodes=10, tempting=4, quiet=False), 1)[0] > low[0]
+    assert G.difficulty(v._replace(nodes=10**8, tempting=50, quiet=True), 5)[1] == 5
 
 
 def test_driver_writes_resumes_and_refuses_another_run(tmp_path):
