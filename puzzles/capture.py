@@ -692,11 +692,13 @@ def _min_x(t, S, ply, x, tgt, kmax) -> int:
 
 
 def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
-    """The key, then Y's longest resistance and X's answers (the first X move, in board
-    order, that keeps the capture within the moves left); X turns with other working
-    moves are the duals."""
-    board = position.board
-    name = board.name_of
+    """The key, then Y's longest resistance and X's answers; X turns with more than one
+    move that keeps the capture within the moves left are the duals.
+
+    Among equally long defences, Y's reply is the first (in board order) after which X
+    has a single working answer, if any: a main line is the defence a composer would
+    show, and among the longest ones the forcing one.  X's answer is the first working
+    move."""
     path = [(position.array(), x)]
     line = [key]
     duals = []
@@ -707,8 +709,8 @@ def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
         st = cur.array()
         if not (int(st[1 - x, tgt >> 6]) >> (tgt & 63)) & 1 or cur.outcome is not None:
             break  # captured, or the defender has no move
-        # Y: the reply after which X needs the most moves (captures count 0)
-        best, best_need = None, -1
+        # Y: the replies after which X needs the most moves (captures count 0)
+        tied, best_need = [], -1
         for reply in cur.legal_moves():
             after = cur.play(reply)
             ast = after.array()
@@ -718,20 +720,24 @@ def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
                 _load(t, S, path + [(ast, x)])
                 need = _min_x(t, S, len(path), x, tgt, left)
             if need > best_need:
-                best, best_need = reply, need
-        line.append(best)
-        cur = cur.play(best)
-        path.append((cur.array(), x))
+                tied, best_need = [reply], need
+            elif need == best_need:
+                tied.append(reply)
         if best_need == 0 or left == 0:
+            line.append(tied[0])
             break
-        # X: every move that keeps the capture within the moves left
-        working = []
-        for move in cur.legal_moves():
-            after = cur.play(move)
-            _load(t, S, path + [(after.array(), 1 - x)])
-            r = _y_at(t, S, len(path), x, tgt, left - 1)
-            if r & SUCC:
-                working.append(move)
+        chosen, answers = None, None
+        for reply in tied:
+            after = cur.play(reply)
+            working = _working(t, S, path + [(after.array(), x)], after, x, tgt, left, stop=2)
+            if answers is None or (len(working) == 1 and len(answers) != 1):
+                chosen, answers = reply, working
+            if len(working) == 1:
+                break
+        line.append(chosen)
+        cur = cur.play(chosen)
+        path.append((cur.array(), x))
+        working = _working(t, S, path, cur, x, tgt, left)
         if not working:
             break  # cannot happen for a proven key; the line just stops
         if len(working) > 1:
@@ -740,3 +746,18 @@ def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
         cur = cur.play(working[0])
         left -= 1
     return line, duals
+
+
+def _working(t, S, path, cur, x, tgt, left, stop=0) -> list:
+    """X's moves at ``cur`` (the last position of ``path``) that keep the capture within
+    ``left`` moves; with ``stop``, at most that many."""
+    working = []
+    for move in cur.legal_moves():
+        after = cur.play(move)
+        _load(t, S, path + [(after.array(), 1 - x)])
+        r = _y_at(t, S, len(path), x, tgt, left - 1)
+        if r & SUCC:
+            working.append(move)
+            if stop and len(working) >= stop:
+                break
+    return working
