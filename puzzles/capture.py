@@ -69,7 +69,7 @@ from solver.bits import (
     bb_or, bb_popcount, bb_store, bb_test,
 )
 from solver.core import kernel
-from solver.search.path import child_keys, repeats
+from solver.search.path import enter_child, repeats
 
 __all__ = ["verify", "Verdict", "CaptureError", "capture_within", "new_capture", "MAX_N"]
 
@@ -376,12 +376,7 @@ def _order(T, S, ply, moves, first, a, b, c):
 def _enter(T, S, ply, side, cell):
     """The child of ``ply`` after ``side`` plays ``cell``, at ``ply + 1`` with its keys
     and removal count; returns ``(lost, removed_any)``."""
-    st = S.stack[2 * ply: 2 * ply + 2]
-    child = S.stack[2 * ply + 2: 2 * ply + 4]
-    for c in range(2):
-        bb_store(child, c, bb_load(st, c, T.zero))
-    lost, removed = core.play(T, child, side, cell)
-    child_keys(T, S.keys, ply, side, cell, removed)
+    lost, removed = enter_child(T, S, ply, side, cell)
     rem = bb_any(removed)
     S.removals[ply + 1] = S.removals[ply] + (1 if rem else 0)
     return lost, rem
