@@ -28,8 +28,9 @@ candidate stays close to the real position.
 becomes clauses (:meth:`Reshaper.learn`):
 
 - ``escapes`` (X cannot capture within n): the added stones were not enough; the next
-  candidate must add a stone outside that set (an attacker stone only takes paths away,
-  so a subset rarely helps);
+  candidate must also take one more of the target's resources as they stand in that
+  candidate: a point of its paths or fresh lines, or a liberty (an attacker stone only
+  takes paths away, so a subset rarely helps);
 - ``shorter`` (a capture within n - 1): too easy; drop at least one of those stones;
 - ``cooked`` or ``budget``: block that exact set.
 """
@@ -99,6 +100,7 @@ class Reshaper:
         ring = set(tgroup)
         for _ in range(2):
             ring |= {q for p in ring for q in b.neighbours[p]}
+        self.tgroup, self.own, self.occupied = tgroup, own, occupied
         tpaths = paths_of(b, tgroup, own, occupied)
         tfresh = fresh_lines_of(b, tgroup, occupied)
         window = {p for p in ring if p not in occupied}
@@ -200,13 +202,27 @@ class Reshaper:
         added = set(self.added)
         self.solver.add_clause([(-self.var[p] if p in added else self.var[p]) for p in self.window])
 
+    def _zone(self) -> set[int]:
+        """The points of the target's paths and fresh lines and its liberties in the
+        last candidate (the stones added so far count)."""
+        b = self.board
+        added = set(self.added)
+        occupied = self.occupied | added
+        zone = {q for s_ in self.tgroup for q in b.neighbours[s_] if q not in occupied}
+        for pts in paths_of(b, self.tgroup, self.own, occupied) + fresh_lines_of(b, self.tgroup, occupied):
+            zone.update(pts)
+        return zone
+
     def learn(self, why: str) -> None:
         """Turn the verifier's verdict on the last candidate into clauses."""
         if self.solver is None:
             return
         added = set(self.added)
         if why == "escapes":
-            self.solver.add_clause([self.var[p] for p in self.window if p not in added])
+            # the target got away: take one more of its resources (a point of its lines
+            # or a liberty, as they stand in the candidate)
+            zone = self._zone() - added
+            self.solver.add_clause([self.var[p] for p in self.window if p in zone])
         elif why == "shorter" and added:
             self.solver.add_clause([-self.var[p] for p in added])
         else:
