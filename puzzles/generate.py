@@ -18,6 +18,7 @@ unit it has not finished.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import random
@@ -206,32 +207,34 @@ def generate(
     version = code_version()
     seen = {(p.position, p.target) for p in kept}
     batch = batch or max(4, 4 * jobs)
-    pool = Parallel(n_jobs=jobs, backend="loky") if jobs > 1 else None
-    while len(kept) < count:
-        units = range(state["units"], state["units"] + batch)
-        seeds = [seed * 1_000_003 + u for u in units]
-        if pool is None:
-            results = [run_unit(method, board.name, n, s, version) for s in seeds]
-        else:
-            results = pool(delayed(run_unit)(method, board.name, n, s, version) for s in seeds)
-        for r in results:
-            state["candidates"] += r.candidates
-            state["cpu_seconds"] += r.seconds
-            for p in r.puzzles:
-                if (p.position, p.target) in seen:
-                    continue
-                seen.add((p.position, p.target))
-                state["found"] += 1
-                state["found_dual_free"] += p.dual_free
-                duals = sum(not q.dual_free for q in kept)
-                if len(kept) < count and (p.dual_free or duals + 1 <= MAX_DUAL_SHARE * count):
-                    kept.append(dataclasses.replace(p, id=puzzle_id(board, n, len(kept) + 1)))
-        state["units"] += batch
-        state["kept"] = len(kept)
-        # the puzzles first, then the state that points past them: a kill between the
-        # two only repeats a batch
-        write_jsonl(out, kept)
-        write_atomic(state_file, json.dumps(state, indent=1) + "\n")
-        if progress is not None:
-            progress(state)
+    # one pool for the whole run: its workers keep their compiled kernels, and leaving
+    # the block releases them
+    with (Parallel(n_jobs=jobs, backend="loky") if jobs > 1 else contextlib.nullcontext()) as pool:
+        while len(kept) < count:
+            units = range(state["units"], state["units"] + batch)
+            seeds = [seed * 1_000_003 + u for u in units]
+            if pool is None:
+                results = [run_unit(method, board.name, n, s, version) for s in seeds]
+            else:
+                results = pool(delayed(run_unit)(method, board.name, n, s, version) for s in seeds)
+            for r in results:
+                state["candidates"] += r.candidates
+                state["cpu_seconds"] += r.seconds
+                for p in r.puzzles:
+                    if (p.position, p.target) in seen:
+                        continue
+                    seen.add((p.position, p.target))
+                    state["found"] += 1
+                    state["found_dual_free"] += p.dual_free
+                    duals = sum(not q.dual_free for q in kept)
+                    if len(kept) < count and (p.dual_free or duals + 1 <= MAX_DUAL_SHARE * count):
+                        kept.append(dataclasses.replace(p, id=puzzle_id(board, n, len(kept) + 1)))
+            state["units"] += batch
+            state["kept"] = len(kept)
+            # the puzzles first, then the state that points past them: a kill between the
+            # two only repeats a batch
+            write_jsonl(out, kept)
+            write_atomic(state_file, json.dumps(state, indent=1) + "\n")
+            if progress is not None:
+                progress(state)
     return state
