@@ -179,6 +179,29 @@ def generate(
     ``out + '.state.json'``.  At most :data:`MAX_DUAL_SHARE` of the set lacks a dual-free
     main line.  ``progress(state)`` is called after every batch of units.  Returns the
     state: units done, candidates, CPU seconds, puzzles found and kept."""
+    board = Board.parse(board_name)
+    with _exclusive(out + ".lock"):
+        return _generate(board, n, count, out, method, jobs, seed, batch, progress)
+
+
+@contextlib.contextmanager
+def _exclusive(path: str):
+    """Hold an advisory lock on ``path`` (created if missing): a second run on the same
+    output refuses to start instead of interleaving its writes."""
+    import fcntl
+
+    f = open(path, "a")
+    try:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"another run is writing {path[:-5]} (it holds {path})") from None
+        yield
+    finally:
+        f.close()
+
+
+def _generate(board, n, count, out, method, jobs, seed, batch, progress) -> dict:
     import json
     import os
 
@@ -188,7 +211,6 @@ def generate(
 
     from .record import code_version, load_jsonl, write_jsonl
 
-    board = Board.parse(board_name)
     state_file = out + ".state.json"
     state = {"board": board.name, "n": n, "method": method, "seed": seed, "units": 0,
              "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0}
