@@ -36,11 +36,18 @@ sees T through the first point), or else on a free reserve point of a surviving 
 (legal: it touches a Y stone).  Neither fills a point of another item or touches T, and
 no group that keeps T alive can be removed (a partner has a path to T).  An X stone
 takes a point of at most one item, or a reserve point, and X's own removals only free
-points.  So at Y's j-th answer, if X has cut c items, at least m - c items survive,
-and their reserves have lost at most (j - c) points to X and j - 1 to Y.  When, for
-every j <= k and c <= j, the m - c smallest reserves hold more than (j - c) + (j - 1)
-points, Y always has an answer and T has a path after each of them: X cannot capture T
-within k moves (m >= k + 1, so an item survives).
+points.  Y may also answer on a *common* reserve point: a liberty of T that touches no
+other Y stone, no fresh line's second point and no reserve point, and is on no item
+(joining T there changes no item).  So at Y's j-th answer, if X has cut c items, at
+least m - c items survive,
+and their reserves with the common one have lost at most (j - c) points to X and j - 1
+to Y.  When, for every j <= k and c <= j, the m - c smallest reserves and the common
+one hold more than (j - c) + (j - 1) points, Y always has an answer and T has a path
+after each of them: X cannot capture T within k moves (m >= k + 1, so an item
+survives).  If X's move touches no item, reserve or liberty of T, it is *wasted*: the
+same count with c <= j - 1 and one X stone fewer on the reserves shows that X fails
+with the remaining k - 1 moves as soon as m >= k, so only the moves that touch need a
+search.
 
 *Last reply.*  When Y makes the last reply (no X move follows), T survives if it has a
 segment and Y has a legal point off its segments and not touching it; the search then
@@ -112,7 +119,8 @@ class Capture(NamedTuple):
     dirsign: np.ndarray      # int8 (6,): 1 where a ray's cells lie above its origin
     seg_between: np.ndarray  # uint64 (6 * 64 w, w): scratch, the empty points of segments
     seg_partner: np.ndarray  # int32 (6 * 64 w,): scratch, the partner stone of segments
-    seg_acc: np.ndarray      # uint64 (2, w): scratch, union of segments' points; vision
+    seg_acc: np.ndarray      # uint64 (3, w): scratch, union of segments' points; vision;
+                             # the points a wasted X move avoids
     fresh: np.ndarray        # int32 (6 * 64 w, 2): scratch, fresh lines' two nearest points
     nfresh: np.ndarray       # int32 (1,): how many
     order: np.ndarray        # int32 (_MAXP + 3, 64 w): move lists per ply, three scratch rows
@@ -151,7 +159,7 @@ def new_capture(t: core.Tables, tt_mb: float = 16, max_nodes: int = 0,
         np.full(size, -1, np.int16), np.zeros(4, np.int64),
         np.array([max_nodes, int(use_table), int(use_cut)], np.int64), np.zeros(1, np.uint64),
         adj, dirsign, np.zeros((6 * nbits, t.w), np.uint64), np.zeros(6 * nbits, np.int32),
-        np.zeros((2, t.w), np.uint64), np.zeros((6 * nbits, 2), np.int32), np.zeros(1, np.int32),
+        np.zeros((3, t.w), np.uint64), np.zeros((6 * nbits, 2), np.int32), np.zeros(1, np.int32),
         np.zeros((_MAXP + 3, nbits), np.int32),
         np.full(_MAXP, -1, np.int32),
     )
@@ -239,12 +247,15 @@ def _segments(T, S, st, y, g):
 
 
 @kernel
-def _safe(T, S, st, y, g, k):
+def _safe(T, S, st, y, g, k, waste):
     """Whether T = ``g`` provably survives ``k`` more X-moves: disjoint *items*
-    (segments and fresh lines) with disjoint reserves large enough (module text)."""
+    (segments and fresh lines) with disjoint reserves large enough (module text).  With
+    ``waste``, X's first move is known to touch no item, reserve or point next to T:
+    then k items can be enough.  Leaves in ``S.seg_acc[2]`` every point such a move
+    must avoid."""
     n = _segments(T, S, st, y, g)
     nf = S.nfresh[0]
-    if n + nf < k + 1:
+    if n + nf < k + 1 - waste:
         return False
     own = bb_load(st, y, T.zero)
     empty = bb_andnot(T.full, bb_or(own, bb_load(st, 1 - y, T.zero)))
@@ -268,6 +279,7 @@ def _safe(T, S, st, y, g, k):
             j -= 1
     taken = T.zero
     assigned = T.zero  # reserve points already given to an item: reserves are disjoint
+    zone = blocked     # items, every candidate reserve and the points next to T
     m = 0
     for ii in range(n):
         i = idx[ii]
@@ -276,6 +288,7 @@ def _safe(T, S, st, y, g, k):
             continue
         z = _group(T, S, own, S.seg_partner[i])
         reserve = bb_andnot(bb_andnot(bb_and(_around(T, S, z), empty), blocked), assigned)
+        zone = bb_or(zone, bb_and(_around(T, S, z), empty))
         taken = bb_or(taken, between)
         assigned = bb_or(assigned, reserve)
         res[m] = bb_popcount(reserve)
@@ -286,11 +299,26 @@ def _safe(T, S, st, y, g, k):
         if bb_test(taken, c1) or bb_test(taken, c2) or bb_test(near_t, c2):
             continue
         reserve = bb_andnot(bb_andnot(bb_and(bb_load(S.adj, c2, T.zero), empty), blocked), assigned)
+        zone = bb_or(zone, bb_and(bb_load(S.adj, c2, T.zero), empty))
         taken = bb_or(taken, bb_or(bb_bit(T.zero, c1), bb_bit(T.zero, c2)))
         assigned = bb_or(assigned, reserve)
         res[m] = bb_popcount(reserve)
         m += 1
-    if m < k + 1:
+    # a common reserve: liberties of T that touch no other Y stone, no fresh line's second
+    # point and no reserve point, on no item: Y joining T there changes no item
+    items = bb_load(S.seg_acc, 0, T.zero)
+    c2s = T.zero
+    for i in range(nf):
+        items = bb_or(items, bb_bit(T.zero, S.fresh[i, 0]))
+        items = bb_or(items, bb_bit(T.zero, S.fresh[i, 1]))
+        c2s = bb_or(c2s, bb_bit(T.zero, S.fresh[i, 1]))
+    common = bb_andnot(bb_and(near_t, empty), items)
+    common = bb_andnot(common, _around(T, S, bb_andnot(own, g)))
+    common = bb_andnot(common, _around(T, S, c2s))
+    common = bb_andnot(common, _around(T, S, bb_andnot(zone, blocked)))
+    pool = bb_popcount(common)
+    bb_store(S.seg_acc, 2, zone)
+    if m < k + 1 - waste:
         return False
     # reserves in increasing order; try the items with the largest reserves, as many as
     # there are down to k + 1
@@ -299,17 +327,18 @@ def _safe(T, S, st, y, g, k):
         while j > 0 and res[j - 1] > res[j]:
             res[j - 1], res[j] = res[j], res[j - 1]
             j -= 1
-    for use in range(m, k, -1):
+    for use in range(m, k - waste, -1):
         lo = m - use  # the items used are res[lo:m]
         ok = True
         for j in range(1, k + 1):
-            for c in range(0, j + 1):
+            for c in range(0, j + 1 - waste):
                 # X cut c items (the ones with the largest reserves) and put j - c
-                # stones on reserve points; Y put j - 1 stones there
-                left = 0
+                # stones (j - c - 1 after a wasted first move) on reserve points; Y put
+                # j - 1 stones there
+                left = pool
                 for r in range(lo, lo + use - c):
                     left += res[r]
-                if left - (j - c) - (j - 1) < 1:
+                if left - (j - c - waste) - (j - 1) < 1:
                     ok = False
                     break
             if not ok:
@@ -411,12 +440,17 @@ def node(T, S, ply, xturn, x, tgt, k):
                     S.stats[TT_HITS] += 1
                     return SUCC
                 first = S.tt_move[e]
-        if S.limits[2] and _safe(T, S, st, y, g, k):
-            S.stats[PRUNED] += 1
-            if S.limits[1]:
-                _store(S, tkey, _NO_SUCC, k, -1)
-            return 0
         moves = core.legal_bb(T, st, x)
+        if S.limits[2]:
+            if _safe(T, S, st, y, g, k, 0):
+                S.stats[PRUNED] += 1
+                if S.limits[1]:
+                    _store(S, tkey, _NO_SUCC, k, -1)
+                return 0
+            if _safe(T, S, st, y, g, k, 1):
+                # a move away from the target's items and reserves is wasted: only the
+                # others need a search
+                moves = bb_and(moves, bb_load(S.seg_acc, 2, T.zero))
         _segments(T, S, st, y, g)
         # moves that cut a path of T first, then those on its lines, then those touching it
         n = _order(T, S, ply, moves, first, bb_load(S.seg_acc, 0, T.zero),
