@@ -39,9 +39,8 @@ takes a point of at most one item, or a reserve point, and X's own removals only
 points.  Y may also answer on a *common* reserve point: a liberty of T that touches no
 other Y stone, no fresh line's second point and no reserve point, and is on no item
 (joining T there changes no item).  So at Y's j-th answer, if X has cut c items, at
-least m - c items survive,
-and their reserves with the common one have lost at most (j - c) points to X and j - 1
-to Y.  When, for every j <= k and c <= j, the m - c smallest reserves and the common
+least m - c items survive, and their reserves with the common one have lost at most
+(j - c) points to X and j - 1 to Y.  When, for every j <= k and c <= j, the m - c smallest reserves and the common
 one hold more than (j - c) + (j - 1) points, Y always has an answer and T has a path
 after each of them: X cannot capture T within k moves (m >= k + 1, so an item
 survives).  If X's move touches no item, reserve or liberty of T, it is *wasted*: the
