@@ -26,6 +26,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SETS = sorted((ROOT / "results" / "puzzles").glob("*.jsonl"))
 
 
+def _planned() -> dict:
+    """{(board, n): count} of scripts/make_puzzles.py, the script that writes the sets."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_puzzles", ROOT / "scripts" / "make_puzzles.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return {(b, n): c for b, n, c in mod.SETS}
+
+
 def _first(board: str, n: int, why: str, seed: int = 100) -> tuple:
     """The first candidate (position, target, verdict) of the seeded positions whose
     check gives ``why``."""
@@ -89,7 +99,12 @@ def test_committed_set(path):
     assert all(p.to_position().board.name == board.replace("-", "/") for p in ps)
     assert len({p.id for p in ps}) == len(ps)
     assert len({(p.position, p.target) for p in ps}) == len(ps)
-    assert sum(p.dual_free for p in ps) >= 0.6 * len(ps)
+    planned = _planned()[(board.replace("-", "/"), n)]
+    assert len(ps) <= planned
+    if len(ps) == planned:
+        # a finished set: the driver keeps at most 35% with duals (a set still being
+        # generated may have more for now)
+        assert sum(p.dual_free for p in ps) >= 0.6 * len(ps)
     assert all(p.key and p.line and p.line[0] == p.key and p.version for p in ps)
     # a seeded sample, re-verified (cheap ones: the whole audit runs outside the tests)
     rng = random.Random(path.name)
