@@ -38,7 +38,7 @@ from puzzles.reference import (
 )
 from solver import Board, Position
 from solver import reference as R
-from tests.refplay import random_position, reference_of, replay_line
+from refplay import random_position, reference_of, replay_line
 
 try:  # the fast verifier; the reference tests run without it
     from puzzles.capture import CaptureError, verify

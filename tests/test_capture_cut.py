@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from puzzles.capture import verify
 from solver import Board, Position
 
-from tests.refplay import random_position
+from refplay import random_position
 
 
 def _targets(pos: Position) -> list[str]:
