@@ -128,9 +128,14 @@ def test_time_budget_gives_every_class_effort_and_resumes_unknown_jobs(tmp_path)
     assert all(c.nodes > 0 and c.runs == 1 for c in r.classes)  # every class got effort
     first = {c.key: c.nodes for c in r.classes if c.value == "unknown"}
     again = solve_openings(start, seconds=1.0, checkpoint=ck, chunk_nodes=20_000, **QUIET)
+    grew = 0
     for c in again.classes:  # unknown jobs ran again; their effort adds up
         if c.key in first:
-            assert c.runs == 2 and c.nodes > first[c.key] and not c.resumed
+            assert c.runs == 2 and c.nodes >= first[c.key] and not c.resumed
+            grew += c.nodes > first[c.key]
+    # on a loaded machine a late job may find the 1 s spent ("no time left") and keep
+    # its nodes; the budget still went to the unknown jobs
+    assert grew >= 1
 
 
 def test_dask_backend_on_a_local_cluster_gives_the_same_results(tmp_path):
