@@ -62,7 +62,6 @@ entry can repeat a position.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import NamedTuple
 
@@ -579,7 +578,7 @@ class Verdict(NamedTuple):
 _VERIFIERS: dict = {}
 
 
-def _verifier(position: Position, tt_mb: float, max_nodes: int, use_table: bool, use_cut: bool):
+def _verifier(position: Position, tt_mb: float, max_nodes: int, use_table: bool, use_cut: bool, tgt: int):
     t = core.tables(position.board)
     key = (position.board.m, tt_mb)
     S = _VERIFIERS.get(key)
@@ -589,9 +588,10 @@ def _verifier(position: Position, tt_mb: float, max_nodes: int, use_table: bool,
     S.limits[:] = (max_nodes, int(use_table), int(use_cut))
     S.stats[:] = 0
     S.killers[:] = -1
-    # a fresh salt: entries of earlier puzzles never match (a new target changes the
-    # meaning of every entry)
-    S.salt[0] = np.uint64(np.random.default_rng().integers(0, 2**63))
+    # an entry means "X captures the group on tgt within k from this position", whatever
+    # the puzzle it was found in: the salt is the target's, so later searches for the
+    # same target (capture_within, then verify) reuse what earlier ones proved
+    S.salt[0] = np.uint64(((tgt + 1) * 0x9E3779B97F4A7C15) & (2**64 - 1))
     return t, S
 
 
@@ -643,7 +643,7 @@ def capture_within(position: Position, target: str, n: int, max_nodes: int = 0, 
     """
     _check_n(n)
     x, tgt = _target(position, target)
-    t, S = _verifier(position, tt_mb, max_nodes, True, True)
+    t, S = _verifier(position, tt_mb, max_nodes, True, True, tgt)
     _load(t, S, [(position.array(), x)])
     r = _x_at(t, S, 0, x, tgt, n)
     if r & ABORT:
@@ -665,7 +665,7 @@ def verify(
     none); when it runs out, ``complete`` is False and the lists mean nothing."""
     _check_n(n)
     x, tgt = _target(position, target)
-    t, S = _verifier(position, tt_mb, max_nodes, use_table, use_cut)
+    t, S = _verifier(position, tt_mb, max_nodes, use_table, use_cut, tgt)
     t0 = time.perf_counter()
     root = position.array()
     _load(t, S, [(root, x)])
