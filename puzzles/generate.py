@@ -12,8 +12,10 @@ a target) to the exact verifier (:mod:`puzzles.capture`); only sound puzzles are
   alive; each solution is a candidate, and the verifier's verdict becomes new clauses.
 
 Work is cut into *units*, one seed position each, numbered from the run's seed: a unit
-always gives the same puzzles, so a run is reproducible and can resume at the first
-unit it has not finished.
+always gives the same puzzles (the verifier's node budgets and table are deterministic),
+so a run is reproducible and can resume at the first unit it has not finished.  A run
+holds a lock on its output file, writes the puzzles and then its state after every
+batch, and keeps one pool of worker processes for the whole run.
 """
 
 from __future__ import annotations
