@@ -245,16 +245,16 @@ def _segments(T, S, st, y, g):
 
 
 @kernel
-def _safe(T, S, st, y, g, k, waste):
-    """Whether T = ``g`` provably survives ``k`` more X-moves: disjoint *items*
-    (segments and fresh lines) with disjoint reserves large enough (module text).  With
-    ``waste``, X's first move is known to touch no item, reserve or point next to T:
-    then k items can be enough.  Leaves in ``S.seg_acc[2]`` every point such a move
-    must avoid."""
+def _safe(T, S, st, y, g, k):
+    """How surely T = ``g`` survives ``k`` more X-moves, by disjoint *items* (segments
+    and fresh lines) with disjoint reserves large enough (module text): 2 whatever X
+    plays, 1 if X's next move is *wasted* (touches none of the points left in
+    ``S.seg_acc[2]``), else 0.  Leaves the target's segments in ``S.seg_acc[0:2]``
+    (:func:`_segments`)."""
     n = _segments(T, S, st, y, g)
     nf = S.nfresh[0]
-    if n + nf < k + 1 - waste:
-        return False
+    if n + nf < k:
+        return 0
     own = bb_load(st, y, T.zero)
     empty = bb_andnot(T.full, bb_or(own, bb_load(st, 1 - y, T.zero)))
     near_t = _around(T, S, g)
@@ -316,15 +316,24 @@ def _safe(T, S, st, y, g, k, waste):
     common = bb_andnot(common, _around(T, S, bb_andnot(zone, blocked)))
     pool = bb_popcount(common)
     bb_store(S.seg_acc, 2, zone)
-    if m < k + 1 - waste:
-        return False
-    # reserves in increasing order; try the items with the largest reserves, as many as
-    # there are down to k + 1
+    if m < k:
+        return 0
+    # reserves in increasing order
     for i in range(1, m):
         j = i
         while j > 0 and res[j - 1] > res[j]:
             res[j - 1], res[j] = res[j], res[j - 1]
             j -= 1
+    if m >= k + 1 and _enough(res, m, k, pool, 0):
+        return 2
+    return 1 if _enough(res, m, k, pool, 1) else 0
+
+
+@kernel
+def _enough(res, m, k, pool, waste):
+    """Whether the ``m`` items with reserves ``res`` (increasing) and the common reserve
+    ``pool`` hold out for ``k`` X-moves (the first wasted with ``waste``): try the items
+    with the largest reserves, as many as there are down to k + 1 - waste."""
     for use in range(m, k - waste, -1):
         lo = m - use  # the items used are res[lo:m]
         ok = True
@@ -440,16 +449,18 @@ def node(T, S, ply, xturn, x, tgt, k):
                 first = S.tt_move[e]
         moves = core.legal_bb(T, st, x)
         if S.limits[2]:
-            if _safe(T, S, st, y, g, k, 0):
+            level = _safe(T, S, st, y, g, k)  # also fills S.seg_acc[0:2]
+            if level == 2:
                 S.stats[PRUNED] += 1
                 if S.limits[1]:
                     _store(S, tkey, _NO_SUCC, k, -1)
                 return 0
-            if _safe(T, S, st, y, g, k, 1):
+            if level == 1:
                 # a move away from the target's items and reserves is wasted: only the
                 # others need a search
                 moves = bb_and(moves, bb_load(S.seg_acc, 2, T.zero))
-        _segments(T, S, st, y, g)
+        else:
+            _segments(T, S, st, y, g)
         # moves that cut a path of T first, then those on its lines, then those touching it
         n = _order(T, S, ply, moves, first, bb_load(S.seg_acc, 0, T.zero),
                    bb_load(S.seg_acc, 1, T.zero), _around(T, S, g))
@@ -537,16 +548,6 @@ def _zone_at(T, S, ply, y, tgt):
     segs = bb_load(S.seg_acc, 0, T.zero)
     zone = bb_or(bb_or(segs, bb_load(S.seg_acc, 1, T.zero)), _around(T, S, g))
     return segs, zone
-
-
-@kernel
-def _no_path_at(T, S, ply, y, tgt):
-    """Whether ``y``'s group on ``tgt`` at ``ply`` exists and has no path."""
-    st = S.stack[2 * ply: 2 * ply + 2]
-    own = bb_load(st, y, T.zero)
-    if not bb_test(own, tgt):
-        return False
-    return _segments(T, S, st, y, _group(T, S, own, tgt)) == 0
 
 
 def _x_at(T, S, ply, x, tgt, k) -> int:

@@ -11,9 +11,11 @@ a target) to the exact verifier (:mod:`puzzles.capture`); only sound puzzles are
   trouble (few paths and few ways to make new ones) while every defender group stays
   alive; each solution is a candidate, and the verifier's verdict becomes new clauses.
 
-Work is cut into *units*, one seed position each, numbered from the run's seed: a unit
-always gives the same puzzles (the verifier's node budgets and table are deterministic),
-so a run is reproducible and can resume at the first unit it has not finished.  A run
+Work is cut into *units*, one seed position each, numbered from the run's seed, so a
+run resumes at the first unit it has not finished.  A unit is meant to give the same
+puzzles in every run, but does not yet always: two runs of the same 12 units of 6/7,
+n = 3, differed in one unit's candidates (23 against 26), cause not yet found; every
+puzzle kept is still proven sound.  A run
 holds a lock on its output file, writes the puzzles and then its state after every
 batch, and keeps one pool of worker processes for the whole run.
 """
