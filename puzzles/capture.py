@@ -76,7 +76,7 @@ from solver.bits import (
 from solver.core import kernel
 from solver.search.path import enter_child, repeats
 
-__all__ = ["verify", "Verdict", "CaptureError", "capture_within", "new_capture", "MAX_N"]
+__all__ = ["verify", "Verdict", "CaptureError", "capture_within", "forget", "new_capture", "MAX_N"]
 
 #: the longest puzzle the verifier takes (X-moves)
 MAX_N = 8
@@ -596,6 +596,20 @@ def _verifier(position: Position, tt_mb: float, max_nodes: int, use_table: bool,
     return t, S
 
 
+def forget() -> None:
+    """Empty the tables of this process's verifiers.
+
+    Entries stay true from puzzle to puzzle, so keeping them is safe, but they change
+    the order of search and so the nodes a later search needs: a generator that drops
+    candidates over a node budget calls this before each candidate, so that what it
+    keeps does not depend on what the same process verified before."""
+    for S in _VERIFIERS.values():
+        S.tt_key[:] = 0
+        S.tt_succ[:] = _NO_SUCC
+        S.tt_fail[:] = -1
+        S.tt_move[:] = -1
+
+
 def _target(position: Position, target: str) -> tuple[int, int]:
     """(X colour, target cell) after checking the puzzle can be posed."""
     board = position.board
@@ -724,10 +738,15 @@ def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
     """The key, then Y's longest resistance and X's answers; X turns with more than one
     move that keeps the capture within the moves left are the duals.
 
-    Among equally long defences, Y's reply is the first (in board order) after which X
-    has a single working answer, if any: a main line is the defence a composer would
-    show, and among the longest ones the forcing one.  X's answer is the first working
-    move."""
+    A main line is the defence a composer would show: among Y's equally long defences,
+    one along which X's answer is unique at every turn if there is one (searched over
+    all tied defences, :data:`LINE_SEARCH` Y turns at most), else the first in board
+    order, taking at each Y turn a reply after which X has a single working answer when
+    one exists.  X's answer is the first working move."""
+    free = _free_line(t, S, [(position.array(), x)], position.play(key), x, tgt, n - 1,
+                      [LINE_SEARCH])
+    if free is not None:
+        return [key] + free, []
     path = [(position.array(), x)]
     line = [key]
     duals = []
@@ -735,25 +754,9 @@ def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
     left = n - 1
     while True:
         path.append((cur.array(), 1 - x))
-        st = cur.array()
-        if not (int(st[1 - x, tgt >> 6]) >> (tgt & 63)) & 1 or cur.outcome is not None:
-            break  # captured, or the defender has no move
-        # Y: the replies after which X needs the most moves (captures count 0)
-        tied, best_need = [], -1
-        for reply in cur.legal_moves():
-            after = cur.play(reply)
-            ast = after.array()
-            if not (int(ast[1 - x, tgt >> 6]) >> (tgt & 63)) & 1 or after.outcome is not None:
-                need = 0
-            else:
-                _load(t, S, path + [(ast, x)])
-                need = _min_x(t, S, len(path), x, tgt, left)
-            if need > best_need:
-                tied, best_need = [reply], need
-            elif need == best_need:
-                tied.append(reply)
-        if best_need == 0 or left == 0:
-            line.append(tied[0])
+        tied, over = _longest(t, S, path, cur, x, tgt, left)
+        if over:
+            line.extend(tied[:1])
             break
         chosen, answers = None, None
         for reply in tied:
@@ -775,6 +778,62 @@ def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
         cur = cur.play(working[0])
         left -= 1
     return line, duals
+
+
+#: how many Y turns the search for a dual-free main line may try
+LINE_SEARCH = 64
+
+
+def _gone(st, x, tgt) -> bool:
+    return not (int(st[1 - x, tgt >> 6]) >> (tgt & 63)) & 1
+
+
+def _longest(t, S, path, cur, x, tgt, left) -> tuple[list, bool]:
+    """Y's replies at ``cur`` (the last position of ``path``, Y to move) after which X
+    needs the most moves, and whether the line ends with them (the target is gone or
+    the game over, or X has no move left).  A ``cur`` where the line already ended
+    gives ``([], True)``."""
+    if _gone(cur.array(), x, tgt) or cur.outcome is not None:
+        return [], True
+    tied, best_need = [], -1
+    for reply in cur.legal_moves():
+        after = cur.play(reply)
+        ast = after.array()
+        if _gone(ast, x, tgt) or after.outcome is not None:
+            need = 0  # the defence ends the line at once
+        else:
+            _load(t, S, path + [(ast, x)])
+            need = _min_x(t, S, len(path), x, tgt, left)
+        if need > best_need:
+            tied, best_need = [reply], need
+        elif need == best_need:
+            tied.append(reply)
+    return tied, best_need == 0 or left == 0
+
+
+def _free_line(t, S, path, cur, x, tgt, left, budget) -> list | None:
+    """A longest defence from ``cur`` (Y to move, after X's move; ``path`` ends before
+    it) along which X's working answer is unique at every turn, with those answers; None
+    if there is none or ``budget[0]`` Y turns were tried without finding one."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    path = path + [(cur.array(), 1 - x)]
+    tied, over = _longest(t, S, path, cur, x, tgt, left)
+    if over:
+        return tied[:1]
+    for reply in tied:
+        after = cur.play(reply)
+        here = path + [(after.array(), x)]
+        working = _working(t, S, here, after, x, tgt, left, stop=2)
+        if len(working) != 1:
+            continue
+        rest = _free_line(t, S, here, after.play(working[0]), x, tgt, left - 1, budget)
+        if rest is not None:
+            return [reply, working[0]] + rest
+        if budget[0] < 0:
+            return None
+    return None
 
 
 def _working(t, S, path, cur, x, tgt, left, stop=0) -> list:

@@ -12,11 +12,10 @@ a target) to the exact verifier (:mod:`puzzles.capture`); only sound puzzles are
   alive; each solution is a candidate, and the verifier's verdict becomes new clauses.
 
 Work is cut into *units*, one seed position each, numbered from the run's seed, so a
-run resumes at the first unit it has not finished.  A unit is meant to give the same
-puzzles in every run, but does not yet always: two runs of the same 12 units of 6/7,
-n = 3, differed in one unit's candidates (23 against 26), cause not yet found; every
-puzzle kept is still proven sound.  A run
-holds a lock on its output file, writes the puzzles and then its state after every
+run resumes at the first unit it has not finished.  A unit gives the same puzzles in
+every run and every worker: the verifier's tables are emptied before each candidate
+(what a worker proved for earlier units used to change the nodes a candidate needed,
+and so which candidates the node budget dropped).  A run holds a lock on its output file, writes the puzzles and then its state after every
 batch, and keeps one pool of worker processes for the whole run.
 """
 
@@ -34,10 +33,12 @@ from solver import Board, Position
 from . import capture
 from .record import Puzzle
 
-__all__ = ["BUDGET", "difficulty", "seed_position", "Found", "baseline_unit", "sat_unit", "run_unit"]
+__all__ = ["BUDGET", "QUICK", "difficulty", "seed_position", "Found", "baseline_unit", "sat_unit", "run_unit"]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
 BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000}
+#: node budget of the first search, for a capture at all (see :func:`check`)
+QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
 #: how many failing natural tries count, at most, in the score
 _TEMPTING_CAP = 12
 
@@ -88,13 +89,20 @@ def _defender_targets(pos: Position) -> list[str]:
 
 def check(pos: Position, target: str, n: int, generator: str, version: str) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
-    else None and why not: ``'escapes'`` (no capture within n), ``'cooked'`` (more than
-    one key), ``'shorter'`` (a capture within n - 1) or ``'budget'``.  A quick "can X
-    capture at all" search comes first: most candidates fail it at once."""
+    else None and why not: ``'escapes'`` (no capture within n, or none found within
+    :data:`QUICK` nodes), ``'cooked'`` (more than one key), ``'shorter'`` (a capture
+    within n - 1) or ``'budget'``.
+
+    A quick "can X capture at all" search comes first, with a small budget: most
+    candidates fail it, and proving that a target escapes costs far more than finding
+    a capture (6/7, n = 5: a few thousand nodes for the captures found, up to millions
+    for the escapes).  A candidate whose capture is not found that quickly is dropped
+    unproven, which is a generator's right: only what is kept must be proven.  The
+    tables are emptied first, so the verdict and its node count depend on the
+    candidate alone."""
+    capture.forget()
     budget = BUDGET.get(n, BUDGET[max(BUDGET)])
-    quick = capture.capture_within(pos, target, n, max_nodes=budget)
-    if quick is None:
-        return None, "budget"
+    quick = capture.capture_within(pos, target, n, max_nodes=QUICK.get(n, QUICK[max(QUICK)]))
     if not quick:
         return None, "escapes"
     if n > 1:
