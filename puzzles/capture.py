@@ -673,10 +673,12 @@ def _check_n(n: int) -> None:
 
 def verify(
     position: Position, target: str, n: int, *, max_nodes: int = 0, tt_mb: float = 16,
-    line: bool = True, use_table: bool = True, use_cut: bool = True,
+    line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
 ) -> Verdict:
     """Every first move that forces the capture within ``n`` and within ``n - 1``, the
-    main line with its duals, and the effort.  ``max_nodes`` bounds the whole work (0:
+    main line with its duals, and the effort.  With ``all_duals`` False each dual lists
+    two of X's working moves only (which is enough to tell a dual, and spares proving
+    that every other move fails).  ``max_nodes`` bounds the whole work (0:
     none); when it runs out, ``complete`` is False and the lists mean nothing."""
     _check_n(n)
     x, tgt = _target(position, target)
@@ -714,7 +716,7 @@ def verify(
     sound = len(keys) == 1 and not shorter
     main, duals = ([], [])
     if line and sound:
-        main, duals = _main_line(t, S, position, x, tgt, n, keys[0])
+        main, duals = _main_line(t, S, position, x, tgt, n, keys[0], 0 if all_duals else 2)
         if S.stats[ABORTED]:
             return Verdict(keys, shorter, False, [], False, [], tempting, quiet, int(S.stats[NODES]),
                            time.perf_counter() - t0, False)
@@ -734,7 +736,7 @@ def _min_x(t, S, ply, x, tgt, kmax) -> int:
     return kmax + 1
 
 
-def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
+def _main_line(t, S, position, x, tgt, n, key, stop=0) -> tuple[list, list]:
     """The key, then Y's longest resistance and X's answers; X turns with more than one
     move that keeps the capture within the moves left are the duals.
 
@@ -769,7 +771,7 @@ def _main_line(t, S, position, x, tgt, n, key) -> tuple[list, list]:
         line.append(chosen)
         cur = cur.play(chosen)
         path.append((cur.array(), x))
-        working = _working(t, S, path, cur, x, tgt, left)
+        working = _working(t, S, path, cur, x, tgt, left, stop)
         if not working:
             break  # cannot happen for a proven key; the line just stops
         if len(working) > 1:
@@ -795,8 +797,23 @@ def _longest(t, S, path, cur, x, tgt, left) -> tuple[list, bool]:
     gives ``([], True)``."""
     if _gone(cur.array(), x, tgt) or cur.outcome is not None:
         return [], True
+    replies = cur.legal_moves()
+    if left >= 2:
+        # after a working X move no reply needs more than ``left``: the replies that
+        # need all of them are those that hold out against left - 1, one search each
+        slow = []
+        for reply in replies:
+            after = cur.play(reply)
+            ast = after.array()
+            if _gone(ast, x, tgt) or after.outcome is not None:
+                continue
+            _load(t, S, path + [(ast, x)])
+            if not _x_at(t, S, len(path), x, tgt, left - 1) & SUCC:
+                slow.append(reply)
+        if slow:
+            return slow, False
     tied, best_need = [], -1
-    for reply in cur.legal_moves():
+    for reply in replies:
         after = cur.play(reply)
         ast = after.array()
         if _gone(ast, x, tgt) or after.outcome is not None:

@@ -111,7 +111,7 @@ def check(pos: Position, target: str, n: int, generator: str, version: str) -> t
             return None, "budget"
         if quicker:
             return None, "shorter"
-    v = capture.verify(pos, target, n, max_nodes=budget)
+    v = capture.verify(pos, target, n, max_nodes=budget, all_duals=False)
     if not v.complete:
         return None, "budget"
     if v.shorter:
