@@ -123,6 +123,7 @@ def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
               help="JSON-lines file (default results/puzzles/<board>-c<n>.jsonl); resumes from OUT.state.json.")
 def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None) -> None:
     """Generate sound capture-in-N puzzles (every one proven by the exact verifier)."""
+    import signal
     import time
 
     from solver import Board
@@ -144,6 +145,10 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
                 f"{rate:.1f} puzzles per CPU-minute, {time.monotonic() - t0:.0f} s")
         click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
 
+    def stop(signum, frame):
+        raise KeyboardInterrupt  # a kill stops the workers too, as Ctrl-C does
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress)
     except KeyboardInterrupt:

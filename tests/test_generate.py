@@ -172,3 +172,46 @@ def test_a_second_run_on_the_same_output_is_refused(tmp_path):
             G.generate("4/5", 1, 2, out, seed=1)
     G.generate("4/5", 1, 2, out, seed=1)
     assert len(load_jsonl(out)) == 2
+
+
+def _children(pid: int) -> set[int]:
+    """Every descendant of ``pid`` (Linux /proc)."""
+    import os
+
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for task in os.listdir(f"/proc/{p}/task") if os.path.exists(f"/proc/{p}/task") else []:
+            try:
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    kids = {int(c) for c in f.read().split()}
+            except OSError:
+                continue
+            todo.extend(kids - out)
+            out |= kids
+    return out
+
+
+def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = str(tmp_path / "k.jsonl")
+    cmd = [sys.executable, "-m", "solver.cli", "puzzles", "generate", "--board", "4/5", "--n", "1",
+           "--count", "100000", "--jobs", "2", "--seed", "4", "--out", out]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while not os.path.exists(out + ".state.json") and time.monotonic() < deadline:
+        time.sleep(0.2)  # a first batch written: the workers are running
+    workers = _children(proc.pid)
+    assert workers, "the run has worker processes"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "the same command resumes" in err
+    time.sleep(2)
+    assert not any(os.path.exists(f"/proc/{w}") for w in workers), "workers outlived the run"
+    kept = load_jsonl(out)
+    assert kept and json.loads(open(out + ".state.json").read())["kept"] == len(kept)
