@@ -574,6 +574,12 @@ class Verdict(NamedTuple):
     nodes: int
     seconds: float
     complete: bool      # False when the node budget ran out (then nothing is proven)
+    late: tuple = ()    # the tempting tries that fail only late: they capture within
+                        # n + 1 (sound puzzles with a line; LATE_NODES nodes a try)
+
+
+#: node budget of the search that tells whether a tempting try captures within n + 1
+LATE_NODES = 100_000
 
 
 _VERIFIERS: dict = {}
@@ -687,7 +693,7 @@ def verify(
     root = position.array()
     _load(t, S, [(root, x)])
     keys, shorter = [], []
-    tempting = 0
+    tries = []
     aborted = False
     segs, zone = _zone_at(t, S, 0, 1 - x, tgt)
     on = lambda bb, c: (int(bb[c >> 6]) >> (c & 63)) & 1  # noqa: E731
@@ -708,7 +714,8 @@ def verify(
                 if r2 & SUCC:
                     shorter.append(name)
         elif on(zone, cell):
-            tempting += 1
+            tries.append((name, cell))
+    tempting = len(tries)
     if aborted:
         return Verdict([], [], False, [], False, [], 0, False, int(S.stats[NODES]),
                        time.perf_counter() - t0, False)
@@ -720,8 +727,32 @@ def verify(
         if S.stats[ABORTED]:
             return Verdict(keys, shorter, False, [], False, [], tempting, quiet, int(S.stats[NODES]),
                            time.perf_counter() - t0, False)
+    nodes = int(S.stats[NODES])
+    late = _late(t, S, root, x, tgt, n, tries, max_nodes) if line and sound else ()
     return Verdict(keys, shorter, sound, main, sound and not duals, duals, tempting, quiet,
-                   int(S.stats[NODES]), time.perf_counter() - t0, True)
+                   nodes, time.perf_counter() - t0, True, late)
+
+
+def _late(t, S, root, x, tgt, n, tries, max_nodes) -> tuple:
+    """The failing first moves of ``tries`` (name, cell) that capture within ``n + 1``: a try
+    that fails only by a move is one a solver has to read to the end.  Each gets
+    :data:`LATE_NODES` nodes; a try not decided within them does not count.  The
+    verifier's node count and budget are left as they were."""
+    if n + 1 > MAX_N:
+        return ()
+    before = int(S.stats[NODES])
+    late = []
+    for name, cell in tries:
+        _load(t, S, [(root, x)])
+        S.limits[0] = S.stats[NODES] + LATE_NODES
+        r = _first_move(t, S, x, tgt, cell, n + 1)
+        if S.stats[ABORTED]:
+            S.stats[ABORTED] = 0
+        elif r & SUCC:
+            late.append(name)
+    S.limits[0] = max_nodes
+    S.stats[NODES] = before
+    return tuple(late)
 
 
 def _min_x(t, S, ply, x, tgt, kmax) -> int:

@@ -3,7 +3,7 @@
     python scripts/make_puzzles.py --jobs 2                 # every set below, resumable
     python scripts/make_puzzles.py --only 6/7:3 --jobs 2    # one set
     python scripts/make_puzzles.py --summary                # a table of the sets as they stand
-    python scripts/make_puzzles.py --reline                 # main lines by the present verifier
+    python scripts/make_puzzles.py --rescore --jobs 2      # lines and scores by the present verifier
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` with its board, n and
 count, written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
@@ -11,10 +11,9 @@ run resumes from the ``.state.json`` file beside it).  Every puzzle records the 
 version that proved it.  Afterwards ``meridians puzzles audit results/puzzles/*.jsonl``
 re-verifies them all.
 
-``--reline`` re-verifies the puzzles recorded with duals and, where the present verifier
-shows another main line (a dual-free one among Y's equally long defences, which it
-searches since 7149d12), records that line, the dual-free flag and the present code
-version; keys, node counts and difficulty stay as generated.
+``--rescore`` re-verifies every puzzle with the present verifier (no node budget) and
+records its main line, dual-free flag, nodes, score, rating and code version, as the
+generator would record them now; it refuses a set where a key no longer holds.
 """
 
 from __future__ import annotations
@@ -35,12 +34,12 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", action="append", default=[], help="board:n, such as 6/7:3 (repeatable)")
     ap.add_argument("--summary", action="store_true", help="print a table of the sets and stop")
-    ap.add_argument("--reline", action="store_true", help="re-verify the main lines of puzzles with duals")
+    ap.add_argument("--rescore", action="store_true", help="re-verify every puzzle and record line and score anew")
     args = ap.parse_args()
     if args.summary:
         return summary()
-    if args.reline:
-        return reline(args.only)
+    if args.rescore:
+        return rescore(args.only, args.jobs)
     for board, n, count in SETS:
         if args.only and f"{board}:{n}" not in args.only:
             continue
@@ -53,13 +52,15 @@ def main() -> int:
     return 0
 
 
-def reline(only: list[str]) -> int:
-    """Record the present verifier's main line of every puzzle recorded with duals."""
-    import dataclasses
+def rescore(only: list[str], jobs: int) -> int:
+    """Re-verify every puzzle of the sets with the present verifier and record what it
+    finds: main line, dual-free flag, nodes, score, rating and code version.  A set
+    whose puzzles are not all still sound with their keys is left as it was."""
     import time
     from pathlib import Path
 
-    from puzzles.capture import verify
+    from joblib import Parallel, delayed
+
     from puzzles.generate import _exclusive
     from puzzles.record import code_version, load_jsonl, write_jsonl
 
@@ -70,22 +71,30 @@ def reline(only: list[str]) -> int:
             continue
         with _exclusive(str(f) + ".lock"):
             ps = load_jsonl(f)
-            t0, changed, todo = time.process_time(), 0, [p for p in ps if not p.dual_free]
-            for i, p in enumerate(ps):
-                if p.dual_free:
-                    continue
-                v = verify(p.to_position(), p.target, p.n)
-                if not (v.complete and v.sound and v.keys == [p.key]):
-                    print(f"{p.id}: no longer sound with key {p.key}; set left as it was", file=sys.stderr)
-                    return 1
-                if list(v.line) != list(p.line) or v.dual_free != p.dual_free:
-                    ps[i] = dataclasses.replace(p, line=list(v.line), dual_free=v.dual_free, version=version)
-                    changed += 1
-            write_jsonl(f, ps)
-            print(f"{f}: {len(todo)} puzzles with duals re-verified in {time.process_time() - t0:.0f} CPU s, "
-                  f"{changed} now have a dual-free main line; {sum(p.dual_free for p in ps)} of {len(ps)} "
-                  "dual-free", flush=True)
+            t0 = time.time()
+            new = Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps)
+            bad = [p.id for p, q in zip(ps, new) if q is None]
+            if bad:
+                print(f"{f}: {', '.join(bad[:5])} no longer sound with their keys; set left as it was",
+                      file=sys.stderr)
+                return 1
+            write_jsonl(f, new)
+            moved = sum(list(p.line) != list(q.line) for p, q in zip(ps, new))
+            print(f"{f}: {len(ps)} puzzles re-verified in {time.time() - t0:.0f} s, {moved} main lines "
+                  f"changed, {sum(q.dual_free for q in new)} dual-free", flush=True)
     return 0
+
+
+def _rescored(p, version):
+    """The record ``p`` as the present verifier scores it (None if not sound with its key)."""
+    import dataclasses
+
+    from puzzles.generate import proven
+
+    q, _ = proven(p.to_position(), p.target, p.n, p.generator, version)
+    if q is None or q.key != p.key:
+        return None
+    return dataclasses.replace(q, id=p.id)
 
 
 def summary() -> int:

@@ -130,6 +130,8 @@ def test_difficulty_grows_with_length_and_effort():
     assert G.difficulty(v._replace(nodes=10, tempting=0, quiet=False), 3)[0] > low[0]
     assert G.difficulty(v._replace(nodes=10**6, tempting=0, quiet=False), 1)[0] > low[0]
     assert G.difficulty(v._replace(nodes=10, tempting=4, quiet=False), 1)[0] > low[0]
+    tempting = G.difficulty(v._replace(nodes=10, tempting=4, quiet=False), 1)[0]
+    assert G.difficulty(v._replace(nodes=10, tempting=4, late=("a1",), quiet=False), 1)[0] > tempting
     assert G.difficulty(v._replace(nodes=10**8, tempting=50, quiet=True), 5)[1] == 5
 
 

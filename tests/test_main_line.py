@@ -65,3 +65,21 @@ def test_the_tied_defences_are_searched(monkeypatch):
     greedy = verify(pos, p.target, p.n)
     assert greedy.sound and not greedy.dual_free and greedy.duals
     check_line(pos, p.target, p.n, greedy.line, False)
+
+
+@pytest.mark.parametrize("pid,path", [
+    ("m45-c1-0002", "results/puzzles/4-5-c1.jsonl"), ("m45-c1-0011", "results/puzzles/4-5-c1.jsonl"),
+    ("m45-c2-0005", "results/puzzles/4-5-c2.jsonl"), ("m67-c2-0004", "results/puzzles/6-7-c2.jsonl"),
+])
+def test_late_tries_capture_one_move_later(pid, path):
+    # a try that "fails only late" is not a key within n but one within n + 1
+    from puzzles.reference import reference_verdict
+
+    p = find_puzzle(pid, [path])
+    pos = p.to_position()
+    v = verify(pos, p.target, p.n)
+    assert v.late and len(v.late) <= v.tempting  # these puzzles have late tries
+    later = verify(pos, p.target, p.n + 1, line=False).keys
+    assert set(v.late) <= set(later) - set(v.keys)
+    if p.n == 1 and pos.board.m <= 4:
+        assert set(v.late) <= set(reference_verdict(pos, p.target, 2)["keys"])
