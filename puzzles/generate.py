@@ -61,8 +61,8 @@ def difficulty(v: capture.Verdict, n: int) -> tuple[float, int]:
     effort = max(0.0, math.log10(max(v.nodes, 1)) - 2.0)
     score = ((n - 1) + 0.5 * effort + 0.15 * min(v.tempting, _TEMPTING_CAP)
              + 0.5 * min(len(v.late), _LATE_CAP) + (1.0 if v.quiet else 0.0))
-    rating = 1 + sum(score >= cut for cut in RATING_CUTS)
-    return round(score, 3), rating
+    score = round(score, 3)  # the rating is that of the score as recorded
+    return score, 1 + sum(score >= cut for cut in RATING_CUTS)
 
 
 def seed_position(board: Board, unit_seed: int) -> Position | None:

@@ -106,6 +106,8 @@ def test_committed_set(path):
         # generated may have more for now)
         assert sum(p.dual_free for p in ps) >= 0.6 * len(ps)
     assert all(p.key and p.line and p.line[0] == p.key and p.version for p in ps)
+    # every rating is the present cut of its score
+    assert all(p.difficulty == 1 + sum(p.score >= c for c in G.RATING_CUTS) for p in ps)
     # a seeded sample, re-verified (cheap ones: the whole audit runs outside the tests)
     rng = random.Random(path.name)
     cheap = [p for p in ps if p.nodes <= 20_000] or ps[:1]
