@@ -15,8 +15,9 @@ Work is cut into *units*, one seed position each, numbered from the run's seed, 
 run resumes at the first unit it has not finished.  A unit gives the same puzzles in
 every run and every worker: the verifier's tables are emptied before each candidate
 (what a worker proved for earlier units used to change the nodes a candidate needed,
-and so which candidates the node budget dropped).  A run holds a lock on its output file, writes the puzzles and then its state after every
-batch, and keeps one pool of worker processes for the whole run.
+and so which candidates the node budget dropped).  A run holds a lock on its output
+file, writes the puzzles and then its state after every batch, and keeps one pool of
+worker processes for the whole run.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ from solver import Board, Position
 from . import capture
 from .record import Puzzle
 
-__all__ = ["BUDGET", "QUICK", "RATING_CUTS", "difficulty", "proven", "seed_position", "Found", "baseline_unit", "sat_unit", "run_unit"]
+__all__ = [
+    "BUDGET", "QUICK", "RATING_CUTS", "difficulty", "check", "proven", "seed_position", "Found",
+    "baseline_unit", "sat_unit", "run_unit",
+]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
 BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000}
@@ -56,7 +60,7 @@ def difficulty(v: capture.Verdict, n: int) -> tuple[float, int]:
     the tries among them that *fail only late*, capturing within n + 1 (0.5 each, at
     most 4), and 1 for a *quiet* key (one that cuts none of the target's present
     paths).  The rating cuts the score at :data:`RATING_CUTS`: one scale for every n, so
-    a longer puzzle rates higher, and puzzles of one n spread over two or three ratings.
+    a longer puzzle rates higher, while the puzzles of one n spread over several.
     """
     effort = max(0.0, math.log10(max(v.nodes, 1)) - 2.0)
     score = ((n - 1) + 0.5 * effort + 0.15 * min(v.tempting, _TEMPTING_CAP)

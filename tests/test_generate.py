@@ -216,4 +216,5 @@ def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
     time.sleep(2)
     assert not any(os.path.exists(f"/proc/{w}") for w in workers), "workers outlived the run"
     kept = load_jsonl(out)
-    assert kept and json.loads(open(out + ".state.json").read())["kept"] == len(kept)
+    with open(out + ".state.json") as f:
+        assert kept and json.loads(f.read())["kept"] == len(kept)
