@@ -15,7 +15,8 @@ from puzzles.capture import capture_within, verify
 from puzzles.record import find_puzzle
 
 PUZZLES = {
-    # id: a dual-free line is found only by searching the tied defences
+    # m45-c4-0015's dual-free line is found only by searching the tied defences; the
+    # other two are ordinary committed puzzles
     "m45-c4-0015": "results/puzzles/4-5-c4.jsonl",
     "m45-c3-0001": "results/puzzles/4-5-c3.jsonl",
     "m67-c3-0002": "results/puzzles/6-7-c3.jsonl",
