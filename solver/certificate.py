@@ -326,6 +326,12 @@ def build_certificate(
         for m, c in usable.items():
             if c.outcome == winner:
                 return m, t_entry
+        # df-pn's lookahead settles a position whose every reply loses at once without a
+        # table entry: its move is the table's, one ply short of finished games
+        tm = table_move(t_entry, p)
+        if tm in usable and usable[tm].outcome is None and all(
+                usable[tm].play(r).outcome == winner for r in usable[tm].legal_moves()):
+            return tm, t_entry
         for attempt in range(2):
             tm = table_move(t_entry, p)
             if tm in usable and (usable[tm].key in ids or won(t_entry, usable[tm])):

@@ -170,8 +170,13 @@ def test_df_pn_alpha_beta_and_the_horizon_search_agree(seed, plies):
     values = {m: prove(pos, method=m, tt_mb=4) for m in ("dfpn", "alphabeta", "horizon")}
     assert len({p.value for p in values.values()}) == 1, {m: p.value for m, p in values.items()}
     assert values["horizon"].value != "unknown"
-    # the horizon search's line is a shortest win: never longer than df-pn's line
-    assert len(values["horizon"].line) <= len(values["dfpn"].line)
+    # both lines are games the winner wins (df-pn's loser resists with the reply the
+    # search worked hardest on, which need not be the longest resistance, so the lengths
+    # are not compared)
+    winner = pos.to_move if values["dfpn"].value == "win" else ("D" if pos.to_move == "L" else "L")
+    assert replay_line(pos, values["dfpn"].line) == winner
+    assert replay_line(pos, values["horizon"].line) == winner
+    assert values["horizon"].stats["plies"] == len(values["horizon"].line)
 
 
 @pytest.mark.parametrize("seed", [0, 3, 4, 5])

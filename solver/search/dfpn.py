@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core
-from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_popcount, bb_store
+from ..bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
 from ..core import kernel
 from .path import child_keys, enter_child, repeats
 
@@ -47,7 +47,9 @@ KEY_SALT = np.uint64(0x5851F42D4C957F2D)     # xor-ed into every key, so that no
 # stats slots
 EXPANSIONS, TT_HITS, STORES, DEEPEST, ABORTED, REWALKED, RESEARCHED, REPETITIONS = range(8)
 # limits slots
-MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE = range(6)
+MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE, DEDUP, LOOKAHEAD, ABANDON = range(9)
+# LOOKAHEAD modes: when to look one ply further for a child whose every move loses
+LOOK_OFF, LOOK_ALL_DEAD, LOOK_ALWAYS = 0, 1, 2
 # child flags
 OPEN, TERMINAL, TAINTED = 0, 1, 2
 
@@ -70,7 +72,7 @@ class Dfpn(NamedTuple):
     tt_work: np.ndarray    # uint32 (size,): expansions spent below the entry (saturating)
     seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
     stats: np.ndarray      # int64 (8,)
-    limits: np.ndarray     # int64 (6,)
+    limits: np.ndarray     # int64 (9,)
 
 
 SLOT_BYTES = 8 + 4 + 4 + 2 + 4
@@ -79,13 +81,20 @@ SLOT_BYTES = 8 + 4 + 4 + 2 + 4
 def new_dfpn(
     t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.25,
     use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 2,
-    seen_mb: float | None = None,
+    seen_mb: float | None = None, dedup: bool = True, lookahead: int = LOOK_ALL_DEAD,
+    abandon: bool = True,
 ) -> Dfpn:
     """A proof search for ``prover`` (0 Light, 1 Dark) whose table and re-walk set
     together take at most ``tt_mb`` MiB (powers of two of slots; the set gets a fifth
     unless ``seen_mb`` says otherwise); the path arrays add about ``2048 * 30 * n`` bytes.
     ``dead_shift``: the initial number of a player with dead groups is its move count
-    shifted right by this (0: not lowered; -1: all initial numbers 1, plain df-pn)."""
+    shifted right by this (0: not lowered; -1: all initial numbers 1, plain df-pn).
+    ``dedup``: moves that lead to the very same position (a stone that dies at once with
+    the dead groups it joined, whatever point it took) are one child, not several.
+    ``lookahead``: a child where the player to move loses with every move is a won leaf
+    at once (``LOOK_ALL_DEAD``: looked for only when all of that player's groups are
+    dead; ``LOOK_ALWAYS``; ``LOOK_OFF``).  ``abandon``: a move after which the mover's own
+    dead groups went off the board gets its initial number doubled (it gave up stones)."""
     seen_bytes = (tt_mb / 5 if seen_mb is None else seen_mb) * 2**20
     table_bytes = tt_mb * 2**20 - seen_bytes
     size = BUCKET
@@ -106,7 +115,8 @@ def new_dfpn(
         np.full(size, -1, np.int16), np.full(size, 0, np.uint32),
         np.full(seen, 0, np.uint64),
         np.zeros(8, np.int64),
-        np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table)], np.int64),
+        np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table),
+                  int(dedup), int(lookahead), int(abandon)], np.int64),
     )
 
 
@@ -179,6 +189,47 @@ def _grow(x, eps_per_mille):
 
 # --- the search ----------------------------------------------------------------------------
 @kernel
+def _all_moves_lose(T, D, ply, cs, cm):
+    """Whether every move ``cm`` of ``cs`` in the child at ``ply + 1`` leaves ``cs``
+    without stones (rows ``ply + 2`` of the stack are the scratch)."""
+    child = D.stack[2 * ply + 2: 2 * ply + 4]
+    scratch = D.stack[2 * ply + 4: 2 * ply + 6]
+    while bb_any(cm):
+        cell = bb_lowest(cm)
+        cm = bb_clear_lowest(cm)
+        for c in range(2):
+            bb_store(scratch, c, bb_load(child, c, T.zero))
+        lost, _ = core.play(T, scratch, cs, cell)
+        if not lost:
+            return False
+    return True
+
+
+@kernel
+def _same_as_earlier(T, D, ply, side, nc, key):
+    """Whether an earlier child of the node at ``ply`` is the very position now in row
+    ``ply + 1`` (table keys first, then the stones, so a key collision never merges
+    two positions)."""
+    st = D.stack[2 * ply: 2 * ply + 2]
+    child = D.stack[2 * ply + 2: 2 * ply + 4]
+    scratch = D.stack[2 * ply + 4: 2 * ply + 6]
+    for j in range(nc):
+        if D.ch_key[ply, j] != key:
+            continue
+        for c in range(2):
+            bb_store(scratch, c, bb_load(st, c, T.zero))
+        core.play(T, scratch, side, D.ch_cell[ply, j])
+        same = True
+        for c in range(2):
+            for i in range(child.shape[1]):
+                if scratch[c, i] != child[c, i]:
+                    same = False
+        if same:
+            return True
+    return False
+
+
+@kernel
 def _expand(T, D, ply, side):
     """Generate the children of the node at ``ply``: fill the ``ch_*`` rows; return
     ``(count, decided)`` where ``decided`` is the index of a child that settles the node
@@ -186,6 +237,8 @@ def _expand(T, D, ply, side):
     st = D.stack[2 * ply: 2 * ply + 2]
     child = D.stack[2 * ply + 2: 2 * ply + 4]
     prover = D.limits[PROVER]
+    # the knowledge below uses rows ply + 2 of the stack as scratch
+    room = ply + 3 < MAX_PLY
     moves = core._moves_of_live(T, st, side)
     nc = 0
     while bb_any(moves):
@@ -195,6 +248,7 @@ def _expand(T, D, ply, side):
             bb_store(child, c, bb_load(st, c, T.zero))
         lost, removed = core.play(T, child, side, cell)
         D.ch_cell[ply, nc] = cell
+        D.ch_key[ply, nc] = 0
         winner = -1
         cs = 1 - side
         if lost:
@@ -209,18 +263,29 @@ def _expand(T, D, ply, side):
             else:
                 child_keys(T, D.keys, ply, side, cell, removed)
                 key, _ = _node_key(D, ply + 1)
+                if D.limits[DEDUP] and room and _same_as_earlier(T, D, ply, side, nc, key):
+                    continue  # the same position as an earlier move's: one child
                 D.ch_key[ply, nc] = key
+                look = D.limits[LOOKAHEAD]
+                if look == LOOK_ALL_DEAD and room:
+                    own = bb_load(child, cs, T.zero)
+                    look = core.count(child, cs) >= 2 and bb_eq(core.dead_bb(T, child, cs), own)
                 if ply + 2 >= MAX_PLY or repeats(D, ply + 1, child):
                     D.ch_flag[ply, nc] = TAINTED
                     D.ch_pn[ply, nc] = INF
                     D.ch_dn[ply, nc] = 0
                     D.stats[REPETITIONS] += 1
+                elif look and room and _all_moves_lose(T, D, ply, cs, cm):
+                    winner = side
                 else:
                     k = bb_popcount(cm)
                     if D.limits[DEAD_SHIFT] < 0:
                         k = 1  # all-ones: plain df-pn, for measurements
-                    elif D.limits[DEAD_SHIFT] and bb_any(core.dead_bb(T, child, cs)):
-                        k = max(1, k >> D.limits[DEAD_SHIFT])
+                    else:
+                        if D.limits[DEAD_SHIFT] and bb_any(core.dead_bb(T, child, cs)):
+                            k = max(1, k >> D.limits[DEAD_SHIFT])
+                        if D.limits[ABANDON] and bb_any(removed):
+                            k *= 2
                     D.ch_flag[ply, nc] = OPEN
                     if cs == prover:
                         D.ch_pn[ply, nc] = 1

@@ -305,7 +305,9 @@ def _dfpn_line(t, D, position: Position, winner: int, plies: int) -> list[str]:
             return p.outcome == "LD"[winner]
         found, pn, dn, _, _ = F.probe(t, D, p._st, p._side)
         if not found:
-            return None
+            # the search's lookahead settles a position whose every move loses at once
+            # without a table entry
+            return True if all(p.play(m).outcome == "LD"[winner] for m in p.legal_moves()) else None
         return pn == 0 if winner == prover else dn == 0
 
     line: list[str] = []
@@ -325,8 +327,11 @@ def _dfpn_line(t, D, position: Position, winner: int, plies: int) -> list[str]:
             def work(m):
                 c = children[m]
                 if c.outcome is not None:
-                    return -1
-                return int(F.probe(t, D, c._st, c._side)[4])
+                    return -1, 0
+                # ties (a work of 1: settled at once) go to a reply the winner cannot
+                # finish with one move (the search's lookahead settled it, two plies on)
+                at_once = any(c.play(r).outcome == "LD"[winner] for r in c.legal_moves())
+                return int(F.probe(t, D, c._st, c._side)[4]), 0 if at_once else 1
             chosen = max(children, key=work)
         if chosen is None or children[chosen].key in seen:
             break

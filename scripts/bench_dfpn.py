@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""What each df-pn strengthening buys: expansions with and without it on the same positions.
+
+Usage: python scripts/bench_dfpn.py [--positions 12] [--plies 12,16,20] [--expansions 3000000]
+                                    [--tt-mb 1024] [--skip-3-4]
+
+Runs df-pn (player to move as prover) on the empty 2/3 board and on seeded 3/4
+positions ``--plies`` plies into random games, once per variant:
+
+- ``plain``: all initial numbers 1, no 1+epsilon, none of the knowledge below;
+- ``before``: the search as it was before issue 6 (1+epsilon, initial numbers from move
+  counts lowered for dead groups, symmetries, table);
+- ``before`` plus one technique: ``dedup`` (moves reaching the same position are one
+  child), ``lookahead`` (a child whose player loses with every move is a won leaf,
+  looked for when all its groups are dead), ``lookahead-always``, ``abandon`` (a move
+  that gave up the mover's own dead groups starts with a doubled number);
+- ``all``: the default search (:func:`solver.search.dfpn.new_dfpn`'s defaults).
+
+Prints, per variant, positions decided, expansions and seconds, and expansions relative
+to ``before`` and to ``plain`` on the positions every variant decided; values must agree.
+All in one run, so machine noise does not enter the ratios (they count expansions; the
+seconds show what a technique costs per expansion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from solver import Board, Position, core
+from solver.search import dfpn as F
+
+PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False)
+BEFORE = dict(dedup=False, lookahead=F.LOOK_OFF, abandon=False)
+VARIANTS = {
+    "plain": PLAIN,
+    "before": BEFORE,
+    "before+dedup": {**BEFORE, "dedup": True},
+    "before+lookahead": {**BEFORE, "lookahead": F.LOOK_ALL_DEAD},
+    "before+lookahead-always": {**BEFORE, "lookahead": F.LOOK_ALWAYS},
+    "before+abandon": {**BEFORE, "abandon": True},
+    "all": {},
+}
+
+
+def positions(board: Board, count: int, plies: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        pos = Position.start(board)
+        for _ in range(plies):
+            if pos.outcome is not None:
+                break
+            pos = pos.play(rng.choice(pos.legal_moves()))
+        if pos.outcome is None:
+            out.append(pos)
+    return out
+
+
+def run(t, pos: Position, expansions: int, tt_mb: float, options: dict) -> tuple[str, int, float]:
+    """(value for the player to move, expansions, seconds) of one df-pn search."""
+    D = F.new_dfpn(t, pos._side, tt_mb, **options)
+    ply = F.load_root(D, t, [(pos._st, pos._side)])
+    D.limits[F.MAX_EXPANSIONS] = expansions
+    t0 = time.perf_counter()
+    pn, dn, tainted = F.mid(t, D, ply, pos._side, F.INF - 1, F.INF - 1)
+    secs = time.perf_counter() - t0
+    if D.stats[F.ABORTED]:
+        value = "unknown"
+    elif pn == 0:
+        value = "win"
+    elif dn == 0 and not tainted:
+        value = "loss"
+    else:
+        value = "unknown"
+    return value, int(min(D.stats[F.EXPANSIONS], expansions)), secs
+
+
+def table(title: str, todo: list[Position], expansions: int, tt_mb: float) -> None:
+    t = core.tables(todo[0].board)
+    run(t, todo[0], 100, 1, {})  # compile or load before timing
+    runs = {}
+    for name, opts in VARIANTS.items():
+        runs[name] = [run(t, p, expansions, tt_mb, opts) for p in todo]
+    for i, p in enumerate(todo):
+        vals = {runs[n][i][0] for n in VARIANTS} - {"unknown"}
+        assert len(vals) <= 1, f"the variants disagree on {p}: { {n: runs[n][i][0] for n in VARIANTS} }"
+    common = [i for i in range(len(todo)) if all(runs[n][i][0] != "unknown" for n in VARIANTS)]
+    before = sum(runs["before"][i][1] for i in common) or 1
+    plain = sum(runs["plain"][i][1] for i in common) or 1
+    print(f"\n{title}: {len(todo)} positions, {expansions:,} expansions each at most; "
+          f"ratios on the {len(common)} every variant decided")
+    print(f"{'variant':>24} {'decided':>8} {'expansions':>14} {'seconds':>8} {'exp/s':>9} "
+          f"{'/before':>8} {'/plain':>8}")
+    for name in VARIANTS:
+        rs = runs[name]
+        exp = sum(r[1] for r in rs)
+        secs = sum(r[2] for r in rs)
+        mine = sum(rs[i][1] for i in common)
+        print(f"{name:>24} {sum(r[0] != 'unknown' for r in rs):>5}/{len(rs):<2} {exp:>14,} {secs:>8.1f} "
+              f"{exp / max(secs, 1e-9):>9,.0f} {mine / before:>8.3f} {mine / plain:>8.3f}")
+    if len(todo) > 1:
+        print("  per position (expansions, '-' undecided):")
+        for i, p in enumerate(todo):
+            cells = " ".join(f"{(runs[n][i][1] if runs[n][i][0] != 'unknown' else '-'):>10}" for n in VARIANTS)
+            print(f"  {str(p):<36} {runs['all'][i][0]:>7} {cells}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=12, help="3/4 positions per ply count")
+    ap.add_argument("--plies", default="12,16,20")
+    ap.add_argument("--expansions", type=int, default=3_000_000)
+    ap.add_argument("--tt-mb", type=float, default=1024)
+    ap.add_argument("--skip-3-4", action="store_true")
+    args = ap.parse_args()
+    table("2/3, the empty board", [Position.start(Board.parse("2/3"))], 10**9, args.tt_mb)
+    if not args.skip_3_4:
+        todo: list[Position] = []
+        for k in (int(x) for x in args.plies.split(",")):
+            todo += positions(Board.parse("3/4"), args.positions, k, seed=600 + k)
+        table("3/4, positions " + args.plies + " plies into seeded random games", todo,
+              args.expansions, args.tt_mb)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Prove the first-move classes of a board one at a time, each to the end, and collect
+them into the board's opening table.
+
+Usage: python scripts/solve_openings.py [--board 3/4] [--classes a1,b2] [--time S]
+                                        [--tt-mb M] [--collect]
+
+Each class of first moves (the moves the board's symmetries map onto each other; a class
+is named by its first member, as ``meridians solve`` lists them) is one df-pn search from
+the position after the move, Dark to move, with ``--time`` seconds (default: no limit).
+A finished class is written at once to ``results/solutions/<board>-<hash>-value.json``
+(the format of ``scripts/prove_position.py``, so either script continues the other's
+work); a class already decided there is skipped, so the same command resumes after an
+interruption and two commands with different ``--classes`` share the work of two cores.
+A class whose budget runs out is written as ``unknown`` with its effort (and is searched
+again, from scratch, by the next run).  Ctrl-C writes nothing for the class in progress.
+
+After each class (and with ``--collect`` alone, without searching), writes
+``results/solutions/<board>.json``: Light's value after each first move, per class its
+value, expansions, seconds, command and revision, and the first player's value (a win if
+one class wins, a loss if every class loses, else unknown), with the map
+``<board>-map.svg``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from solver import RULES_VERSION, Board, Position, __version__
+from solver.files import write_atomic
+from solver.search.jobs import opening_jobs
+from solver.search.prove import prove
+from solver.svg import map_svg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from solve_boards import OUT, code_revision  # noqa: E402
+
+LIGHT = {"win": "loss", "loss": "win", "unknown": "unknown", "draw": "draw"}  # Dark's value -> Light's
+
+
+def value_path(pos: Position) -> Path:
+    """Where ``scripts/prove_position.py`` and this script keep one position's result."""
+    return OUT / f"{pos.board.name.replace('/', '-')}-{hashlib.sha1(str(pos).encode()).hexdigest()[:8]}-value.json"
+
+
+def read_value(path: Path) -> dict | None:
+    """The record at ``path``, or None if there is none (a corrupt file is an error)."""
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        sys.exit(f"solve_openings: {path} is corrupt ({e}); move it away to search that class again")
+
+
+def collect(board: Board) -> dict:
+    """Write ``<board>.json`` and ``<board>-map.svg`` from the class files; return the record.
+    A ``<board>.json`` another script wrote (such as 2/3's, by alpha-beta) is left alone."""
+    stem = board.name.replace("/", "-")
+    mine = read_value(OUT / f"{stem}.json")
+    if mine is not None and not str(mine.get("command", "")).startswith("python scripts/solve_openings.py"):
+        sys.exit(f"solve_openings: {OUT / stem}.json was written by {mine.get('command')!r}; not replacing it")
+    classes, moves = [], {}
+    for job in opening_jobs(Position.start(board)):
+        rec = read_value(value_path(Position.parse(job.position))) or {}
+        decided = rec.get("value") in ("win", "loss") and rec.get("verified")
+        dark = rec.get("value", "unknown") if decided else "unknown"
+        light = LIGHT[dark]
+        classes.append({
+            "members": list(job.members), "position": job.position, "light": light,
+            "expansions": rec.get("nodes"), "seconds": rec.get("seconds"),
+            "command": rec.get("command"), "revision": rec.get("revision"),
+            "line": rec.get("line", []) if decided else [],
+        })
+        for m in job.members:
+            moves[m] = light
+    values = set(moves.values())
+    first = "win" if "win" in values else ("loss" if values == {"loss"} else "unknown")
+    record = {
+        "board": board.name,
+        "command": f"python scripts/solve_openings.py --board {board.name} --collect",
+        "version": __version__, "revision": code_revision(), "rules": RULES_VERSION,
+        "python": platform.python_version(),
+        "method": "df-pn per class of first moves (scripts/solve_openings.py or "
+                  "scripts/prove_position.py), each proof re-walked",
+        "value": first,
+        "decided": f"{sum(v != 'unknown' for v in moves.values())} of {len(moves)} first moves",
+        "moves": dict(sorted(moves.items())),
+        "classes": classes,
+    }
+    write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
+    shown = {"win": "Light wins", "loss": "Light loses", "unknown": "not yet known"}[first]
+    title = f"{board.name}: Light's first move ({shown}; {record['decided']} decided)"
+    write_atomic(OUT / f"{stem}-map.svg", map_svg(board, {board.index(m): v for m, v in moves.items()}, title=title))
+    return record
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--board", default="3/4")
+    ap.add_argument("--classes", default="", help="comma-separated class names (default: all)")
+    ap.add_argument("--time", type=float, default=None, help="seconds per class (default: no limit)")
+    ap.add_argument("--tt-mb", type=float, default=4096.0)
+    ap.add_argument("--collect", action="store_true", help="only write the opening table")
+    args = ap.parse_args()
+    try:
+        board = Board.parse(args.board)
+    except ValueError as e:
+        sys.exit(f"solve_openings: {e}")
+    jobs = opening_jobs(Position.start(board))
+    names = {j.key: j for j in jobs}
+    wanted = [c for c in args.classes.split(",") if c]
+    for c in wanted:
+        if c not in names:
+            sys.exit(f"solve_openings: no class {c!r} on {board.name} (classes: {', '.join(names)})")
+    if args.collect:
+        rec = collect(board)
+        print(f"{board.name}: {rec['value']} for Light; {rec['decided']} decided", file=sys.stderr)
+        return
+    for job in (names[c] for c in wanted) if wanted else jobs:
+        pos = Position.parse(job.position)
+        path = value_path(pos)
+        old = read_value(path)
+        if old and old.get("value") in ("win", "loss") and old.get("verified"):
+            print(f"{job.key}: already {old['value']} for Dark to move ({path.name})", file=sys.stderr)
+            continue
+        last = [0.0]
+
+        def progress(info: dict) -> None:
+            if info["seconds"] - last[0] >= 60:
+                last[0] = info["seconds"]
+                print(f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
+                      f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s", file=sys.stderr, flush=True)
+
+        t0 = time.time()
+        revision = code_revision()
+        try:
+            p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
+        except KeyboardInterrupt:
+            sys.exit(f"solve_openings: interrupted in class {job.key}; nothing written for it")
+        command = (f"python scripts/solve_openings.py --board {board.name} --classes {job.key}"
+                   + (f" --time {args.time:g}" if args.time else "") + f" --tt-mb {args.tt_mb:g}")
+        record = {
+            "position": str(pos), "board": board.name, "to_move": pos.to_move,
+            "class": list(job.members), "command": command, "version": __version__,
+            "revision": revision, "rules": RULES_VERSION, "python": platform.python_version(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
+        }
+        write_atomic(path, json.dumps(record, indent=1) + "\n")
+        print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
+              f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
+        collect(board)
+
+
+if __name__ == "__main__":
+    main()
