@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What each df-pn strengthening buys: expansions with and without it on the same positions.
 
-Usage: python scripts/bench_dfpn.py [--positions 12] [--plies 12,16,20] [--expansions 3000000]
-                                    [--tt-mb 1024] [--skip-3-4]
+Usage: python scripts/bench_dfpn.py [--positions 6] [--plies 8,10,12] [--expansions 3000000]
+                                    [--tt-mb 1024] [--skip-3-4] [--extra all | NAME,...]
+                                    [--only NAME,...]
 
-Runs df-pn (player to move as prover) on the empty 2/3 board and on seeded 3/4
+Runs df-pn (player to move as prover) on the empty 2/3 board and after each of its
+classes of first moves (values checked against results/solutions/2-3.json), and on seeded 3/4
 positions ``--plies`` plies into random games, once per variant:
 
 - ``plain``: all initial numbers 1, no 1+epsilon, none of the knowledge below;
@@ -14,7 +16,8 @@ positions ``--plies`` plies into random games, once per variant:
   child), ``lookahead`` (a child whose player loses with every move is a won leaf,
   looked for when all its groups are dead), ``lookahead-always``, ``abandon`` (a move
   that gave up the mover's own dead groups starts with a doubled number);
-- ``all``: the default search (:func:`solver.search.dfpn.new_dfpn`'s defaults).
+- ``all``: the default search (:func:`solver.search.dfpn.new_dfpn`'s defaults);
+- with ``--extra``, variants of ``all`` that were candidates for the defaults (``EXTRA``).
 
 Prints, per variant, positions decided, expansions and seconds, and expansions relative
 to ``before`` and to ``plain`` on the positions every variant decided; values must agree.
@@ -25,14 +28,19 @@ seconds show what a technique costs per expansion).
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
+from pathlib import Path
 
 from solver import Board, Position, core
 from solver.search import dfpn as F
+from solver.search.jobs import opening_jobs
 
-PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False)
-BEFORE = dict(dedup=False, lookahead=F.LOOK_OFF, abandon=False)
+SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
+
+PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
+BEFORE = dict(eps=0.25, dead_shift=2, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
 VARIANTS = {
     "plain": PLAIN,
     "before": BEFORE,
@@ -41,6 +49,15 @@ VARIANTS = {
     "before+lookahead-always": {**BEFORE, "lookahead": F.LOOK_ALWAYS},
     "before+abandon": {**BEFORE, "abandon": True},
     "all": {},
+}
+#: tried against "all" with --extra: candidates for the defaults
+EXTRA = {
+    "all+lookahead-always": {"lookahead": F.LOOK_ALWAYS},
+    "all+mobility": {"mobility": True},
+    "all-eps0.5": {"eps": 0.5},
+    "all-eps1": {"eps": 1.0},
+    "all-deadshift1": {"dead_shift": 1},
+    "all-abandon+mobility": {"abandon": False, "mobility": True},
 }
 
 
@@ -77,7 +94,7 @@ def run(t, pos: Position, expansions: int, tt_mb: float, options: dict) -> tuple
     return value, int(min(D.stats[F.EXPANSIONS], expansions)), secs
 
 
-def table(title: str, todo: list[Position], expansions: int, tt_mb: float) -> None:
+def table(title: str, todo: list[Position], expansions: int, tt_mb: float) -> dict:
     t = core.tables(todo[0].board)
     run(t, todo[0], 100, 1, {})  # compile or load before timing
     runs = {}
@@ -104,18 +121,43 @@ def table(title: str, todo: list[Position], expansions: int, tt_mb: float) -> No
         print("  per position (expansions, '-' undecided):")
         for i, p in enumerate(todo):
             cells = " ".join(f"{(runs[n][i][1] if runs[n][i][0] != 'unknown' else '-'):>10}" for n in VARIANTS)
-            print(f"  {str(p):<36} {runs['all'][i][0]:>7} {cells}")
+            print(f"  {str(p):<36} {runs['before'][i][0]:>7} {cells}")
+    return runs
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=12, help="3/4 positions per ply count")
-    ap.add_argument("--plies", default="12,16,20")
+    ap.add_argument("--positions", type=int, default=6, help="3/4 positions per ply count")
+    ap.add_argument("--plies", default="8,10,12")
     ap.add_argument("--expansions", type=int, default=3_000_000)
     ap.add_argument("--tt-mb", type=float, default=1024)
     ap.add_argument("--skip-3-4", action="store_true")
+    ap.add_argument("--extra", default="", help="comma-separated EXTRA variants to add (or 'all')")
+    ap.add_argument("--only", default="", help="comma-separated variants to run instead of all "
+                    "(plain and before are always run: the ratios are against them)")
     args = ap.parse_args()
-    table("2/3, the empty board", [Position.start(Board.parse("2/3"))], 10**9, args.tt_mb)
+    for name in (EXTRA if args.extra == "all" else filter(None, args.extra.split(","))):
+        if name not in EXTRA:
+            raise SystemExit(f"bench_dfpn: no variant {name!r} (extra variants: {', '.join(EXTRA)})")
+        VARIANTS[name] = EXTRA[name]
+    if args.only:
+        keep = {"plain", "before", *args.only.split(",")}
+        for name in keep - set(VARIANTS):
+            raise SystemExit(f"bench_dfpn: no variant {name!r} (variants: {', '.join(VARIANTS)})")
+        for name in set(VARIANTS) - keep:
+            del VARIANTS[name]
+    two = Board.parse("2/3")
+    start = Position.start(two)
+    firsts = [Position.parse(j.position) for j in opening_jobs(start)]
+    runs = table("2/3, the empty board and the position after each class of first moves",
+                 [start] + firsts, 10**9, args.tt_mb)
+    # the strengthened search must leave 2/3's committed solution as it is
+    solved = json.loads(SOLVED_2_3.read_text())
+    assert runs["before"][0][0] == solved["value"], "2/3: the empty board's value changed"
+    for job, r in zip(opening_jobs(start), runs["before"][1:]):
+        light = {"win": "loss", "loss": "win"}[r[0]]
+        assert all(solved["moves"][m] == light for m in job.members), f"2/3: {job.key} changed"
+    print(f"  values equal to {SOLVED_2_3.name} (root and all {len(solved['moves'])} first moves)")
     if not args.skip_3_4:
         todo: list[Position] = []
         for k in (int(x) for x in args.plies.split(",")):

@@ -14,6 +14,8 @@ work); a class already decided there is skipped, so the same command resumes aft
 interruption and two commands with different ``--classes`` share the work of two cores.
 A class whose budget runs out is written as ``unknown`` with its effort (and is searched
 again, from scratch, by the next run).  Ctrl-C writes nothing for the class in progress.
+While a process works on a class, ``<board>-<hash>-value.running`` beside its file holds
+the process id, and other processes pass over that class.
 
 After each class (and with ``--collect`` alone, without searching), writes
 ``results/solutions/<board>.json``: Light's value after each first move, per class its
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import platform
 import sys
 import time
@@ -130,32 +133,57 @@ def main() -> None:
         if old and old.get("value") in ("win", "loss") and old.get("verified"):
             print(f"{job.key}: already {old['value']} for Dark to move ({path.name})", file=sys.stderr)
             continue
-        last = [0.0]
-
-        def progress(info: dict) -> None:
-            if info["seconds"] - last[0] >= 60:
-                last[0] = info["seconds"]
-                print(f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
-                      f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s", file=sys.stderr, flush=True)
-
-        t0 = time.time()
-        revision = code_revision()
+        lock = path.with_suffix(".running")
+        if not _take(lock):
+            print(f"{job.key}: another process is on it ({lock.name})", file=sys.stderr)
+            continue
         try:
-            p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
-        except KeyboardInterrupt:
-            sys.exit(f"solve_openings: interrupted in class {job.key}; nothing written for it")
-        command = (f"python scripts/solve_openings.py --board {board.name} --classes {job.key}"
-                   + (f" --time {args.time:g}" if args.time else "") + f" --tt-mb {args.tt_mb:g}")
-        record = {
-            "position": str(pos), "board": board.name, "to_move": pos.to_move,
-            "class": list(job.members), "command": command, "version": __version__,
-            "revision": revision, "rules": RULES_VERSION, "python": platform.python_version(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
-        }
-        write_atomic(path, json.dumps(record, indent=1) + "\n")
-        print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
-              f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
+            _prove_class(board, job, pos, path, args)
+        finally:
+            lock.unlink(missing_ok=True)
         collect(board)
+
+
+def _take(lock: Path) -> bool:
+    """Claim a class for this process: False if a live process holds ``lock``."""
+    try:
+        pid = int(lock.read_text())
+        os.kill(pid, 0)
+        if pid != os.getpid():
+            return False
+    except (OSError, ValueError):
+        pass  # no lock, or its process is gone: take it
+    write_atomic(lock, str(os.getpid()))
+    return True
+
+
+def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Namespace) -> None:
+    """Search one class and write its record."""
+    last = [0.0]
+
+    def progress(info: dict) -> None:
+        if info["seconds"] - last[0] >= 60:
+            last[0] = info["seconds"]
+            print(f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
+                  f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s", file=sys.stderr, flush=True)
+
+    t0 = time.time()
+    revision = code_revision()
+    try:
+        p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
+    except KeyboardInterrupt:
+        sys.exit(f"solve_openings: interrupted in class {job.key}; nothing written for it")
+    command = (f"python scripts/solve_openings.py --board {board.name} --classes {job.key}"
+               + (f" --time {args.time:g}" if args.time else "") + f" --tt-mb {args.tt_mb:g}")
+    record = {
+        "position": str(pos), "board": board.name, "to_move": pos.to_move,
+        "class": list(job.members), "command": command, "version": __version__,
+        "revision": revision, "rules": RULES_VERSION, "python": platform.python_version(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
+    }
+    write_atomic(path, json.dumps(record, indent=1) + "\n")
+    print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
+          f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

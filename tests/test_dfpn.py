@@ -114,8 +114,7 @@ def _table_row(t, D, pos: Position) -> int:
     if D.limits[F.PROVER] == 1:
         key ^= F.PROVER_SALT
     key ^= F.KEY_SALT
-    base = int(key & np.uint64(D.tt_key.shape[0] - 1)) & ~(F.BUCKET - 1)
-    return base, key
+    return F._bucket(key, D.tt_key.shape[0]), key
 
 
 def test_the_rewalk_rejects_a_forged_proof():

@@ -1,6 +1,7 @@
 """df-pn's strengthening (issue 6) against plain df-pn, alpha-beta and the Python rules:
 merged duplicate moves, the one-ply lookahead for positions where every move loses, the
-initial numbers; each switched on alone and all together must give the same values."""
+initial numbers (move counts, dead groups, abandoned groups, the other player's moves);
+each switched on alone and all together must give the same values."""
 
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from solver.search.solve import solve
 
 from refplay import random_position
 
-PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False)
+PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
 VARIANTS = {
     "plain": PLAIN,
     "dedup": {**PLAIN, "dedup": True},
     "lookahead": {**PLAIN, "lookahead": F.LOOK_ALL_DEAD},
     "lookahead-always": {**PLAIN, "lookahead": F.LOOK_ALWAYS},
     "abandon": {**PLAIN, "dead_shift": 0, "abandon": True},
+    "mobility": {**PLAIN, "dead_shift": 0, "mobility": True},
     "default": {},
 }
 

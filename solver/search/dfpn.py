@@ -47,7 +47,7 @@ KEY_SALT = np.uint64(0x5851F42D4C957F2D)     # xor-ed into every key, so that no
 # stats slots
 EXPANSIONS, TT_HITS, STORES, DEEPEST, ABORTED, REWALKED, RESEARCHED, REPETITIONS = range(8)
 # limits slots
-MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE, DEDUP, LOOKAHEAD, ABANDON = range(9)
+MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE, DEDUP, LOOKAHEAD, ABANDON, MOBILITY = range(10)
 # LOOKAHEAD modes: when to look one ply further for a child whose every move loses
 LOOK_OFF, LOOK_ALL_DEAD, LOOK_ALWAYS = 0, 1, 2
 # child flags
@@ -72,7 +72,7 @@ class Dfpn(NamedTuple):
     tt_work: np.ndarray    # uint32 (size,): expansions spent below the entry (saturating)
     seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
     stats: np.ndarray      # int64 (8,)
-    limits: np.ndarray     # int64 (9,)
+    limits: np.ndarray     # int64 (10,)
 
 
 SLOT_BYTES = 8 + 4 + 4 + 2 + 4
@@ -82,10 +82,10 @@ def new_dfpn(
     t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.25,
     use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 2,
     seen_mb: float | None = None, dedup: bool = True, lookahead: int = LOOK_ALL_DEAD,
-    abandon: bool = True,
+    abandon: bool = True, mobility: bool = False,
 ) -> Dfpn:
     """A proof search for ``prover`` (0 Light, 1 Dark) whose table and re-walk set
-    together take at most ``tt_mb`` MiB (powers of two of slots; the set gets a fifth
+    together take at most ``tt_mb`` MiB (in buckets of 4 slots; the set gets a fifth
     unless ``seen_mb`` says otherwise); the path arrays add about ``2048 * 30 * n`` bytes.
     ``dead_shift``: the initial number of a player with dead groups is its move count
     shifted right by this (0: not lowered; -1: all initial numbers 1, plain df-pn).
@@ -94,15 +94,15 @@ def new_dfpn(
     ``lookahead``: a child where the player to move loses with every move is a won leaf
     at once (``LOOK_ALL_DEAD``: looked for only when all of that player's groups are
     dead; ``LOOK_ALWAYS``; ``LOOK_OFF``).  ``abandon``: a move after which the mover's own
-    dead groups went off the board gets its initial number doubled (it gave up stones)."""
+    dead groups went off the board gets its initial number doubled (it gave up stones).
+    ``mobility``: the move count ``a`` of the player to move is weighed against the
+    other player's ``b``: ``2a * a / (a + b)`` instead of ``a``."""
     seen_bytes = (tt_mb / 5 if seen_mb is None else seen_mb) * 2**20
     table_bytes = tt_mb * 2**20 - seen_bytes
-    size = BUCKET
-    while size * 2 * SLOT_BYTES <= table_bytes:
-        size *= 2
-    seen = BUCKET
-    while seen * 2 * 8 <= seen_bytes:
-        seen *= 2
+    # whole buckets, as many as fit (not a power of two: a 9 GB request gets 7.2 GB of
+    # table, not the 5.4 GB of the power of two below it)
+    size = max(BUCKET, int(table_bytes // SLOT_BYTES) // BUCKET * BUCKET)
+    seen = max(BUCKET, int(seen_bytes // 8) // BUCKET * BUCKET)
     n = t.n
     return Dfpn(
         np.zeros((2 * MAX_PLY, t.w), np.uint64), np.zeros(MAX_PLY, np.uint64),
@@ -116,7 +116,7 @@ def new_dfpn(
         np.full(seen, 0, np.uint64),
         np.zeros(8, np.int64),
         np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table),
-                  int(dedup), int(lookahead), int(abandon)], np.int64),
+                  int(dedup), int(lookahead), int(abandon), int(mobility)], np.int64),
     )
 
 
@@ -140,12 +140,18 @@ def _node_key(D, ply):
     return best, s_best
 
 
+@kernel(inline="always")
+def _bucket(key, slots):
+    """The first slot of ``key``'s bucket in a table of ``slots`` slots."""
+    return int(key % np.uint64(slots // BUCKET)) * BUCKET
+
+
 @kernel
 def _find(D, key):
     """The slot holding ``key``, or -1."""
     if not D.limits[USE_TABLE]:
         return -1
-    base = int(key & np.uint64(D.tt_key.shape[0] - 1)) & ~(BUCKET - 1)
+    base = _bucket(key, D.tt_key.shape[0])
     for i in range(base, base + BUCKET):
         if D.tt_key[i] == key:
             return i
@@ -156,7 +162,7 @@ def _find(D, key):
 def _store(D, key, pn, dn, move, work):
     if not D.limits[USE_TABLE]:
         return
-    base = int(key & np.uint64(D.tt_key.shape[0] - 1)) & ~(BUCKET - 1)
+    base = _bucket(key, D.tt_key.shape[0])
     victim = -1
     victim_rank = np.int64(1) << 62
     for i in range(base, base + BUCKET):
@@ -282,6 +288,9 @@ def _expand(T, D, ply, side):
                     if D.limits[DEAD_SHIFT] < 0:
                         k = 1  # all-ones: plain df-pn, for measurements
                     else:
+                        if D.limits[MOBILITY]:
+                            b = bb_popcount(core.legal_bb(T, child, side))
+                            k = max(1, (2 * k * k + k + b - 1) // (k + b))
                         if D.limits[DEAD_SHIFT] and bb_any(core.dead_bb(T, child, cs)):
                             k = max(1, k >> D.limits[DEAD_SHIFT])
                         if D.limits[ABANDON] and bb_any(removed):
@@ -457,7 +466,7 @@ def _seen_key(D, ply, winner):
 
 @kernel
 def _seen_has(D, key):
-    base = int(key & np.uint64(D.seen.shape[0] - 1)) & ~(BUCKET - 1)
+    base = _bucket(key, D.seen.shape[0])
     for i in range(base, base + BUCKET):
         if D.seen[i] == key:
             return True
@@ -466,7 +475,7 @@ def _seen_has(D, key):
 
 @kernel
 def _seen_add(D, key):
-    base = int(key & np.uint64(D.seen.shape[0] - 1)) & ~(BUCKET - 1)
+    base = _bucket(key, D.seen.shape[0])
     for i in range(base, base + BUCKET):
         if D.seen[i] == 0 or D.seen[i] == key:
             D.seen[i] = key

@@ -1,0 +1,84 @@
+"""scripts/solve_openings.py on 2/3 (in a temporary results folder): one file per class,
+the collected opening table against alpha-beta's solution, resuming, and claimed classes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver import Board, Position
+from solver.search.jobs import opening_jobs
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
+
+
+@pytest.fixture()
+def script(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    spec = importlib.util.spec_from_file_location("solve_openings", SCRIPTS / "solve_openings.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "OUT", tmp_path)
+    return mod
+
+
+def run(mod, monkeypatch, *argv):
+    monkeypatch.setattr(sys, "argv", ["solve_openings.py", *argv])
+    mod.main()
+
+
+def test_every_class_of_2_3_is_written_and_collected_as_alpha_beta_solved_it(script, tmp_path, monkeypatch, capsys):
+    run(script, monkeypatch, "--board", "2/3", "--tt-mb", "16")
+    classes = opening_jobs(Position.start(Board.parse("2/3")))
+    files = sorted(tmp_path.glob("2-3-*-value.json"))
+    assert len(files) == len(classes)
+    table = json.loads((tmp_path / "2-3.json").read_text())
+    solved = json.loads(SOLVED_2_3.read_text())
+    assert table["moves"] == solved["moves"] and table["value"] == solved["value"]
+    assert table["decided"] == "14 of 14 first moves"
+    assert all(c["expansions"] > 0 and c["revision"] for c in table["classes"])
+    assert (tmp_path / "2-3-map.svg").read_text().startswith("<svg")
+    assert not list(tmp_path.glob("*.running"))
+    # the same command again searches nothing
+    before = {f: f.read_text() for f in files}
+    run(script, monkeypatch, "--board", "2/3", "--tt-mb", "16")
+    assert "already" in capsys.readouterr().err
+    assert {f: f.read_text() for f in files} == before
+
+
+def test_a_class_another_live_process_holds_is_passed_over(script, tmp_path, monkeypatch, capsys):
+    job = opening_jobs(Position.start(Board.parse("2/3")))[0]
+    lock = script.value_path(Position.parse(job.position)).with_suffix(".running")
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(str(holder.pid))
+        run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16")
+        assert "another process" in capsys.readouterr().err
+        assert not script.value_path(Position.parse(job.position)).exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    # its process gone, the class is taken
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16")
+    assert script.value_path(Position.parse(job.position)).exists()
+    assert not lock.exists()
+
+
+def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
+    with pytest.raises(SystemExit, match="no class 'zz'"):
+        run(script, monkeypatch, "--board", "2/3", "--classes", "zz")
+    job = opening_jobs(Position.start(Board.parse("2/3")))[0]
+    script.value_path(Position.parse(job.position)).write_text("{not json")
+    with pytest.raises(SystemExit, match="corrupt"):
+        run(script, monkeypatch, "--board", "2/3", "--collect")
+    (tmp_path / "2-3.json").write_text(json.dumps({"command": "python scripts/solve_boards.py"}))
+    os.remove(script.value_path(Position.parse(job.position)))
+    with pytest.raises(SystemExit, match="not replacing it"):
+        run(script, monkeypatch, "--board", "2/3", "--collect")
