@@ -58,6 +58,7 @@ EXTRA = {
     "all-eps1": {"eps": 1.0},
     "all-deadshift1": {"dead_shift": 1},
     "all-abandon+mobility": {"abandon": False, "mobility": True},
+    "all-eps0.5-deadshift1": {"eps": 0.5, "dead_shift": 1},
 }
 
 

@@ -3,7 +3,7 @@
 them into the board's opening table.
 
 Usage: python scripts/solve_openings.py [--board 3/4] [--classes a1,b2] [--time S]
-                                        [--tt-mb M] [--collect]
+                                        [--tt-mb M] [--collect] [--certificates DIR]
 
 Each class of first moves (the moves the board's symmetries map onto each other; a class
 is named by its first member, as ``meridians solve`` lists them) is one df-pn search from
@@ -14,6 +14,10 @@ work); a class already decided there is skipped, so the same command resumes aft
 interruption and two commands with different ``--classes`` share the work of two cores.
 A class whose budget runs out is written as ``unknown`` with its effort (and is searched
 again, from scratch, by the next run).  Ctrl-C writes nothing for the class in progress.
+With ``--certificates DIR``, each decided class's proof is also written out as a
+certificate, ``DIR/<board>-<class>.json.gz`` (the format ``meridians check`` reads), and
+checked at once; the class record keeps its size, SHA-256, positions and the checker's
+result, so a certificate too large to commit can be regenerated and compared.
 While a process works on a class, ``<board>-<hash>-value.running`` beside its file holds
 the process id, and other processes pass over that class.
 
@@ -27,6 +31,7 @@ one class wins, a loss if every class loses, else unknown), with the map
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -36,6 +41,7 @@ import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
+from solver.certificate import build_certificate, check, dumps
 from solver.files import write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
@@ -111,6 +117,10 @@ def main() -> None:
     ap.add_argument("--time", type=float, default=None, help="seconds per class (default: no limit)")
     ap.add_argument("--tt-mb", type=float, default=4096.0)
     ap.add_argument("--collect", action="store_true", help="only write the opening table")
+    ap.add_argument("--certificates", default=None, metavar="DIR",
+                    help="write each decided class's certificate (gzip) to DIR and check it")
+    ap.add_argument("--certificate-nodes", type=int, default=50_000_000,
+                    help="largest certificate to build (positions)")
     args = ap.parse_args()
     try:
         board = Board.parse(args.board)
@@ -181,9 +191,35 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
         "revision": revision, "rules": RULES_VERSION, "python": platform.python_version(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
     }
+    if args.certificates and p.value in ("win", "loss") and p.verified:
+        record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
     write_atomic(path, json.dumps(record, indent=1) + "\n")
     print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
           f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
+
+
+def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.Namespace) -> dict:
+    """Write the certificate of ``proof`` (gzip-compressed) to ``folder`` and check it with
+    ``meridians check``'s checker; return what the class record keeps of it."""
+    t0 = time.perf_counter()
+    cert = build_certificate(pos, proof, max_nodes=args.certificate_nodes, tt_mb=256)
+    proof.search = None  # the table is no longer needed: free it before checking
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{pos.board.name.replace('/', '-')}-{name}.json.gz"
+    data = gzip.compress(dumps(cert).encode(), mtime=0)
+    write_atomic(out, data)
+    built = time.perf_counter() - t0
+    print(f"{name}: certificate of {cert['node_count']:,} positions, {len(data):,} bytes, "
+          f"in {built:.0f} s; checking", file=sys.stderr, flush=True)
+    t1 = time.perf_counter()
+    checked = check(out)
+    return {
+        "file": out.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+        "positions": cert["node_count"], "reproved": cert["reproved"],
+        "build_seconds": round(built, 1), "checked_positions": checked,
+        "check_seconds": round(time.perf_counter() - t1, 1),
+        "check": f"meridians check {out.name}",
+    }
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ position notation, "after removal".
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 
@@ -55,14 +56,18 @@ class CertificateError(ValueError):
 
 
 def check(path: str | os.PathLike) -> int:
-    """Verify the certificate in the file ``path``; return the number of positions checked.
+    """Verify the certificate in the file ``path`` (gzip-compressed if its name ends in
+    ``.gz``); return the number of positions checked.
 
     Raises :class:`CertificateError` naming the first problem.  Uses only
     :mod:`solver.reference`, :mod:`solver.board` and :mod:`solver.notation`.
     """
+    opener = gzip.open if str(path).endswith(".gz") else open
     try:
-        with open(path, encoding="utf-8") as f:
+        with opener(path, "rt", encoding="utf-8") as f:
             data = json.load(f)
+    except (gzip.BadGzipFile, EOFError) as e:
+        raise CertificateError(f"{path} is not a whole gzip file: {e}") from None
     except OSError as e:
         raise CertificateError(f"cannot read {path}: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:

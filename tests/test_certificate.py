@@ -197,4 +197,4 @@ def test_checker_uses_the_reference_rules_only():
                 names.add(n.id)
     assert {"F", "prove", "core", "Position"}.isdisjoint(names)
     top = {getattr(n, "module", None) or n.names[0].name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)}
-    assert top <= {"__future__", "json", "os", "reference", "board", "notation"}
+    assert top <= {"__future__", "gzip", "json", "os", "reference", "board", "notation"}

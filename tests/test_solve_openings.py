@@ -82,3 +82,50 @@ def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
     os.remove(script.value_path(Position.parse(job.position)))
     with pytest.raises(SystemExit, match="not replacing it"):
         run(script, monkeypatch, "--board", "2/3", "--collect")
+
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "results" / "solutions"
+
+
+def test_the_committed_3_4_table_is_what_its_class_files_collect_to(script, tmp_path):
+    files = sorted(SOLUTIONS.glob("3-4-*-value.json"))
+    assert files
+    for f in files:
+        (tmp_path / f.name).write_text(f.read_text())
+    mine = script.collect(Board.parse("3/4"))
+    committed = json.loads((SOLUTIONS / "3-4.json").read_text())
+    for key in ("moves", "value", "decided"):
+        assert mine[key] == committed[key], key
+    assert [c["members"] for c in mine["classes"]] == [c["members"] for c in committed["classes"]]
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("3-4-*-value.json")), ids=lambda p: p.name)
+def test_a_committed_3_4_class_line_is_a_game_its_winner_wins(path):
+    rec = json.loads(path.read_text())
+    pos = Position.parse(rec["position"])
+    assert rec["verified"] and rec["value"] in ("win", "loss")
+    winner = pos.to_move if rec["value"] == "win" else ("D" if pos.to_move == "L" else "L")
+    for m in rec["line"]:
+        assert pos.outcome is None
+        pos = pos.play(m)  # raises on an illegal move
+    assert pos.outcome in (None, winner)
+    assert pos.outcome == winner or len(rec["line"]) >= 120  # a line stops at 120 plies
+
+
+def test_certificates_are_written_checked_and_recorded(script, tmp_path, monkeypatch):
+    from solver.certificate import check
+    import gzip
+    import hashlib
+
+    job = opening_jobs(Position.start(Board.parse("2/3")))[0]
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
+        "--certificates", str(tmp_path / "certs"))
+    rec = json.loads(script.value_path(Position.parse(job.position)).read_text())
+    cert = rec["certificate"]
+    path = tmp_path / "certs" / cert["file"]
+    data = path.read_bytes()
+    assert cert["bytes"] == len(data) and cert["sha256"] == hashlib.sha256(data).hexdigest()
+    assert check(path) == cert["checked_positions"] == cert["positions"] > 1
+    head = json.loads(gzip.decompress(data))
+    assert head["root"] == job.position
+    assert head["winner"] == ("D" if rec["value"] == "win" else "L")
