@@ -10,13 +10,14 @@ classes of first moves (values checked against results/solutions/2-3.json), and 
 positions ``--plies`` plies into random games, once per variant:
 
 - ``plain``: all initial numbers 1, no 1+epsilon, none of the knowledge below;
-- ``before``: the search as it was before issue 6 (1+epsilon, initial numbers from move
-  counts lowered for dead groups, symmetries, table);
+- ``before``: the search as it was before issue 6 (1+epsilon with eps 0.25, initial
+  numbers from move counts shifted right by 2 for dead groups, symmetries, table);
 - ``before`` plus one technique: ``dedup`` (moves reaching the same position are one
   child), ``lookahead`` (a child whose player loses with every move is a won leaf,
   looked for when all its groups are dead), ``lookahead-always``, ``abandon`` (a move
   that gave up the mover's own dead groups starts with a doubled number);
-- ``all``: the default search (:func:`solver.search.dfpn.new_dfpn`'s defaults);
+- ``all``: the default search (:func:`solver.search.dfpn.new_dfpn`'s defaults: the three
+  techniques, eps 0.5 and dead groups halving the number, chosen with ``--extra``);
 - with ``--extra``, variants of ``all`` that were candidates for the defaults (``EXTRA``).
 
 Prints, per variant, positions decided, expansions and seconds, and expansions relative
@@ -59,6 +60,8 @@ EXTRA = {
     "all-deadshift1": {"dead_shift": 1},
     "all-abandon+mobility": {"abandon": False, "mobility": True},
     "all-eps0.5-deadshift1": {"eps": 0.5, "dead_shift": 1},
+    "all-table16MB": {"tt_mb": 16},
+    "all-table128MB": {"tt_mb": 128},
 }
 
 
@@ -78,7 +81,8 @@ def positions(board: Board, count: int, plies: int, seed: int) -> list[Position]
 
 def run(t, pos: Position, expansions: int, tt_mb: float, options: dict) -> tuple[str, int, float]:
     """(value for the player to move, expansions, seconds) of one df-pn search."""
-    D = F.new_dfpn(t, pos._side, tt_mb, **options)
+    options = dict(options)
+    D = F.new_dfpn(t, pos._side, options.pop("tt_mb", tt_mb), **options)
     ply = F.load_root(D, t, [(pos._st, pos._side)])
     D.limits[F.MAX_EXPANSIONS] = expansions
     t0 = time.perf_counter()

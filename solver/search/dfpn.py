@@ -16,11 +16,15 @@ disproof at the root is not reported as a result.
 
 **Initial numbers** of a new child come from the number ``k`` of legal moves of its player
 to move: ``(1, k)`` at an OR node, ``(k, 1)`` at an AND node (k moves to refute), with
-``k`` lowered when that player has dead groups (they lose them unless rescued, so their
-moves are mostly bad).  **1+epsilon** (Pawlewicz and Lew): the best child's threshold is
-``ceil(second * (1 + eps))`` instead of ``second + 1``, so the search stays longer in one
-subtree.  The table is 4-way bucketed; a new entry replaces the unsolved entry with the
-least work first, so solved entries and big subtrees stay.
+``k`` halved when that player has dead groups (they lose them unless rescued, so their
+moves are mostly bad) and doubled when the move that led there gave up the mover's own
+dead groups.  **1+epsilon** (Pawlewicz and Lew): the best child's threshold is
+``ceil(second * (1 + eps))`` instead of ``second + 1`` (eps 0.5), so the search stays
+longer in one subtree.  **Knowledge**: moves that reach the very same position are one
+child; a child whose player to move loses with every move (looked for when all of that
+player's groups are dead) is a won leaf at once.  The table is 4-way bucketed, of any
+size; a new entry replaces the unsolved entry with the least work first, so solved
+entries and big subtrees stay.  ``scripts/bench_dfpn.py`` measures each of these.
 
 Python callers use :func:`solver.search.prove.prove`.
 """
@@ -79,8 +83,8 @@ SLOT_BYTES = 8 + 4 + 4 + 2 + 4
 
 
 def new_dfpn(
-    t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.25,
-    use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 2,
+    t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.5,
+    use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 1,
     seen_mb: float | None = None, dedup: bool = True, lookahead: int = LOOK_ALL_DEAD,
     abandon: bool = True, mobility: bool = False,
 ) -> Dfpn:
