@@ -198,3 +198,17 @@ def test_checker_uses_the_reference_rules_only():
     assert {"F", "prove", "core", "Position"}.isdisjoint(names)
     top = {getattr(n, "module", None) or n.names[0].name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)}
     assert top <= {"__future__", "gzip", "json", "os", "reference", "board", "notation"}
+
+
+def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
+    import gzip
+
+    data = gzip.compress(dumps(cert23).encode())
+    (tmp_path / "c.json.gz").write_bytes(data)
+    assert check(tmp_path / "c.json.gz") == cert23["node_count"]
+    (tmp_path / "cut.json.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CertificateError, match="gzip"):
+        check(tmp_path / "cut.json.gz")
+    (tmp_path / "plain.json.gz").write_text(dumps(cert23))
+    with pytest.raises(CertificateError, match="gzip"):
+        check(tmp_path / "plain.json.gz")
