@@ -17,7 +17,9 @@ again, from scratch, by the next run).  Ctrl-C writes nothing for the class in p
 With ``--certificates DIR``, each decided class's proof is also written out as a
 certificate, ``DIR/<board>-<class>.json.gz`` (the format ``meridians check`` reads), and
 checked at once; the class record keeps its size, SHA-256, positions and the checker's
-result, so a certificate too large to commit can be regenerated and compared.
+result, so a certificate too large to commit can be regenerated and compared.  A class
+already decided without a certificate is then proven again (its record is replaced by
+the new search's, with the certificate).
 While a process works on a class, ``<board>-<hash>-value.running`` beside its file holds
 the process id, and other processes pass over that class.
 
@@ -141,8 +143,11 @@ def main() -> None:
         path = value_path(pos)
         old = read_value(path)
         if old and old.get("value") in ("win", "loss") and old.get("verified"):
-            print(f"{job.key}: already {old['value']} for Dark to move ({path.name})", file=sys.stderr)
-            continue
+            if not args.certificates or "certificate" in old:
+                print(f"{job.key}: already {old['value']} for Dark to move ({path.name})", file=sys.stderr)
+                continue
+            print(f"{job.key}: decided, without a certificate: proving it again to write one",
+                  file=sys.stderr)
         lock = path.with_suffix(".running")
         if not _take(lock):
             print(f"{job.key}: another process is on it ({lock.name})", file=sys.stderr)

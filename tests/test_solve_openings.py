@@ -129,3 +129,19 @@ def test_certificates_are_written_checked_and_recorded(script, tmp_path, monkeyp
     head = json.loads(gzip.decompress(data))
     assert head["root"] == job.position
     assert head["winner"] == ("D" if rec["value"] == "win" else "L")
+
+
+def test_a_decided_class_without_a_certificate_is_proven_again_for_one(script, tmp_path, monkeypatch):
+    job = opening_jobs(Position.start(Board.parse("2/3")))[1]
+    path = script.value_path(Position.parse(job.position))
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16")
+    first = json.loads(path.read_text())
+    assert "certificate" not in first
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
+        "--certificates", str(tmp_path / "certs"))
+    again = json.loads(path.read_text())
+    assert again["value"] == first["value"] and again["certificate"]["checked_positions"] > 1
+    # and with its certificate it is left alone
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
+        "--certificates", str(tmp_path / "certs"))
+    assert json.loads(path.read_text()) == again
