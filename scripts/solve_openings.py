@@ -207,7 +207,15 @@ def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.N
     """Write the certificate of ``proof`` (gzip-compressed) to ``folder`` and check it with
     ``meridians check``'s checker; return what the class record keeps of it."""
     t0 = time.perf_counter()
-    cert = build_certificate(pos, proof, max_nodes=args.certificate_nodes, tt_mb=256)
+    def built(n: int) -> None:
+        print(f"{name}: certificate {n:>12,} positions {time.perf_counter() - t0:8.0f} s",
+              file=sys.stderr, flush=True)
+
+    def checking(stage: str, n: int, total: int) -> None:
+        print(f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s",
+              file=sys.stderr, flush=True)
+
+    cert = build_certificate(pos, proof, max_nodes=args.certificate_nodes, tt_mb=256, progress=built)
     proof.search = None  # the table is no longer needed: free it before checking
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / f"{pos.board.name.replace('/', '-')}-{name}.json.gz"
@@ -217,7 +225,7 @@ def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.N
     print(f"{name}: certificate of {cert['node_count']:,} positions, {len(data):,} bytes, "
           f"in {built:.0f} s; checking", file=sys.stderr, flush=True)
     t1 = time.perf_counter()
-    checked = check(out)
+    checked = check(out, checking)
     return {
         "file": out.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
         "positions": cert["node_count"], "reproved": cert["reproved"],

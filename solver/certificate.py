@@ -55,7 +55,7 @@ class CertificateError(ValueError):
 # -- checking: the reference rules only ------------------------------------------------------
 
 
-def check(path: str | os.PathLike) -> int:
+def check(path: str | os.PathLike, progress=None) -> int:
     """Verify the certificate in the file ``path`` (gzip-compressed if its name ends in
     ``.gz``); return the number of positions checked.
 
@@ -72,11 +72,17 @@ def check(path: str | os.PathLike) -> int:
         raise CertificateError(f"cannot read {path}: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CertificateError(f"{path} is not JSON: {e}") from None
-    return check_data(data)
+    return check_data(data, progress)
 
 
-def check_data(data: object) -> int:
-    """:func:`check` on a certificate already read from JSON."""
+#: positions between two calls of a progress callback
+PROGRESS_EVERY = 50_000
+
+
+def check_data(data: object, progress=None) -> int:
+    """:func:`check` on a certificate already read from JSON.  ``progress``, if given, is
+    called as ``progress(stage, done, total)`` every few ten thousand positions (stages
+    ``'read'`` and ``'checked'``)."""
     if not isinstance(data, dict):
         raise CertificateError("a certificate is a JSON object")
     if data.get("format") != FORMAT:
@@ -118,6 +124,8 @@ def check_data(data: object) -> int:
     positions: list[tuple] = []
     where: dict[tuple, int] = {}
     for i, node in enumerate(nodes):
+        if progress is not None and i % PROGRESS_EVERY == 0 and i:
+            progress("read", i, len(nodes))
         if not isinstance(node, dict):
             raise CertificateError(f"node {i} is not an object")
         if node.get("id", i) != i:
@@ -150,6 +158,8 @@ def check_data(data: object) -> int:
 
     edges: list[list[int]] = [[] for _ in nodes]
     for i, node in enumerate(nodes):
+        if progress is not None and i % PROGRESS_EVERY == 0 and i:
+            progress("checked", i, len(nodes))
         light, dark, side = positions[i]
         text = node["position"]
         result = ref.outcome(board, light, dark, side)
@@ -242,6 +252,7 @@ def build_certificate(
     max_nodes: int = 2_000_000,
     reprove_seconds: float | None = 60.0,
     tt_mb: float = 256,
+    progress=None,
 ) -> dict:
     """The certificate (a dict, as :func:`check_data` reads it) of a df-pn ``proof`` of
     ``position`` (a :class:`~solver.position.Position`).  Without ``proof`` the position
@@ -253,7 +264,8 @@ def build_certificate(
     that sub-position is proven again (with the path to it as its game history, so that
     its proof avoids the path) and the walk goes on in the new table.  At the loser's turns
     every legal reply is walked.  Raises :class:`CertificateError` when there is no proof,
-    when a proof does not hold up, or past ``max_nodes`` nodes.
+    when a proof does not hold up, or past ``max_nodes`` nodes.  ``progress``, if given,
+    is called with the number of positions so far every few ten thousand.
     """
     from . import __version__, RULES_VERSION
     from .search import dfpn as F
@@ -302,6 +314,8 @@ def build_certificate(
         if len(records) >= max_nodes:
             raise CertificateError(f"the certificate would have more than {max_nodes} nodes")
         i = len(records)
+        if progress is not None and i % PROGRESS_EVERY == 0 and i:
+            progress(i)
         records.append({"id": i, "position": str(p)})
         ids[p.key] = i
         return i
