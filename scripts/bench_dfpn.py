@@ -30,13 +30,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-import time
+import sys
 from pathlib import Path
 
 from solver import Board, Position, core
 from solver.search import dfpn as F
 from solver.search.jobs import opening_jobs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_proof import positions, run_variant  # noqa: E402  (the same positions and runs)
 
 SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
 
@@ -65,38 +67,11 @@ EXTRA = {
 }
 
 
-def positions(board: Board, count: int, plies: int, seed: int) -> list[Position]:
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        pos = Position.start(board)
-        for _ in range(plies):
-            if pos.outcome is not None:
-                break
-            pos = pos.play(rng.choice(pos.legal_moves()))
-        if pos.outcome is None:
-            out.append(pos)
-    return out
-
-
 def run(t, pos: Position, expansions: int, tt_mb: float, options: dict) -> tuple[str, int, float]:
-    """(value for the player to move, expansions, seconds) of one df-pn search."""
+    """(value for the player to move, expansions, seconds) of one df-pn search; a variant
+    may set its own ``tt_mb``."""
     options = dict(options)
-    D = F.new_dfpn(t, pos._side, options.pop("tt_mb", tt_mb), **options)
-    ply = F.load_root(D, t, [(pos._st, pos._side)])
-    D.limits[F.MAX_EXPANSIONS] = expansions
-    t0 = time.perf_counter()
-    pn, dn, tainted = F.mid(t, D, ply, pos._side, F.INF - 1, F.INF - 1)
-    secs = time.perf_counter() - t0
-    if D.stats[F.ABORTED]:
-        value = "unknown"
-    elif pn == 0:
-        value = "win"
-    elif dn == 0 and not tainted:
-        value = "loss"
-    else:
-        value = "unknown"
-    return value, int(min(D.stats[F.EXPANSIONS], expansions)), secs
+    return run_variant(t, pos, expansions, options.pop("tt_mb", tt_mb), **options)
 
 
 def table(title: str, todo: list[Position], expansions: int, tt_mb: float) -> dict:
