@@ -189,7 +189,8 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
     except KeyboardInterrupt:
         sys.exit(f"solve_openings: interrupted in class {job.key}; nothing written for it")
     command = (f"python scripts/solve_openings.py --board {board.name} --classes {job.key}"
-               + (f" --time {args.time:g}" if args.time else "") + f" --tt-mb {args.tt_mb:g}")
+               + (f" --time {args.time:g}" if args.time else "") + f" --tt-mb {args.tt_mb:g}"
+               + (f" --certificates {args.certificates}" if args.certificates else ""))
     record = {
         "position": str(pos), "board": board.name, "to_move": pos.to_move,
         "class": list(job.members), "command": command, "version": __version__,
