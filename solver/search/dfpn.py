@@ -277,9 +277,12 @@ def _expand(T, D, ply, side):
                     continue  # the same position as an earlier move's: one child
                 D.ch_key[ply, nc] = key
                 look = D.limits[LOOKAHEAD]
+                dead = T.zero
+                known = False  # whether ``dead`` holds cs's dead stones (computed once)
                 if look == LOOK_ALL_DEAD and room:
-                    own = bb_load(child, cs, T.zero)
-                    look = core.count(child, cs) >= 2 and bb_eq(core.dead_bb(T, child, cs), own)
+                    dead = core.dead_bb(T, child, cs)
+                    known = True
+                    look = core.count(child, cs) >= 2 and bb_eq(dead, bb_load(child, cs, T.zero))
                 if ply + 2 >= MAX_PLY or repeats(D, ply + 1, child):
                     D.ch_flag[ply, nc] = TAINTED
                     D.ch_pn[ply, nc] = INF
@@ -295,7 +298,9 @@ def _expand(T, D, ply, side):
                         if D.limits[MOBILITY]:
                             b = bb_popcount(core.legal_bb(T, child, side))
                             k = max(1, (2 * k * k + k + b - 1) // (k + b))
-                        if D.limits[DEAD_SHIFT] and bb_any(core.dead_bb(T, child, cs)):
+                        if D.limits[DEAD_SHIFT] and not known:
+                            dead = core.dead_bb(T, child, cs)
+                        if D.limits[DEAD_SHIFT] and bb_any(dead):
                             k = max(1, k >> D.limits[DEAD_SHIFT])
                         if D.limits[ABANDON] and bb_any(removed):
                             k *= 2
