@@ -134,6 +134,10 @@ def main() -> None:
     for c in wanted:
         if c not in names:
             sys.exit(f"solve_openings: no class {c!r} on {board.name} (classes: {', '.join(names)})")
+    # the revision of the code this process runs, taken once at its start: the solver
+    # is imported now, so later commits do not change what it runs (a revision taken at
+    # each class's start would name them)
+    args.revision = code_revision()
     if args.collect:
         rec = collect(board)
         print(f"{board.name}: {rec['value']} for Light; {rec['decided']} decided", file=sys.stderr)
@@ -183,7 +187,7 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
                   f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s", file=sys.stderr, flush=True)
 
     t0 = time.time()
-    revision = code_revision()
+    revision = args.revision
     try:
         p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
     except KeyboardInterrupt:
