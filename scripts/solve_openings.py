@@ -201,11 +201,14 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
         "revision": revision, "rules": RULES_VERSION, "python": platform.python_version(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
     }
-    if args.certificates and p.value in ("win", "loss") and p.verified:
-        record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
+    # the value is written before the certificate is built and checked, which takes longer
+    # than the search did: an interruption then loses only the certificate
     write_atomic(path, json.dumps(record, indent=1) + "\n")
     print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
           f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
+    if args.certificates and p.value in ("win", "loss") and p.verified:
+        record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
+        write_atomic(path, json.dumps(record, indent=1) + "\n")
 
 
 def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.Namespace) -> dict:
