@@ -4,6 +4,7 @@ them into the board's opening table.
 
 Usage: python scripts/solve_openings.py [--board 3/4] [--classes a1,b2] [--time S]
                                         [--tt-mb M] [--collect] [--certificates DIR]
+                                        [--tables DIR]
 
 Each class of first moves (the moves the board's symmetries map onto each other; a class
 is named by its first member, as ``meridians solve`` lists them) is one df-pn search from
@@ -12,8 +13,12 @@ A finished class is written at once to ``results/solutions/<board>-<hash>-value.
 (the format of ``scripts/prove_position.py``, so either script continues the other's
 work); a class already decided there is skipped, so the same command resumes after an
 interruption and two commands with different ``--classes`` share the work of two cores.
-A class whose budget runs out is written as ``unknown`` with its effort (and is searched
-again, from scratch, by the next run).  Ctrl-C writes nothing for the class in progress.
+A class whose budget runs out is written as ``unknown`` with its effort; its df-pn table
+is saved to ``--tables DIR/<board>-<class>.table`` (default ``~/.cache/meridians/tables``;
+a 9,000 MiB search writes a 7.2 GB file), and so it is when Ctrl-C or SIGTERM stops the
+search: the next run of the class loads it and goes on where the search stopped, with the
+same ``--tt-mb``.  Its record's expansions and seconds then count every run.  The table
+file is removed once the class is decided (and its certificate checked, when asked for).
 With ``--certificates DIR``, each decided class's proof is also written out as a
 certificate, ``DIR/<board>-<class>.json.gz`` (the format ``meridians check`` reads), and
 checked at once; the class record keeps its size, SHA-256, positions and the checker's
@@ -38,6 +43,7 @@ import hashlib
 import json
 import os
 import platform
+import signal
 import sys
 import time
 from pathlib import Path
@@ -47,6 +53,7 @@ from solver.certificate import build_certificate, check, dumps
 from solver.files import write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
+from solver.search.tablefile import TableFileError
 from solver.svg import map_svg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -123,6 +130,9 @@ def main() -> None:
                     help="write each decided class's certificate (gzip) to DIR and check it")
     ap.add_argument("--certificate-nodes", type=int, default=50_000_000,
                     help="largest certificate to build (positions)")
+    ap.add_argument("--tables", default=str(Path("~/.cache/meridians/tables").expanduser()),
+                    metavar="DIR", help="where a stopped class's table is saved and resumed "
+                    "from ('none': nowhere; default: %(default)s)")
     args = ap.parse_args()
     try:
         board = Board.parse(args.board)
@@ -138,6 +148,8 @@ def main() -> None:
     # is imported now, so later commits do not change what it runs (a revision taken at
     # each class's start would name them)
     args.revision = code_revision()
+    # a background run is stopped with SIGTERM: let it save its table as Ctrl-C does
+    signal.signal(signal.SIGTERM, _terminate)
     if args.collect:
         rec = collect(board)
         print(f"{board.name}: {rec['value']} for Light; {rec['decided']} decided", file=sys.stderr)
@@ -161,6 +173,10 @@ def main() -> None:
         finally:
             lock.unlink(missing_ok=True)
         collect(board)
+
+
+def _terminate(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _take(lock: Path) -> bool:
@@ -188,10 +204,20 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
 
     t0 = time.time()
     revision = args.revision
+    table = None
+    if args.tables.lower() != "none":
+        table = Path(args.tables) / f"{board.name.replace('/', '-')}-{job.key}.table"
+        if table.exists():
+            print(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)",
+                  file=sys.stderr, flush=True)
     try:
-        p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
+        p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress,
+                  table_file=table)
     except KeyboardInterrupt:
-        sys.exit(f"solve_openings: interrupted in class {job.key}; nothing written for it")
+        kept = f"its table is in {table}: run again to resume" if table else "nothing kept"
+        sys.exit(f"solve_openings: interrupted in class {job.key}; {kept}")
+    except TableFileError as e:
+        sys.exit(f"solve_openings: {e}")
     command = (f"python scripts/solve_openings.py --board {board.name} --classes {job.key}"
                + (f" --time {args.time:g}" if args.time else "") + f" --tt-mb {args.tt_mb:g}"
                + (f" --certificates {args.certificates}" if args.certificates else ""))
@@ -207,8 +233,14 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
     print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
           f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
     if args.certificates and p.value in ("win", "loss") and p.verified:
-        record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
+        try:
+            record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
+        except KeyboardInterrupt:
+            sys.exit(f"solve_openings: interrupted while writing the certificate of {job.key}; "
+                     f"its value is kept in {path.name}, the certificate is not")
         write_atomic(path, json.dumps(record, indent=1) + "\n")
+    if table is not None and p.value in ("win", "loss") and p.verified:
+        table.unlink(missing_ok=True)
 
 
 def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.Namespace) -> dict:

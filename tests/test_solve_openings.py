@@ -176,3 +176,25 @@ def test_a_committed_class_certificate_is_the_one_its_record_checked():
         assert head["root"] == rec["position"]
         assert head["winner"] == (rec["to_move"] if rec["value"] == "win" else ("D" if rec["to_move"] == "L" else "L"))
     assert checked >= 1  # at least one class carries a checked certificate
+
+
+def test_a_class_stopped_by_its_budget_resumes_from_its_saved_table(script, tmp_path, monkeypatch):
+    job = opening_jobs(Position.start(Board.parse("2/3")))[0]
+    path = script.value_path(Position.parse(job.position))
+    tables = tmp_path / "tables"
+    table = tables / f"2-3-{job.key}.table"
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
+        "--time", "1e-9", "--tables", str(tables))
+    assert json.loads(path.read_text())["value"] == "unknown" and table.exists()
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
+        "--tables", str(tables))
+    rec = json.loads(path.read_text())
+    assert rec["stats"]["runs"] == 2 and rec["value"] in ("win", "loss") and rec["verified"]
+    assert not table.exists()  # decided: its table is removed
+    # a table made with another size is refused in one line
+    run(script, monkeypatch, "--board", "2/3", "--classes", opening_jobs(Position.start(
+        Board.parse("2/3")))[1].key, "--tt-mb", "16", "--time", "1e-9", "--tables", str(tables))
+    other = opening_jobs(Position.start(Board.parse("2/3")))[1].key
+    with pytest.raises(SystemExit, match="use the table size"):
+        run(script, monkeypatch, "--board", "2/3", "--classes", other, "--tt-mb", "8",
+            "--tables", str(tables))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -62,6 +63,7 @@ def prove(
     chunk_nodes: int = 2_000_000,
     line_plies: int = 120,
     max_depth: int = 200,
+    table_file: str | Path | None = None,
 ) -> Proof:
     """The value of ``position`` for its player to move.
 
@@ -72,9 +74,17 @@ def prove(
     are reported), ``'alphabeta'`` (also draws by repetition; small boards only: its
     paths grow past its ply limit on 3/4), ``'horizon'`` (shortest wins by iterative
     deepening up to ``max_depth`` plies; ``horizon`` tells how deep it got).
+
+    ``table_file`` (df-pn only): when the budget runs out or Ctrl-C stops the search,
+    its table is saved there; a later call with the same file, position and ``tt_mb``
+    loads it and goes on from where the search stopped.  ``nodes`` and ``seconds`` then
+    count every run (``stats['runs']`` says how many).  The file is not removed when the
+    position is decided: that is the caller's choice.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    if table_file is not None and method != "dfpn":
+        raise ValueError("only df-pn searches save and resume their table")
     t0 = time.perf_counter()
     if position.outcome is not None:
         result = position.outcome
@@ -83,7 +93,8 @@ def prove(
     if method == "alphabeta":
         return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
     if method == "dfpn":
-        return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies)
+        return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
+                     table_file)
     return _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth)
 
 
@@ -218,8 +229,10 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
             return r
 
 
-def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies) -> Proof:
+def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
+          table_file) -> Proof:
     from . import dfpn as F
+    from . import tablefile
 
     t = core.tables(position.board)
     side = position._side
@@ -230,29 +243,48 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     value = "unknown"
     winner = -1
     tainted_both = True
+    # effort of earlier runs whose table this one continues
+    before = {"stage": 0, "seconds": 0.0, "runs": 0}
+    if table_file is not None and Path(table_file).exists():
+        header = tablefile.load_table(table_file, t, D, str(position))
+        before.update({k: header[k] for k in before if k in header})
+    stage = int(before["stage"])
+
+    def save():
+        if table_file is not None:
+            tablefile.save_table(table_file, t, D, str(position), {
+                "stage": stage, "seconds": before["seconds"] + time.perf_counter() - t0,
+                "runs": before["runs"] + 1, "tt_mb": tt_mb})
+
     # first "can the player to move win?", then, unless that was settled cleanly, the same
     # question for the opponent (the table is shared: the prover is part of every key)
-    for prover in (side, 1 - side):
-        D.limits[F.PROVER] = prover
+    try:
+        for stage in range(stage, 2):
+            prover = (side, 1 - side)[stage]
+            D.limits[F.PROVER] = prover
 
-        def step():
-            ply = F.load_root(D, t, path)
-            return F.mid(t, D, ply, side, F.INF - 1, F.INF - 1)
+            def step():
+                ply = F.load_root(D, t, path)
+                return F.mid(t, D, ply, side, F.INF - 1, F.INF - 1)
 
-        r = _run_chunks(D, budget, chunk_nodes, step)
-        if r is None:
-            tainted_both = False
-            break
-        pn, dn, tainted = r
-        if pn == 0:
-            winner = prover
-            break
-        if dn == 0 and not tainted:
-            winner = 1 - prover
-            break
-        if dn != 0:
-            tainted_both = False
-            break
+            r = _run_chunks(D, budget, chunk_nodes, step)
+            if r is None:
+                tainted_both = False
+                save()
+                break
+            pn, dn, tainted = r
+            if pn == 0:
+                winner = prover
+                break
+            if dn == 0 and not tainted:
+                winner = 1 - prover
+                break
+            if dn != 0:
+                tainted_both = False
+                break
+    except KeyboardInterrupt:
+        save()
+        raise
     verified = False
     search = None
     line: list[str] = []
@@ -264,8 +296,13 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
             ply = F.load_root(D, t, path)
             return F.rewalk(t, D, ply, side, winner)
 
-        r = _run_chunks(D, budget, chunk_nodes, walk)
+        try:
+            r = _run_chunks(D, budget, chunk_nodes, walk)
+        except KeyboardInterrupt:
+            save()
+            raise
         if r is None:
+            save()
             notes.append("the budget ran out while re-walking the proof: not reported")
             value = "unknown"
         elif r != 1:
@@ -281,10 +318,12 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
             "(a draw under the repetition rule; df-pn does not report draws)"
         )
     nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
-    p = Proof(str(position), value, nodes, time.perf_counter() - t0, "dfpn", line, verified)
+    seconds_all = before["seconds"] + time.perf_counter() - t0
+    p = Proof(str(position), value, nodes, seconds_all, "dfpn", line, verified)
     p.notes = notes
     p.search = search
     p.stats = {
+        "runs": int(before["runs"]) + 1,
         "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
         "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),
         "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
