@@ -130,6 +130,9 @@ def main() -> None:
                     help="write each decided class's certificate (gzip) to DIR and check it")
     ap.add_argument("--certificate-nodes", type=int, default=50_000_000,
                     help="largest certificate to build (positions)")
+    ap.add_argument("--check-jobs", type=int, default=1, metavar="N",
+                    help="processes checking a certificate (default 1: another search may "
+                    "hold the other core)")
     ap.add_argument("--tables", default=str(Path("~/.cache/meridians/tables").expanduser()),
                     metavar="DIR", help="where a stopped class's table is saved and resumed "
                     "from ('none': nowhere; default: %(default)s)")
@@ -265,7 +268,7 @@ def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.N
     print(f"{name}: certificate of {cert['node_count']:,} positions, {len(data):,} bytes, "
           f"in {built:.0f} s; checking", file=sys.stderr, flush=True)
     t1 = time.perf_counter()
-    checked = check(out, checking)
+    checked = check(out, checking, jobs=args.check_jobs)
     return {
         "file": out.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
         "positions": cert["node_count"], "reproved": cert["reproved"],

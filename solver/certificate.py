@@ -33,8 +33,10 @@ position notation, "after removal".
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
+import multiprocessing
 import os
 
 from . import reference as ref
@@ -55,9 +57,10 @@ class CertificateError(ValueError):
 # -- checking: the reference rules only ------------------------------------------------------
 
 
-def check(path: str | os.PathLike, progress=None) -> int:
+def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
     """Verify the certificate in the file ``path`` (gzip-compressed if its name ends in
-    ``.gz``); return the number of positions checked.
+    ``.gz``); return the number of positions checked.  ``jobs`` > 1 checks the positions
+    in that many processes (the positions are independent; the graph is checked whole).
 
     Raises :class:`CertificateError` naming the first problem.  Uses only
     :mod:`solver.reference`, :mod:`solver.board` and :mod:`solver.notation`.
@@ -72,14 +75,28 @@ def check(path: str | os.PathLike, progress=None) -> int:
         raise CertificateError(f"cannot read {path}: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CertificateError(f"{path} is not JSON: {e}") from None
-    return check_data(data, progress)
+    return check_data(data, progress, jobs)
 
 
 #: positions between two calls of a progress callback
 PROGRESS_EVERY = 50_000
 
 
-def check_data(data: object, progress=None) -> int:
+class _Certificate:
+    """What checking one position needs: the board, the claim, every node and (once
+    parsed) every node's position."""
+
+    def __init__(self, board: Board, winner: str, nodes: list):
+        self.board, self.winner, self.nodes = board, winner, nodes
+        self.loser = "D" if winner == "L" else "L"
+        self.positions: list[tuple] = []
+
+
+_SHARED: _Certificate | None = None  # the certificate forked worker processes check
+_CHUNK = 2_000  # positions a worker process checks at a time
+
+
+def check_data(data: object, progress=None, jobs: int = 1) -> int:
     """:func:`check` on a certificate already read from JSON.  ``progress``, if given, is
     called as ``progress(stage, done, total)`` every few ten thousand positions (stages
     ``'read'`` and ``'checked'``)."""
@@ -99,109 +116,29 @@ def check_data(data: object, progress=None) -> int:
     winner = data["winner"]
     if winner not in ("L", "D"):
         raise CertificateError(f"winner must be 'L' or 'D', not {winner!r}")
-    loser = "D" if winner == "L" else "L"
     nodes = data["nodes"]
     if not isinstance(nodes, list) or not nodes:
         raise CertificateError("nodes must be a non-empty list")
     if "node_count" in data and data["node_count"] != len(nodes):
         raise CertificateError(f"the header says {data['node_count']} nodes, the file has {len(nodes)}")
-
-    def parse(text: object, what: str) -> tuple:
-        if not isinstance(text, str):
-            raise CertificateError(f"{what}: a position must be a string")
-        try:
-            b, light, dark, side = parse_position(text)
-        except NotationError as e:
-            raise CertificateError(f"{what}: {e}") from None
-        if b.name != board.name:
-            raise CertificateError(f"{what}: {text!r} is on board {b.name}, not {board.name}")
-        why = ref.is_valid(board, light, dark, side)
-        if why is not None:
-            raise CertificateError(f"{what}: {text!r} is not a valid position: {why}")
-        return light, dark, side
+    c = _Certificate(board, winner, nodes)
 
     # every position, valid and listed once
-    positions: list[tuple] = []
     where: dict[tuple, int] = {}
-    for i, node in enumerate(nodes):
-        if progress is not None and i % PROGRESS_EVERY == 0 and i:
-            progress("read", i, len(nodes))
-        if not isinstance(node, dict):
-            raise CertificateError(f"node {i} is not an object")
-        if node.get("id", i) != i:
-            raise CertificateError(f"node {i} has id {node.get('id')!r}")
-        pos = parse(node.get("position"), f"node {i}")
-        if pos in where:
-            raise CertificateError(f"node {i} repeats the position of node {where[pos]}: {node['position']}")
-        where[pos] = i
-        positions.append(pos)
-    root = parse(data["root"], "root")
-    if positions[0] != root:
+    for lo, part in _in_chunks(c, _parse_range, jobs, progress, "read"):
+        for i, pos in enumerate(part, lo):
+            if pos in where:
+                raise CertificateError(f"node {i} repeats the position of node {where[pos]}: {nodes[i]['position']}")
+            where[pos] = i
+            c.positions.append(pos)
+    root = _parse(c, data["root"], "root")
+    if c.positions[0] != root:
         raise CertificateError(f"node 0 is {nodes[0]['position']}, not the root {data['root']}")
 
-    def target(i: int, value: object, label: str) -> int:
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(nodes):
-            raise CertificateError(f"node {i} ({nodes[i]['position']}): {label} leads to no node ({value!r})")
-        return value
-
-    def child(i: int, point: object) -> tuple:
-        light, dark, side = positions[i]
-        if not isinstance(point, str):
-            raise CertificateError(f"node {i} ({nodes[i]['position']}): a move is a point name, not {point!r}")
-        try:
-            p = board.index(point)
-        except BoardError as e:
-            raise CertificateError(f"node {i} ({nodes[i]['position']}): {e}") from None
-        if p not in ref.legal_moves(board, light, dark, side):
-            raise CertificateError(f"node {i} ({nodes[i]['position']}): {point} is not a legal move")
-        return ref.play(board, light, dark, side, p)
-
-    edges: list[list[int]] = [[] for _ in nodes]
-    for i, node in enumerate(nodes):
-        if progress is not None and i % PROGRESS_EVERY == 0 and i:
-            progress("checked", i, len(nodes))
-        light, dark, side = positions[i]
-        text = node["position"]
-        result = ref.outcome(board, light, dark, side)
-        kinds = [k for k in ("move", "replies", "won") if k in node]
-        if len(kinds) != 1:
-            raise CertificateError(f"node {i} ({text}) must have exactly one of move, replies, won")
-        if "won" in node:
-            if result is None:
-                raise CertificateError(f"node {i} ({text}) is a leaf, but the game is not over")
-            if node["won"] != winner or result != winner:
-                raise CertificateError(
-                    f"node {i} ({text}) is a leaf won by {result}, not by the claimed winner {winner}")
-            continue
-        if result is not None:
-            raise CertificateError(f"node {i} ({text}): the game is over ({result} won), it must be a leaf")
-        if "move" in node:
-            if side != winner:
-                raise CertificateError(f"node {i} ({text}) gives a move, but {side}, the loser, is to move")
-            j = target(i, node.get("next"), f"move {node['move']}")
-            if child(i, node["move"]) != positions[j]:
-                raise CertificateError(
-                    f"node {i} ({text}): {node['move']} does not lead to node {j} ({nodes[j]['position']})")
-            edges[i].append(j)
-            continue
-        if side != loser:
-            raise CertificateError(f"node {i} ({text}) lists replies, but {side}, the winner, is to move")
-        replies = node["replies"]
-        if not isinstance(replies, dict):
-            raise CertificateError(f"node {i} ({text}): replies must be an object")
-        legal = {board.name_of(p) for p in ref.legal_moves(board, light, dark, side)}
-        missing = sorted(legal - set(replies))
-        if missing:
-            raise CertificateError(f"node {i} ({text}): the reply {missing[0]} is missing")
-        extra = sorted(set(replies) - legal)
-        if extra:
-            raise CertificateError(f"node {i} ({text}): {extra[0]} is not a legal reply")
-        for point, value in replies.items():
-            j = target(i, value, f"reply {point}")
-            if child(i, point) != positions[j]:
-                raise CertificateError(
-                    f"node {i} ({text}): {point} does not lead to node {j} ({nodes[j]['position']})")
-            edges[i].append(j)
+    # every node's move or replies, against the rules
+    edges: list[list[int]] = []
+    for _, part in _in_chunks(c, _check_range, jobs, progress, "checked"):
+        edges.extend(part)
 
     # acyclic (so no line repeats a position) and every node reachable from the root
     state = [0] * len(nodes)  # 0 unseen, 1 on the path, 2 done
@@ -224,6 +161,141 @@ def check_data(data: object, progress=None) -> int:
     if unreached:
         raise CertificateError(f"node {unreached[0]} is not reachable from the root")
     return len(nodes)
+
+
+def _in_chunks(c: _Certificate, work, jobs: int, progress, stage: str):
+    """``(lo, work(c, lo, hi))`` over the nodes in order, in chunks of PROGRESS_EVERY
+    positions; with ``jobs`` > 1 the chunks run in forked processes (which see ``c`` as
+    it is now), and their results and errors still come back in node order."""
+    n = len(c.nodes)
+    parallel = jobs > 1 and n > _CHUNK and "fork" in multiprocessing.get_all_start_methods()
+    size = _CHUNK if parallel else PROGRESS_EVERY
+    ranges = [(lo, min(n, lo + size)) for lo in range(0, n, size)]
+
+    def report(hi: int) -> None:
+        if progress is not None and hi < n and hi // PROGRESS_EVERY > (hi - size) // PROGRESS_EVERY:
+            progress(stage, hi, n)
+
+    if parallel:
+        global _SHARED
+        _SHARED = c
+        try:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(ranges))) as pool:
+                for (lo, hi), part in zip(ranges, pool.imap(functools.partial(_shared, work), ranges)):
+                    report(hi)
+                    yield lo, part
+        finally:
+            _SHARED = None
+        return
+    for lo, hi in ranges:
+        yield lo, work(c, lo, hi)
+        report(hi)
+
+
+def _shared(work, bounds: tuple[int, int]):
+    return work(_SHARED, *bounds)
+
+
+def _parse(c: _Certificate, text: object, what: str) -> tuple:
+    if not isinstance(text, str):
+        raise CertificateError(f"{what}: a position must be a string")
+    try:
+        b, light, dark, side = parse_position(text)
+    except NotationError as e:
+        raise CertificateError(f"{what}: {e}") from None
+    if b.name != c.board.name:
+        raise CertificateError(f"{what}: {text!r} is on board {b.name}, not {c.board.name}")
+    why = ref.is_valid(c.board, light, dark, side)
+    if why is not None:
+        raise CertificateError(f"{what}: {text!r} is not a valid position: {why}")
+    return light, dark, side
+
+
+def _parse_range(c: _Certificate, lo: int, hi: int) -> list[tuple]:
+    """The positions of nodes ``lo`` to ``hi - 1``, each a valid position."""
+    out = []
+    for i in range(lo, hi):
+        node = c.nodes[i]
+        if not isinstance(node, dict):
+            raise CertificateError(f"node {i} is not an object")
+        if node.get("id", i) != i:
+            raise CertificateError(f"node {i} has id {node.get('id')!r}")
+        out.append(_parse(c, node.get("position"), f"node {i}"))
+    return out
+
+
+def _target(c: _Certificate, i: int, value: object, label: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(c.nodes):
+        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {label} leads to no node ({value!r})")
+    return value
+
+
+def _child(c: _Certificate, i: int, point: object, legal: list[int]) -> tuple:
+    """The position after ``point`` at node ``i``, whose legal moves are ``legal``."""
+    light, dark, side = c.positions[i]
+    if not isinstance(point, str):
+        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): a move is a point name, not {point!r}")
+    try:
+        p = c.board.index(point)
+    except BoardError as e:
+        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {e}") from None
+    if p not in legal:
+        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {point} is not a legal move")
+    return ref.play(c.board, light, dark, side, p)
+
+
+def _check_range(c: _Certificate, lo: int, hi: int) -> list[list[int]]:
+    """Check nodes ``lo`` to ``hi - 1`` against the rules; return their edges."""
+    board, winner, nodes, positions = c.board, c.winner, c.nodes, c.positions
+    edges: list[list[int]] = []
+    for i in range(lo, hi):
+        node = nodes[i]
+        out: list[int] = []
+        edges.append(out)
+        light, dark, side = positions[i]
+        text = node["position"]
+        result = ref.outcome(board, light, dark, side)
+        kinds = [k for k in ("move", "replies", "won") if k in node]
+        if len(kinds) != 1:
+            raise CertificateError(f"node {i} ({text}) must have exactly one of move, replies, won")
+        if "won" in node:
+            if result is None:
+                raise CertificateError(f"node {i} ({text}) is a leaf, but the game is not over")
+            if node["won"] != winner or result != winner:
+                raise CertificateError(
+                    f"node {i} ({text}) is a leaf won by {result}, not by the claimed winner {winner}")
+            continue
+        if result is not None:
+            raise CertificateError(f"node {i} ({text}): the game is over ({result} won), it must be a leaf")
+        if "move" in node:
+            if side != winner:
+                raise CertificateError(f"node {i} ({text}) gives a move, but {side}, the loser, is to move")
+            j = _target(c, i, node.get("next"), f"move {node['move']}")
+            if _child(c, i, node["move"], ref.legal_moves(board, light, dark, side)) != positions[j]:
+                raise CertificateError(
+                    f"node {i} ({text}): {node['move']} does not lead to node {j} ({nodes[j]['position']})")
+            out.append(j)
+            continue
+        if side != c.loser:
+            raise CertificateError(f"node {i} ({text}) lists replies, but {side}, the winner, is to move")
+        replies = node["replies"]
+        if not isinstance(replies, dict):
+            raise CertificateError(f"node {i} ({text}): replies must be an object")
+        moves = ref.legal_moves(board, light, dark, side)
+        legal = {board.name_of(p) for p in moves}
+        missing = sorted(legal - set(replies))
+        if missing:
+            raise CertificateError(f"node {i} ({text}): the reply {missing[0]} is missing")
+        extra = sorted(set(replies) - legal)
+        if extra:
+            raise CertificateError(f"node {i} ({text}): {extra[0]} is not a legal reply")
+        for point, value in replies.items():
+            j = _target(c, i, value, f"reply {point}")
+            if _child(c, i, point, moves) != positions[j]:
+                raise CertificateError(
+                    f"node {i} ({text}): {point} does not lead to node {j} ({nodes[j]['position']})")
+            out.append(j)
+    return edges
 
 
 # -- building: from a df-pn proof ------------------------------------------------------------

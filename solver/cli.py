@@ -343,21 +343,31 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
 
 @cli.command("check")
 @click.argument("file", type=click.Path(dir_okay=False))
-def check_certificate(file: str) -> None:
-    """Check a proof certificate with the networkx reference rules only (no search code).
+@click.option("--jobs", "jobs_n", type=click.IntRange(min=1), default=None,
+              help="Processes checking positions at once (default: every core).")
+def check_certificate(file: str, jobs_n: int | None) -> None:
+    """Check a proof certificate (FILE, or FILE.gz) with the networkx reference rules only
+    (no search code).
 
     Prints the number of positions checked; a certificate that does not prove its claim
-    gives one line naming the first problem and exit code 1.
+    gives one line naming the first problem and exit code 1.  Large certificates show
+    their progress on stderr.
     """
+    import gzip
+    import os
+
     from .certificate import CertificateError, check
+
+    def progress(stage: str, done: int, total: int) -> None:
+        click.echo(f"  {stage} {done:,} of {total:,} positions ({time.perf_counter() - t0:.0f} s)", err=True)
 
     t0 = time.perf_counter()
     try:
-        n = check(file)
+        n = check(file, progress, jobs=jobs_n or os.cpu_count() or 1)
     except CertificateError as e:
         click.echo(f"meridians: certificate rejected: {e}", err=True)
         sys.exit(1)
-    with open(file, encoding="utf-8") as f:
+    with (gzip.open if file.endswith(".gz") else open)(file, "rt", encoding="utf-8") as f:
         head = json.load(f)
     click.echo(f"{n} positions checked: {_COLOUR[head['winner']]} wins {head['root']} "
                f"({time.perf_counter() - t0:.2f} s)")

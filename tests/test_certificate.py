@@ -187,7 +187,8 @@ def test_checker_uses_the_reference_rules_only():
     import solver.certificate as C
 
     tree = ast.parse(Path(C.__file__).read_text())
-    check_fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in ("check", "check_data")]
+    check_fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in (
+        "check", "check_data", "_in_chunks", "_shared", "_parse", "_parse_range", "_target", "_child", "_check_range")]
     names = set()
     for fn in check_fns:
         for n in ast.walk(fn):
@@ -197,7 +198,7 @@ def test_checker_uses_the_reference_rules_only():
                 names.add(n.id)
     assert {"F", "prove", "core", "Position"}.isdisjoint(names)
     top = {getattr(n, "module", None) or n.names[0].name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)}
-    assert top <= {"__future__", "gzip", "json", "os", "reference", "board", "notation"}
+    assert top <= {"__future__", "functools", "gzip", "json", "multiprocessing", "os", "reference", "board", "notation"}
 
 
 def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
@@ -212,3 +213,24 @@ def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
     (tmp_path / "plain.json.gz").write_text(dumps(cert23))
     with pytest.raises(CertificateError, match="gzip"):
         check(tmp_path / "plain.json.gz")
+
+
+def test_checking_in_two_processes_finds_what_one_finds(cert23, monkeypatch):
+    import solver.certificate as C
+
+    monkeypatch.setattr(C, "_CHUNK", 40)  # many chunks even for this small certificate
+    n = len(cert23["nodes"])
+    assert n > 4 * C._CHUNK
+    assert check_data(cert23, jobs=2) == check_data(cert23) == n
+    # the same first problem, whichever process meets it
+    bad = copy.deepcopy(cert23)
+    late = [x for x in bad["nodes"] if "replies" in x][-1]
+    del late["replies"][sorted(late["replies"])[0]]
+    early = next(x for x in bad["nodes"][n // 2:] if "move" in x)
+    early["move"] = "zz"
+    errors = []
+    for jobs in (1, 2):
+        with pytest.raises(CertificateError) as e:
+            check_data(bad, jobs=jobs)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1] and f"node {min(early['id'], late['id'])} " in errors[0]

@@ -115,6 +115,12 @@ def test_cli_verify_certificate_and_check(tmp_path):
     n = json.loads(path.read_text())["node_count"]
     out = invoke("check", str(path)).stdout
     assert out.startswith(f"{n} positions checked: Dark wins 2/3/L3/3/2 D")
+    # gzip-compressed, in two processes
+    import gzip
+    packed = tmp_path / "cert.json.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    out = invoke("check", "--jobs", "2", str(packed)).stdout
+    assert out.startswith(f"{n} positions checked: Dark wins 2/3/L3/3/2 D")
     # one reply removed: one line, exit 1
     data = json.loads(path.read_text())
     node = next(x for x in data["nodes"] if "replies" in x)
