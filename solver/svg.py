@@ -477,3 +477,78 @@ def map_svg(
     out += fr.legend()
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
+    """A chart of proof cost against empty points, from ``scripts/measure_growth.py``'s
+    record: every position (filled: decided; hollow, at the cap: not decided), the median
+    per count, the fitted line extended to the first-move positions, and the first-move
+    classes already searched (``rec['classes']``: diamonds, hollow when undecided).
+
+    >>> rec = {"board": "3/4", "cap": 1000, "fit": None, "classes": [],
+    ...        "by_empty": [{"empty": 10, "median_expansions": 50}],
+    ...        "runs": [{"empty": 10, "value": "win", "expansions": 50}]}
+    >>> growth_svg(rec).count('class="run decided"')
+    1
+    """
+    runs, fit, classes = rec["runs"], rec.get("fit"), rec.get("classes", [])
+    cap = rec["cap"]
+    xs = [r["empty"] for r in runs] + ([fit["first_move_empty"]] if fit else [])
+    xs += [len(_board(rec["board"]).names) - 1] if classes else []
+    ys = [max(r["expansions"], 1) for r in runs] + [c["expansions"] for c in classes]
+    ys += [fit["first_move_expansions"]] if fit else []
+    x0, x1 = min(xs, default=0) - 1, max(xs, default=1) + 1
+    y0 = math.floor(math.log10(min(ys, default=1)))
+    y1 = math.ceil(math.log10(max(ys, default=10)))
+    y1 = max(y1, y0 + 1)
+    left, right, top, bottom = 70.0, 20.0, 40.0, 50.0
+
+    def px(e: float) -> float:
+        return left + (e - x0) / (x1 - x0) * (width - left - right)
+
+    def py(n: float) -> float:
+        return top + (y1 - math.log10(max(n, 1))) / (y1 - y0) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
+           f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="sans-serif" font-size="12">',
+           _el("rect", x=0, y=0, width=width, height=height, fill="white"),
+           _el("text", f"{rec['board']}: df-pn expansions against empty points", x=left, y=22.0,
+               font_size=15, class_="title")]
+    for k in range(y0, y1 + 1):
+        y = py(10 ** k)
+        out.append(_el("line", x1=left, y1=y, x2=width - right, y2=y, stroke="#ddd"))
+        out.append(_el("text", f"1e{k}", x=left - 8, y=y + 4, text_anchor="end", class_="axis"))
+    for e in range(math.ceil(x0), math.floor(x1) + 1):
+        if e % 2 == 0:
+            out.append(_el("text", str(e), x=px(e), y=height - bottom + 18, text_anchor="middle", class_="axis"))
+    out.append(_el("text", "empty points", x=(left + width - right) / 2, y=height - 12.0,
+                   text_anchor="middle"))
+    out.append(_el("line", x1=left, y1=py(cap), x2=width - right, y2=py(cap), stroke="#c33",
+                   stroke_dasharray="4 3", class_="cap"))
+    if fit:
+        e_a, e_b = min(fit["counts_used"]), fit["first_move_empty"]
+        def line_y(e):
+            return 10 ** (fit["intercept"] + fit["log10_per_point"] * e)
+        out.append(_el("line", x1=px(e_a), y1=py(line_y(e_a)), x2=px(e_b), y2=py(line_y(e_b)),
+                       stroke="#36c", stroke_width=1.5, stroke_dasharray="6 3", class_="fit"))
+        out.append(_el("text", f"x{fit['factor_per_point']:.2f} per empty point", x=px(e_a),
+                       y=py(line_y(e_a)) - 10, fill="#36c"))
+    for r in runs:
+        decided = r["value"] != "unknown"
+        n = r["expansions"] if decided else cap
+        out.append(_el("circle", cx=px(r["empty"]), cy=py(n), r=3.0,
+                       fill="#555" if decided else "none", stroke="#555",
+                       class_="run decided" if decided else "run undecided"))
+    med = [(row["empty"], row["median_expansions"]) for row in rec["by_empty"]
+           if row.get("median_expansions")]
+    if len(med) > 1:
+        d = " ".join(f"{'M' if i == 0 else 'L'}{_num(px(e))},{_num(py(n))}" for i, (e, n) in enumerate(med))
+        out.append(_el("path", d=d, fill="none", stroke="#000", stroke_width=2.0, class_="median"))
+    for c in classes:
+        e = len(_board(rec["board"]).names) - 1
+        x, y = px(e), py(c["expansions"])
+        out.append(_el("path", d=f"M{_num(x)},{_num(y - 6)} L{_num(x + 6)},{_num(y)} L{_num(x)},{_num(y + 6)} "
+                       f"L{_num(x - 6)},{_num(y)} Z", fill="#2a2" if c["decided"] else "none",
+                       stroke="#2a2", class_="class"))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

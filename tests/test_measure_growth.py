@@ -1,0 +1,78 @@
+"""scripts/measure_growth.py: the fitted growth, the record and its resumption, bad input."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver import Board, Position
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+@pytest.fixture()
+def script(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    spec = importlib.util.spec_from_file_location("measure_growth", SCRIPTS / "measure_growth.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "OUT", tmp_path)
+    return mod
+
+
+def run(mod, monkeypatch, *argv):
+    monkeypatch.setattr(sys, "argv", ["measure_growth.py", *argv])
+    mod.main()
+
+
+def test_an_exact_exponential_is_fitted_exactly(script):
+    board = Board.parse("3/4")
+    runs = [{"empty": e, "value": "win", "expansions": 10 * 3 ** e, "seed": s}
+            for e in (10, 12, 14) for s in range(3)]
+    fit = script.summarize(board, runs, 10**12)["fit"]
+    assert fit["factor_per_point"] == pytest.approx(3.0)
+    assert fit["first_move_expansions"] == pytest.approx(10 * 3 ** 29)
+
+
+def test_an_undecided_median_is_over_the_cap_and_left_out_of_the_fit(script):
+    board = Board.parse("3/4")
+    runs = [{"empty": 20, "value": "unknown", "expansions": 100, "seed": s} for s in range(2)]
+    runs.append({"empty": 20, "value": "win", "expansions": 5, "seed": 2})
+    row = script.summarize(board, runs, 100)["by_empty"][0]
+    assert row["median_over_cap"] and row["median_expansions"] is None and row["decided"] == 1
+
+
+def test_positions_have_the_empty_points_asked_for(script):
+    board = Board.parse("3/4")
+    got = script.positions(board, [12, 20], 4, 1)
+    assert got and {e for _, e, _ in got} <= {12, 20}
+    for _, e, text in got:
+        pos = Position.parse(text)
+        assert script.empty_points(pos) == e and pos.outcome is None
+
+
+def test_2_3_is_measured_recorded_and_resumed(script, tmp_path, monkeypatch, capsys):
+    args = ("--board", "2/3", "--empty", "6-12:2", "--games", "3", "--max-nodes", "100000", "--tt-mb", "4")
+    run(script, monkeypatch, *args)
+    rec = json.loads((tmp_path / "2-3-growth.json").read_text())
+    assert rec["runs"] and all(r["value"] in ("win", "loss") for r in rec["runs"])
+    assert rec["command"].startswith("python scripts/measure_growth.py --board 2/3")
+    assert (tmp_path / "2-3-growth.svg").read_text().count('class="run decided"') == len(rec["runs"])
+    capsys.readouterr()
+    run(script, monkeypatch, *args)
+    assert "0 to prove" in capsys.readouterr().err
+    assert json.loads((tmp_path / "2-3-growth.json").read_text())["runs"] == rec["runs"]
+
+
+def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
+    with pytest.raises(SystemExit, match="--empty"):
+        run(script, monkeypatch, "--board", "2/3", "--empty", "x-y")
+    with pytest.raises(SystemExit, match="measure_growth"):
+        run(script, monkeypatch, "--board", "9/1")
+    (tmp_path / "2-3-growth.json").write_text("{")
+    with pytest.raises(SystemExit, match="not a growth file"):
+        run(script, monkeypatch, "--board", "2/3", "--empty", "6")
