@@ -132,7 +132,7 @@ def check_data(data: object, progress=None, jobs: int = 1) -> int:
             where[pos] = i
             c.positions.append(pos)
     root = _parse(c, data["root"], "root")
-    if c.positions[0] != root:
+    if c.positions[0] != _packed(*root):
         raise CertificateError(f"node 0 is {nodes[0]['position']}, not the root {data['root']}")
 
     # every node's move or replies, against the rules
@@ -211,6 +211,18 @@ def _parse(c: _Certificate, text: object, what: str) -> tuple:
     return light, dark, side
 
 
+def _packed(light: frozenset, dark: frozenset, side: str) -> tuple[int, int, str]:
+    """A position as two bit masks: a certificate has millions, and sets of point
+    indices take ten times the memory."""
+    return sum(1 << p for p in light), sum(1 << p for p in dark), side
+
+
+def _unpacked(packed: tuple[int, int, str]) -> tuple[frozenset, frozenset, str]:
+    light, dark, side = packed
+    return (frozenset(p for p in range(light.bit_length()) if light >> p & 1),
+            frozenset(p for p in range(dark.bit_length()) if dark >> p & 1), side)
+
+
 def _parse_range(c: _Certificate, lo: int, hi: int) -> list[tuple]:
     """The positions of nodes ``lo`` to ``hi - 1``, each a valid position."""
     out = []
@@ -220,7 +232,7 @@ def _parse_range(c: _Certificate, lo: int, hi: int) -> list[tuple]:
             raise CertificateError(f"node {i} is not an object")
         if node.get("id", i) != i:
             raise CertificateError(f"node {i} has id {node.get('id')!r}")
-        out.append(_parse(c, node.get("position"), f"node {i}"))
+        out.append(_packed(*_parse(c, node.get("position"), f"node {i}")))
     return out
 
 
@@ -232,7 +244,7 @@ def _target(c: _Certificate, i: int, value: object, label: str) -> int:
 
 def _child(c: _Certificate, i: int, point: object, legal: list[int]) -> tuple:
     """The position after ``point`` at node ``i``, whose legal moves are ``legal``."""
-    light, dark, side = c.positions[i]
+    light, dark, side = _unpacked(c.positions[i])
     if not isinstance(point, str):
         raise CertificateError(f"node {i} ({c.nodes[i]['position']}): a move is a point name, not {point!r}")
     try:
@@ -241,7 +253,7 @@ def _child(c: _Certificate, i: int, point: object, legal: list[int]) -> tuple:
         raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {e}") from None
     if p not in legal:
         raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {point} is not a legal move")
-    return ref.play(c.board, light, dark, side, p)
+    return _packed(*ref.play(c.board, light, dark, side, p))
 
 
 def _check_range(c: _Certificate, lo: int, hi: int) -> list[list[int]]:
@@ -252,7 +264,7 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> list[list[int]]:
         node = nodes[i]
         out: list[int] = []
         edges.append(out)
-        light, dark, side = positions[i]
+        light, dark, side = _unpacked(positions[i])
         text = node["position"]
         result = ref.outcome(board, light, dark, side)
         kinds = [k for k in ("move", "replies", "won") if k in node]

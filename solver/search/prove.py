@@ -311,7 +311,8 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
         else:
             verified = True
             line = _dfpn_line(t, D, position, winner, line_plies)
-            search = (t, D, winner)
+            # the re-walk's set is done with: the certificate writer needs only the table
+            search = (t, D._replace(seen=np.zeros(F.BUCKET, np.uint64)), winner)
     elif tainted_both:
         notes.append(
             "neither player can force a win when repetitions count against them "
