@@ -110,7 +110,7 @@ def class_costs(board: Board) -> list[dict]:
     out = []
     for f in sorted(OUT.glob(f"{board.name.replace('/', '-')}-*-value.json")):
         rec = json.loads(f.read_text())
-        out.append({"file": f.name, "value": rec["value"], "expansions": rec["nodes"],
+        out.append({"file": f.name, "value_dark_to_move": rec["value"], "expansions": rec["nodes"],
                     "seconds": round(rec["seconds"]), "decided": rec["value"] in ("win", "loss")})
     return out
 
@@ -163,7 +163,8 @@ def main() -> None:
         for k, (s, e, text) in enumerate(todo, 1):
             p = prove(Position.parse(text), max_nodes=args.max_nodes, tt_mb=args.tt_mb)
             runs.append({"seed": s, "empty": e, "position": text, "value": p.value,
-                         "expansions": p.nodes, "seconds": round(p.seconds, 2), "cap": args.max_nodes})
+                         "expansions": p.nodes, "seconds": round(p.seconds, 2), "cap": args.max_nodes,
+                         "revision": revision})
             print(f"[{k}/{len(todo)}] {e:>2} empty, seed {s}: {p.value:<7} {p.nodes:>12,} expansions "
                   f"{p.seconds:8.1f} s", file=sys.stderr, flush=True)
             save()
