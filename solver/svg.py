@@ -501,7 +501,7 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
     y0 = math.floor(math.log10(min(ys, default=1)))
     y1 = math.ceil(math.log10(max(ys, default=10)))
     y1 = max(y1, y0 + 1)
-    left, right, top, bottom = 70.0, 20.0, 40.0, 50.0
+    left, right, top, bottom = 70.0, 20.0, 66.0, 50.0
 
     def px(e: float) -> float:
         return left + (e - x0) / (x1 - x0) * (width - left - right)
@@ -513,7 +513,11 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
            f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="sans-serif" font-size="12">',
            _el("rect", x=0, y=0, width=width, height=height, fill="white"),
            _el("text", f"{rec['board']}: df-pn expansions against empty points", x=left, y=22.0,
-               font_size=15, class_="title")]
+               font_size=15, class_="title"),
+           _el("text", "dots: positions from random games (hollow: not decided within the cap, red line);",
+               x=left, y=38.0, font_size=10, fill="#444", class_="legend"),
+           _el("text", "black: median; blue: fitted line; diamonds: first-move classes (hollow: not decided)",
+               x=left, y=51.0, font_size=10, fill="#444", class_="legend")]
     for k in range(y0, y1 + 1):
         y = py(10 ** k)
         out.append(_el("line", x1=left, y1=y, x2=width - right, y2=y, stroke="#ddd"))
