@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import load_script, run_script
 from solver import Board, Position
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -16,17 +15,11 @@ SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 @pytest.fixture()
 def script(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location("measure_growth", SCRIPTS / "measure_growth.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    monkeypatch.setattr(mod, "OUT", tmp_path)
-    return mod
+    return load_script("measure_growth", monkeypatch, tmp_path)
 
 
 def run(mod, monkeypatch, *argv):
-    monkeypatch.setattr(sys, "argv", ["measure_growth.py", *argv])
-    mod.main()
+    run_script(mod, monkeypatch, *argv)
 
 
 def test_an_exact_exponential_is_fitted_exactly(script):

@@ -3,7 +3,6 @@ the collected opening table against alpha-beta's solution, resuming, and claimed
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import load_script, run_script
 from solver import Board, Position
 from solver.search.jobs import opening_jobs
 
@@ -21,17 +21,11 @@ SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / 
 
 @pytest.fixture()
 def script(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location("solve_openings", SCRIPTS / "solve_openings.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    monkeypatch.setattr(mod, "OUT", tmp_path)
-    return mod
+    return load_script("solve_openings", monkeypatch, tmp_path)
 
 
 def run(mod, monkeypatch, *argv):
-    monkeypatch.setattr(sys, "argv", ["solve_openings.py", *argv])
-    mod.main()
+    run_script(mod, monkeypatch, *argv)
 
 
 def test_every_class_of_2_3_is_written_and_collected_as_alpha_beta_solved_it(script, tmp_path, monkeypatch, capsys):
