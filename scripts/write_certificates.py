@@ -12,7 +12,6 @@ certificates"), with this command in its header (``"command"``).  Check one with
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path

@@ -75,7 +75,7 @@ def test_book_cli(tmp_path: Path) -> None:
     write_jsonl(f, ps)
     r = CliRunner().invoke(cli, ["puzzles", "book", str(f), "--out", str(tmp_path / "book"), "--title", "T <1>"])
     assert r.exit_code == 0, r.output
-    assert f"(4 puzzles)" in r.output
+    assert "(4 puzzles)" in r.output
     page = (tmp_path / "book" / "index.html").read_text(encoding="utf-8")
     assert "<title>T &lt;1&gt;</title>" in page and page.count('<article class="card"') == 4
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import Board, Position
+from solver import Position
 from solver.certificate import CertificateError, build_certificate, check, check_data, dumps, write_certificate
 from solver.search import dfpn as F
 from solver.search.prove import prove

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import io
 import json
-import os
 import shutil
 import signal
 import subprocess
