@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Game, Position, __version__
-from solver.files import write_atomic
+from solver.files import claim, write_atomic
 from solver.search.prove import prove
 from solver.svg import growth_svg
 
@@ -134,6 +134,17 @@ def main() -> None:
     command = (f"python scripts/measure_growth.py --board {board.name} --empty {args.empty or ''}"
                f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}"
                ).replace(" --empty  ", " ")
+    lock = out.with_suffix(".running")
+    if not claim(lock):
+        sys.exit(f"measure_growth: another process is measuring {board.name} ({lock})")
+    try:
+        measure(board, counts, args, out, command)
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def measure(board: Board, counts: list[int], args: argparse.Namespace, out: Path, command: str) -> None:
+    """Prove the positions not yet in ``out``, saving after each."""
     runs: list[dict] = []
     if out.exists():
         try:

@@ -41,7 +41,6 @@ import argparse
 import gzip
 import hashlib
 import json
-import os
 import platform
 import signal
 import sys
@@ -50,7 +49,7 @@ from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
 from solver.certificate import build_certificate, check, dumps
-from solver.files import write_atomic
+from solver.files import claim, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
 from solver.search.tablefile import TableFileError
@@ -168,7 +167,7 @@ def main() -> None:
             print(f"{job.key}: decided, without a certificate: proving it again to write one",
                   file=sys.stderr)
         lock = path.with_suffix(".running")
-        if not _take(lock):
+        if not claim(lock):
             print(f"{job.key}: another process is on it ({lock.name})", file=sys.stderr)
             continue
         try:
@@ -180,19 +179,6 @@ def main() -> None:
 
 def _terminate(signum, frame) -> None:
     raise KeyboardInterrupt
-
-
-def _take(lock: Path) -> bool:
-    """Claim a class for this process: False if a live process holds ``lock``."""
-    try:
-        pid = int(lock.read_text())
-        os.kill(pid, 0)
-        if pid != os.getpid():
-            return False
-    except (OSError, ValueError):
-        pass  # no lock, or its process is gone: take it
-    write_atomic(lock, str(os.getpid()))
-    return True
 
 
 def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Namespace) -> None:

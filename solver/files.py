@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-__all__ = ["write_atomic"]
+__all__ = ["write_atomic", "claim"]
 
 
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
@@ -23,3 +23,20 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
         except OSError:
             pass  # the temporary file is already gone; the original error matters
         raise
+
+
+def claim(lock: str | os.PathLike) -> bool:
+    """Claim the work that ``lock`` (a file holding a process id) stands for: False if
+    another live process holds it; else write this process's id there and return True.
+    The caller removes the file when done; a file left by a process that died is taken
+    over."""
+    try:
+        with open(lock, encoding="utf-8") as f:
+            pid = int(f.read())
+        os.kill(pid, 0)
+        if pid != os.getpid():
+            return False
+    except (OSError, ValueError):
+        pass  # no lock, or its process is gone: take it
+    write_atomic(lock, str(os.getpid()))
+    return True

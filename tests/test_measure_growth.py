@@ -69,3 +69,18 @@ def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
     (tmp_path / "2-3-growth.json").write_text("{")
     with pytest.raises(SystemExit, match="not a growth file"):
         run(script, monkeypatch, "--board", "2/3", "--empty", "6")
+
+
+def test_a_board_another_live_process_measures_is_refused(script, tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (tmp_path / "2-3-growth.running").write_text(str(holder.pid))
+        with pytest.raises(SystemExit, match="another process"):
+            run(script, monkeypatch, "--board", "2/3", "--empty", "6")
+    finally:
+        holder.kill()
+    run(script, monkeypatch, "--board", "2/3", "--empty", "6", "--tt-mb", "4")  # its holder is gone
+    assert not (tmp_path / "2-3-growth.running").exists()
