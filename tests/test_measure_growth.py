@@ -82,5 +82,6 @@ def test_a_board_another_live_process_measures_is_refused(script, tmp_path, monk
             run(script, monkeypatch, "--board", "2/3", "--empty", "6")
     finally:
         holder.kill()
+        holder.wait()
     run(script, monkeypatch, "--board", "2/3", "--empty", "6", "--tt-mb", "4")  # its holder is gone
     assert not (tmp_path / "2-3-growth.running").exists()
