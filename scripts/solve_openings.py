@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
-from solver.certificate import build_certificate, check, dumps
+from solver.certificate import CertificateError, build_certificate, check, dumps
 from solver.files import claim, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
@@ -227,6 +227,10 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
         except KeyboardInterrupt:
             sys.exit(f"solve_openings: interrupted while writing the certificate of {job.key}; "
                      f"its value is kept in {path.name}, the certificate is not")
+        except CertificateError as e:
+            # the value stands (re-walked); the next run with --certificates proves it again
+            print(f"{job.key}: no certificate: {e}", file=sys.stderr, flush=True)
+            return
         write_atomic(path, json.dumps(record, indent=1) + "\n")
     if table is not None and p.value in ("win", "loss") and p.verified:
         table.unlink(missing_ok=True)

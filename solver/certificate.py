@@ -382,6 +382,13 @@ def build_certificate(
             return False
         return (pn == 0) if w == int(D.limits[F.PROVER]) else (dn == 0)
 
+    def loses_at_once(c) -> bool:
+        """Whether every move of the player to move at ``c`` ends the game won by the
+        winner: df-pn's lookahead settles such a child without a table entry of its own,
+        so the table's move at its parent is the only trace of it (in the first table or
+        in one proven again)."""
+        return c.outcome is None and all(c.play(r).outcome == winner for r in c.legal_moves())
+
     def table_move(t_entry, p):
         if t_entry is None:
             return None
@@ -429,15 +436,10 @@ def build_certificate(
         for m, c in usable.items():
             if c.outcome == winner:
                 return m, t_entry
-        # df-pn's lookahead settles a position whose every reply loses at once without a
-        # table entry: its move is the table's, one ply short of finished games
-        tm = table_move(t_entry, p)
-        if tm in usable and usable[tm].outcome is None and all(
-                usable[tm].play(r).outcome == winner for r in usable[tm].legal_moves()):
-            return tm, t_entry
         for attempt in range(2):
             tm = table_move(t_entry, p)
-            if tm in usable and (usable[tm].key in ids or won(t_entry, usable[tm])):
+            if tm in usable and (usable[tm].key in ids or won(t_entry, usable[tm])
+                                 or loses_at_once(usable[tm])):
                 return tm, t_entry
             for m, c in usable.items():
                 if c.key in ids:

@@ -234,3 +234,16 @@ def test_checking_in_two_processes_finds_what_one_finds(cert23, monkeypatch):
             check_data(bad, jobs=jobs)
         errors.append(str(e.value))
     assert errors[0] == errors[1] and f"node {min(early['id'], late['id'])} " in errors[0]
+
+
+def test_a_child_won_by_lookahead_is_found_after_proving_again():
+    # Dark to move wins in two: every Light reply after Dark's move ends the game, a child
+    # df-pn settles by its lookahead without a table entry of its own.  With the table
+    # emptied the builder must prove the root again and still find that child
+    # (3/4 class c1's certificate failed here).
+    pos = Position.parse("3/2D1/3D1/DDDDD1/LLD2/DL1D/L1L D")
+    proof = prove(pos, tt_mb=16)
+    assert proof.value == "win"
+    proof.search[1].tt_key[:] = 0
+    cert = build_certificate(pos, proof, tt_mb=16)
+    assert cert["reproved"] == 1 and check_data(cert) == cert["node_count"]
