@@ -269,7 +269,10 @@ class Position:
         result = self.outcome
         if result is not None:
             raise IllegalMoveError(f"the game is over ({self.outcome_reason}); {name} cannot be played")
-        if p in self._legal():
+        # one bit of the legal bitboard, not the sorted list of legal points: the
+        # certificate writer plays every legal move of millions of positions
+        cell = int(self._T.cell_of[p])
+        if int(core.legal_bb(self._T, self._st, self._side)[cell >> 6]) >> (cell & 63) & 1:
             return p
         me = _NAME[self.to_move]
         if name in self.stones("L") or name in self.stones("D"):
