@@ -76,6 +76,37 @@ def read_value(path: Path) -> dict | None:
         sys.exit(f"solve_openings: {path} is corrupt ({e}); move it away to search that class again")
 
 
+def status(board: Board, tables: str) -> str:
+    """One line per class: its value for Light, effort, certificate, saved table."""
+    lines = [f"{'class':<6} {'moves':<16} {'Light':<8} {'expansions':>14} {'seconds':>8}  certificate / table"]
+    for job in opening_jobs(Position.start(board)):
+        path = value_path(Position.parse(job.position))
+        rec = read_value(path) or {}
+        decided = rec.get("value") in ("win", "loss") and rec.get("verified")
+        light = LIGHT[rec["value"]] if decided else ("unknown" if rec else "-")
+        notes = []
+        cert = rec.get("certificate")
+        if cert:
+            notes.append(f"certificate {cert['positions']:,} positions, checked {cert['checked_positions']:,}")
+        elif decided:
+            notes.append("no certificate")
+        table = Path(tables) / f"{board.name.replace('/', '-')}-{job.key}.table"
+        if tables.lower() != "none" and table.exists():
+            try:
+                with open(table, "rb") as f:
+                    head = json.loads(f.readline(1 << 20))
+                done = head["stats"][0] + head["stats"][5]  # expansions and re-walked nodes
+                notes.append(f"table saved at {done:,} expansions ({table.stat().st_size / 1e9:.1f} GB)")
+            except (OSError, ValueError, KeyError, IndexError, TypeError):
+                notes.append(f"unreadable table file {table}")
+        if path.with_suffix(".running").exists():
+            notes.append("claimed by a process")
+        nodes = f"{rec['nodes']:,}" if "nodes" in rec else "-"
+        secs = f"{rec['seconds']:.0f}" if "seconds" in rec else "-"
+        lines.append(f"{job.key:<6} {','.join(job.members):<16} {light:<8} {nodes:>14} {secs:>8}  {'; '.join(notes)}")
+    return "\n".join(lines)
+
+
 def collect(board: Board) -> dict:
     """Write ``<board>.json`` and ``<board>-map.svg`` from the class files; return the record.
     A ``<board>.json`` another script wrote (such as 2/3's, by alpha-beta) is left alone."""
@@ -125,6 +156,8 @@ def main() -> None:
     ap.add_argument("--time", type=float, default=None, help="seconds per class (default: no limit)")
     ap.add_argument("--tt-mb", type=float, default=4096.0)
     ap.add_argument("--collect", action="store_true", help="only write the opening table")
+    ap.add_argument("--status", action="store_true",
+                    help="only print each class's value, effort, certificate and saved table")
     ap.add_argument("--certificates", default=None, metavar="DIR",
                     help="write each decided class's certificate (gzip) to DIR and check it")
     ap.add_argument("--certificate-nodes", type=int, default=50_000_000,
@@ -152,6 +185,9 @@ def main() -> None:
     args.revision = code_revision()
     # a background run is stopped with SIGTERM: let it save its table as Ctrl-C does
     signal.signal(signal.SIGTERM, _terminate)
+    if args.status:
+        print(status(board, args.tables))
+        return
     if args.collect:
         rec = collect(board)
         print(f"{board.name}: {rec['value']} for Light; {rec['decided']} decided", file=sys.stderr)

@@ -192,3 +192,21 @@ def test_a_class_stopped_by_its_budget_resumes_from_its_saved_table(script, tmp_
     with pytest.raises(SystemExit, match="use the table size"):
         run(script, monkeypatch, "--board", "2/3", "--classes", other, "--tt-mb", "8",
             "--tables", str(tables))
+
+
+def test_status_shows_each_class_value_certificate_and_table(script, tmp_path, monkeypatch, capsys):
+    jobs = opening_jobs(Position.start(Board.parse("2/3")))
+    tables = tmp_path / "tables"
+    run(script, monkeypatch, "--board", "2/3", "--classes", jobs[0].key, "--tt-mb", "16",
+        "--certificates", str(tmp_path / "certs"))
+    run(script, monkeypatch, "--board", "2/3", "--classes", jobs[1].key, "--tt-mb", "16",
+        "--time", "1e-9", "--tables", str(tables))
+    capsys.readouterr()
+    run(script, monkeypatch, "--board", "2/3", "--status", "--tables", str(tables))
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + len(jobs)
+    first, second = (next(x for x in lines if x.startswith(j.key + " ")) for j in jobs[:2])
+    solved = json.loads(SOLVED_2_3.read_text())["moves"][jobs[0].members[0]]
+    assert f" {solved} " in first  # Light's value after the class's moves
+    assert "certificate" in first and "checked" in first
+    assert " unknown " in second and "table saved at 0 expansions" in second
