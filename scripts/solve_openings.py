@@ -52,7 +52,7 @@ from solver.certificate import CertificateError, build_certificate, check, dumps
 from solver.files import claim, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
-from solver.search.tablefile import TableFileError
+from solver.search.tablefile import TableFileError, save_table
 from solver.svg import map_svg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -258,6 +258,12 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
     print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
           f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
     if args.certificates and p.value in ("win", "loss") and p.verified:
+        if table is not None:
+            # the table holds the proof: should the certificate fail or be stopped, the
+            # next run finds the class proven in it at once instead of searching again
+            t, D, _ = p.search
+            save_table(table, t, D, str(pos), {"stage": p.stats["stage"], "seconds": p.seconds,
+                                               "runs": p.stats["runs"], "tt_mb": args.tt_mb})
         try:
             record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
         except KeyboardInterrupt:

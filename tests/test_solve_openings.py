@@ -210,3 +210,31 @@ def test_status_shows_each_class_value_certificate_and_table(script, tmp_path, m
     assert f" {solved} " in first  # Light's value after the class's moves
     assert "certificate" in first and "checked" in first
     assert " unknown " in second and "table saved at 0 expansions" in second
+
+
+def test_a_class_whose_certificate_failed_is_found_proven_in_its_saved_table(script, tmp_path, monkeypatch):
+    from solver.certificate import CertificateError
+
+    job = opening_jobs(Position.start(Board.parse("2/3")))[2]
+    path = script.value_path(Position.parse(job.position))
+    tables = tmp_path / "tables"
+    real = script._certificate
+
+    def fail(*a, **k):
+        raise CertificateError("no winning move found (simulated)")
+
+    monkeypatch.setattr(script, "_certificate", fail)
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
+        "--certificates", str(tmp_path / "certs"), "--tables", str(tables))
+    first = json.loads(path.read_text())
+    assert first["verified"] and "certificate" not in first
+    assert (tables / f"2-3-{job.key}.table").exists()  # kept, with the proof in it
+    monkeypatch.setattr(script, "_certificate", real)
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
+        "--certificates", str(tmp_path / "certs"), "--tables", str(tables))
+    again = json.loads(path.read_text())
+    assert again["value"] == first["value"] and again["certificate"]["checked_positions"] > 1
+    assert again["stats"]["runs"] == 2
+    # the second run searched next to nothing: the root was proven in the table
+    assert again["stats"]["expansions"] - first["stats"]["expansions"] < first["stats"]["expansions"] / 4
+    assert not (tables / f"2-3-{job.key}.table").exists()

@@ -324,7 +324,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     p.notes = notes
     p.search = search
     p.stats = {
-        "runs": int(before["runs"]) + 1,
+        "runs": int(before["runs"]) + 1, "stage": stage,
         "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
         "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),
         "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
