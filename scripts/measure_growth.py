@@ -38,11 +38,8 @@ from solver.search.prove import prove
 from solver.svg import growth_svg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_verify import empty_points  # noqa: E402
 from solve_boards import OUT, code_revision  # noqa: E402
-
-
-def empty_points(pos) -> int:
-    return len(pos.board.names) - len(pos.stones("L")) - len(pos.stones("D"))
 
 
 def positions(board: Board, counts: list[int], games: int, seed: int) -> list[tuple[int, int, str]]:
@@ -131,9 +128,9 @@ def main() -> None:
         sys.exit(f"measure_growth: {e}")
     stem = board.name.replace("/", "-")
     out = OUT / f"{stem}-growth.json"
-    command = (f"python scripts/measure_growth.py --board {board.name} --empty {args.empty or ''}"
-               f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}"
-               ).replace(" --empty  ", " ")
+    command = (f"python scripts/measure_growth.py --board {board.name}"
+               + (f" --empty {args.empty}" if args.empty else "")
+               + f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}")
     lock = out.with_suffix(".running")
     if not claim(lock):
         sys.exit(f"measure_growth: another process is measuring {board.name} ({lock})")

@@ -52,7 +52,7 @@ from solver.certificate import CertificateError, build_certificate, check, dumps
 from solver.files import claim, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
-from solver.search.tablefile import TableFileError, save_table
+from solver.search.tablefile import TableFileError, read_header, save_table
 from solver.svg import map_svg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -76,6 +76,13 @@ def read_value(path: Path) -> dict | None:
         sys.exit(f"solve_openings: {path} is corrupt ({e}); move it away to search that class again")
 
 
+def table_path(tables: str, board: Board, key: str) -> Path | None:
+    """Where class ``key``'s df-pn table is saved (None: ``--tables none``)."""
+    if tables.lower() == "none":
+        return None
+    return Path(tables) / f"{board.name.replace('/', '-')}-{key}.table"
+
+
 def status(board: Board, tables: str) -> str:
     """One line per class: its value for Light, effort, certificate, saved table."""
     lines = [f"{'class':<6} {'moves':<16} {'Light':<8} {'expansions':>14} {'seconds':>8}  certificate / table"]
@@ -90,15 +97,13 @@ def status(board: Board, tables: str) -> str:
             notes.append(f"certificate {cert['positions']:,} positions, checked {cert['checked_positions']:,}")
         elif decided:
             notes.append("no certificate")
-        table = Path(tables) / f"{board.name.replace('/', '-')}-{job.key}.table"
-        if tables.lower() != "none" and table.exists():
+        table = table_path(tables, board, job.key)
+        if table is not None and table.exists():
             try:
-                with open(table, "rb") as f:
-                    head = json.loads(f.readline(1 << 20))
-                done = head["stats"][0] + head["stats"][5]  # expansions and re-walked nodes
+                done = read_header(table)["nodes"]
                 notes.append(f"table saved at {done:,} expansions ({table.stat().st_size / 1e9:.1f} GB)")
-            except (OSError, ValueError, KeyError, IndexError, TypeError):
-                notes.append(f"unreadable table file {table}")
+            except TableFileError as e:
+                notes.append(f"unreadable table: {e}")
         if path.with_suffix(".running").exists():
             notes.append("claimed by a process")
         nodes = f"{rec['nodes']:,}" if "nodes" in rec else "-"
@@ -229,12 +234,10 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
 
     t0 = time.time()
     revision = args.revision
-    table = None
-    if args.tables.lower() != "none":
-        table = Path(args.tables) / f"{board.name.replace('/', '-')}-{job.key}.table"
-        if table.exists():
-            print(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)",
-                  file=sys.stderr, flush=True)
+    table = table_path(args.tables, board, job.key)
+    if table is not None and table.exists():
+        print(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)",
+              file=sys.stderr, flush=True)
     try:
         p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress,
                   table_file=table)
@@ -257,13 +260,14 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
     write_atomic(path, json.dumps(record, indent=1) + "\n")
     print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
           f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
-    if args.certificates and p.value in ("win", "loss") and p.verified:
+    decided = p.value in ("win", "loss") and p.verified
+    if args.certificates and decided:
         if table is not None:
             # the table holds the proof: should the certificate fail or be stopped, the
             # next run finds the class proven in it at once instead of searching again
             t, D, _ = p.search
-            save_table(table, t, D, str(pos), {"stage": p.stats["stage"], "seconds": p.seconds,
-                                               "runs": p.stats["runs"], "tt_mb": args.tt_mb})
+            save_table(table, t, D, str(pos), stage=p.stats["stage"], seconds=p.seconds,
+                       runs=p.stats["runs"], tt_mb=args.tt_mb)
         try:
             record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
         except KeyboardInterrupt:
@@ -274,7 +278,7 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
             print(f"{job.key}: no certificate: {e}", file=sys.stderr, flush=True)
             return
         write_atomic(path, json.dumps(record, indent=1) + "\n")
-    if table is not None and p.value in ("win", "loss") and p.verified:
+    if table is not None and decided:
         table.unlink(missing_ok=True)
 
 

@@ -43,7 +43,7 @@ from . import reference as ref
 from .board import Board, BoardError
 from .notation import NotationError, parse_position
 
-__all__ = ["CertificateError", "FORMAT", "VERSION", "check", "build_certificate", "write_certificate"]
+__all__ = ["CertificateError", "FORMAT", "VERSION", "check", "check_data", "read_certificate", "build_certificate", "write_certificate"]
 
 FORMAT = "meridians-certificate"
 VERSION = 1
@@ -65,6 +65,12 @@ def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
     Raises :class:`CertificateError` naming the first problem.  Uses only
     :mod:`solver.reference`, :mod:`solver.board` and :mod:`solver.notation`.
     """
+    return check_data(read_certificate(path), progress, jobs)
+
+
+def read_certificate(path: str | os.PathLike) -> object:
+    """The JSON of the certificate file ``path`` (gzip-compressed if its name ends in
+    ``.gz``), not yet checked.  Raises :class:`CertificateError` if it cannot be read."""
     opener = gzip.open if str(path).endswith(".gz") else open
     try:
         with opener(path, "rt", encoding="utf-8") as f:
@@ -75,7 +81,7 @@ def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
         raise CertificateError(f"cannot read {path}: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CertificateError(f"{path} is not JSON: {e}") from None
-    return check_data(data, progress, jobs)
+    return data
 
 
 #: positions between two calls of a progress callback
@@ -165,8 +171,8 @@ def check_data(data: object, progress=None, jobs: int = 1) -> int:
 
 def _in_chunks(c: _Certificate, work, jobs: int, progress, stage: str):
     """``(lo, work(c, lo, hi))`` over the nodes in order, in chunks of PROGRESS_EVERY
-    positions; with ``jobs`` > 1 the chunks run in forked processes (which see ``c`` as
-    it is now), and their results and errors still come back in node order."""
+    positions, or with ``jobs`` > 1 of _CHUNK positions run in forked processes (which
+    see ``c`` as it is now); results and errors come back in node order either way."""
     n = len(c.nodes)
     parallel = jobs > 1 and n > _CHUNK and "fork" in multiprocessing.get_all_start_methods()
     size = _CHUNK if parallel else PROGRESS_EVERY

@@ -353,22 +353,20 @@ def check_certificate(file: str, jobs_n: int | None) -> None:
     gives one line naming the first problem and exit code 1.  Large certificates show
     their progress on stderr.
     """
-    import gzip
     import os
 
-    from .certificate import CertificateError, check
+    from .certificate import CertificateError, check_data, read_certificate
 
     def progress(stage: str, done: int, total: int) -> None:
         click.echo(f"  {stage} {done:,} of {total:,} positions ({time.perf_counter() - t0:.0f} s)", err=True)
 
     t0 = time.perf_counter()
     try:
-        n = check(file, progress, jobs=jobs_n or os.cpu_count() or 1)
+        head = read_certificate(file)
+        n = check_data(head, progress, jobs=jobs_n or os.cpu_count() or 1)
     except CertificateError as e:
         click.echo(f"meridians: certificate rejected: {e}", err=True)
         sys.exit(1)
-    with (gzip.open if file.endswith(".gz") else open)(file, "rt", encoding="utf-8") as f:
-        head = json.load(f)
     click.echo(f"{n} positions checked: {_COLOUR[head['winner']]} wins {head['root']} "
                f"({time.perf_counter() - t0:.2f} s)")
 

@@ -493,8 +493,8 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
     """
     runs, fit, classes = rec["runs"], rec.get("fit"), rec.get("classes", [])
     cap = rec["cap"]
-    xs = [r["empty"] for r in runs] + ([fit["first_move_empty"]] if fit else [])
-    xs += [len(_board(rec["board"]).names) - 1] if classes else []
+    first_move = len(_board(rec["board"]).names) - 1  # empty points after the first move
+    xs = [r["empty"] for r in runs] + ([first_move] if fit or classes else [])
     ys = [max(r["expansions"], 1) for r in runs] + [c["expansions"] for c in classes]
     ys += [fit["first_move_expansions"]] if fit else []
     x0, x1 = min(xs, default=0) - 1, max(xs, default=1) + 1
@@ -549,8 +549,7 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
         d = " ".join(f"{'M' if i == 0 else 'L'}{_num(px(e))},{_num(py(n))}" for i, (e, n) in enumerate(med))
         out.append(_el("path", d=d, fill="none", stroke="#000", stroke_width=2.0, class_="median"))
     for c in classes:
-        e = len(_board(rec["board"]).names) - 1
-        x, y = px(e), py(c["expansions"])
+        x, y = px(first_move), py(c["expansions"])
         out.append(_el("path", d=f"M{_num(x)},{_num(y - 6)} L{_num(x + 6)},{_num(y)} L{_num(x)},{_num(y + 6)} "
                        f"L{_num(x - 6)},{_num(y)} Z", fill="#2a2" if c["decided"] else "none",
                        stroke="#2a2", class_="class"))

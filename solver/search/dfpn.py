@@ -49,7 +49,8 @@ PROVER_SALT = np.uint64(0x9E3779B97F4A7C15)  # xor-ed into keys when Dark is the
 KEY_SALT = np.uint64(0x5851F42D4C957F2D)     # xor-ed into every key, so that none is 0
 
 # stats slots
-EXPANSIONS, TT_HITS, STORES, DEEPEST, ABORTED, REWALKED, RESEARCHED, REPETITIONS = range(8)
+N_STATS = 8
+EXPANSIONS, TT_HITS, STORES, DEEPEST, ABORTED, REWALKED, RESEARCHED, REPETITIONS = range(N_STATS)
 # limits slots
 MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE, DEDUP, LOOKAHEAD, ABANDON, MOBILITY = range(10)
 # LOOKAHEAD modes: when to look one ply further for a child whose every move loses
@@ -118,7 +119,7 @@ def new_dfpn(
         np.full(size, 0, np.uint64), np.full(size, 0, np.uint32), np.full(size, 0, np.uint32),
         np.full(size, -1, np.int16), np.full(size, 0, np.uint32),
         np.full(seen, 0, np.uint64),
-        np.zeros(8, np.int64),
+        np.zeros(N_STATS, np.int64),
         np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table),
                   int(dedup), int(lookahead), int(abandon), int(mobility)], np.int64),
     )

@@ -252,9 +252,9 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
 
     def save():
         if table_file is not None:
-            tablefile.save_table(table_file, t, D, str(position), {
-                "stage": stage, "seconds": before["seconds"] + time.perf_counter() - t0,
-                "runs": before["runs"] + 1, "tt_mb": tt_mb})
+            tablefile.save_table(table_file, t, D, str(position), stage=stage,
+                                 seconds=before["seconds"] + time.perf_counter() - t0,
+                                 runs=before["runs"] + 1, tt_mb=tt_mb)
 
     # first "can the player to move win?", then, unless that was settled cleanly, the same
     # question for the opponent (the table is shared: the prover is part of every key)

@@ -27,7 +27,7 @@ import numpy as np
 from .. import core
 from . import dfpn as F
 
-__all__ = ["TableFileError", "save_table", "load_table"]
+__all__ = ["TableFileError", "save_table", "load_table", "read_header"]
 
 FORMAT = "meridians-dfpn-table/1"
 _CHUNK = 1 << 26  # bytes read or written at a time: 64 MiB
@@ -54,10 +54,11 @@ def fingerprint(t: core.Tables, D: F.Dfpn, position: str) -> str:
     return h.hexdigest()
 
 
-def save_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str,
-               extra: dict) -> int:
-    """Write ``D``'s table and counters to ``path`` with ``extra`` (JSON) in its header;
-    return the bytes written."""
+def save_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str, *,
+               stage: int, seconds: float, runs: int, tt_mb: float) -> int:
+    """Write ``D``'s table and counters to ``path``, with the search's ``stage`` (0: the
+    player to move is the prover, 1: the other), the ``seconds`` and ``runs`` spent so far
+    and the ``tt_mb`` it was made with; return the bytes written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     crc = 0
@@ -65,7 +66,8 @@ def save_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str
         crc = _crc(a, crc)
     header = {
         "format": FORMAT, "position": position, "fingerprint": fingerprint(t, D, position),
-        "slots": len(D.tt_key), "stats": [int(x) for x in D.stats], "crc32": crc, **extra,
+        "slots": len(D.tt_key), "stats": [int(x) for x in D.stats], "crc32": crc,
+        "stage": stage, "seconds": seconds, "runs": runs, "tt_mb": tt_mb,
     }
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -83,20 +85,41 @@ def save_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str
     return path.stat().st_size
 
 
-def load_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str) -> dict:
-    """Read the table at ``path`` into ``D`` (its counters too) and return its header.
-    Raises :class:`TableFileError` when the file is damaged or was made by a different
-    search (another root, other options, another table size)."""
+def _header(f, path: Path) -> dict:
+    try:
+        header = json.loads(f.readline(1 << 20))
+    except ValueError:
+        raise TableFileError(f"{path}: not a table file (no header)") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise TableFileError(f"{path}: not a {FORMAT} file")
+    stats = header.get("stats")
+    if not isinstance(stats, list) or len(stats) != F.N_STATS:
+        raise TableFileError(f"{path}: its header has no search counters")
+    return header
+
+
+def read_header(path: str | os.PathLike) -> dict:
+    """The header of the table file at ``path``, with ``nodes``: the expansions and
+    re-walked nodes of the search so far.  Raises :class:`TableFileError`."""
     path = Path(path)
     try:
         with open(path, "rb") as f:
-            line = f.readline(1 << 20)
-            try:
-                header = json.loads(line)
-            except ValueError:
-                raise TableFileError(f"{path}: not a table file (no header)") from None
-            if not isinstance(header, dict) or header.get("format") != FORMAT:
-                raise TableFileError(f"{path}: not a {FORMAT} file")
+            header = _header(f, path)
+    except OSError as e:
+        raise TableFileError(f"{path}: {e.strerror or e}") from None
+    header["nodes"] = header["stats"][F.EXPANSIONS] + header["stats"][F.REWALKED]
+    return header
+
+
+def load_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str) -> dict:
+    """Read the table at ``path`` into ``D`` (its counters too) and return its header.
+    Raises :class:`TableFileError` when the file is damaged or was made by a different
+    search (another root, other options, another table size); ``D`` is then not to be
+    searched with."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            header = _header(f, path)
             if header.get("position") != position:
                 raise TableFileError(f"{path}: the table of {header.get('position')}, not of {position}")
             if header.get("slots") != len(D.tt_key):
@@ -120,10 +143,8 @@ def load_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str
     for a in _arrays(D):
         crc = _crc(a, crc)
     if crc != header.get("crc32"):
-        D.tt_key[:] = 0  # never search with a damaged table
         raise TableFileError(f"{path}: damaged (checksum mismatch)")
-    stats = header.get("stats", [])
-    D.stats[: len(stats)] = stats
+    D.stats[:] = header["stats"]
     D.stats[F.ABORTED] = 0
     return header
 
