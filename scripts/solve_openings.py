@@ -38,7 +38,6 @@ one class wins, a loss if every class loses, else unknown), with the map
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import platform
@@ -48,7 +47,7 @@ import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
-from solver.certificate import CertificateError, build_certificate, check, dumps
+from solver.certificate import CertificateError, check, write_certificate
 from solver.files import claim, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
@@ -265,8 +264,7 @@ def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Na
         if table is not None:
             # the table holds the proof: should the certificate fail or be stopped, the
             # next run finds the class proven in it at once instead of searching again
-            t, D, _ = p.search
-            save_table(table, t, D, str(pos), stage=p.stats["stage"], seconds=p.seconds,
+            save_table(table, *p.search[:2], str(pos), stage=p.stats["stage"], seconds=p.seconds,
                        runs=p.stats["runs"], tt_mb=args.tt_mb)
         try:
             record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
@@ -294,19 +292,18 @@ def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.N
         print(f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s",
               file=sys.stderr, flush=True)
 
-    cert = build_certificate(pos, proof, max_nodes=args.certificate_nodes, tt_mb=256, progress=built)
-    proof.search = None  # the table is no longer needed: free it before checking
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / f"{pos.board.name.replace('/', '-')}-{name}.json.gz"
-    data = gzip.compress(dumps(cert).encode(), mtime=0)
-    write_atomic(out, data)
+    # streamed to the file: the nodes as text would not fit beside the table
+    cert = write_certificate(out, pos, proof, max_nodes=args.certificate_nodes, tt_mb=256, progress=built)
+    proof.search = None  # the table is no longer needed: free it before checking
     built = time.perf_counter() - t0
-    print(f"{name}: certificate of {cert['node_count']:,} positions, {len(data):,} bytes, "
+    print(f"{name}: certificate of {cert['node_count']:,} positions, {cert['bytes']:,} bytes, "
           f"in {built:.0f} s; checking", file=sys.stderr, flush=True)
     t1 = time.perf_counter()
     checked = check(out, checking, jobs=args.check_jobs)
     return {
-        "file": out.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+        "file": out.name, "bytes": cert["bytes"], "sha256": cert["sha256"],
         "positions": cert["node_count"], "reproved": cert["reproved"],
         "build_seconds": round(built, 1), "checked_positions": checked,
         "check_seconds": round(time.perf_counter() - t1, 1),

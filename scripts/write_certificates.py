@@ -17,8 +17,7 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.certificate import build_certificate, check, dumps
-from solver.files import write_atomic
+from solver.certificate import check, write_certificate
 from solver.search.prove import prove
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "certificates"
@@ -35,10 +34,8 @@ def main(argv: list[str] | None = None) -> None:
         pos = Position.start(Board.parse(name))
         t0 = time.perf_counter()
         proof = prove(pos, method="dfpn", tt_mb=args.tt_mb)
-        cert = build_certificate(pos, proof, tt_mb=args.tt_mb)
-        cert = {**{k: v for k, v in cert.items() if k != "nodes"}, "command": command, "nodes": cert["nodes"]}
         path = OUT / f"{name.replace('/', '-')}.json"
-        write_atomic(path, dumps(cert))
+        cert = write_certificate(path, pos, proof, tt_mb=args.tt_mb, header={"command": command})
         t1 = time.perf_counter()
         n = check(path)
         print(f"{path}: {cert['winner']} wins {cert['root']}, {n} positions, "

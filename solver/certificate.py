@@ -35,9 +35,12 @@ from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
 import json
 import multiprocessing
 import os
+import zlib
+from array import array
 
 from . import reference as ref
 from .board import Board, BoardError
@@ -335,6 +338,80 @@ def _with_history(position, keys: list):
     return p
 
 
+class _Graph:
+    """The nodes of a certificate while it is built, kept compact: a 3/4 certificate has
+    millions of positions, and as dicts of strings they took 550 bytes each, more than
+    the machine has left beside the search's table.  A node here is a packed position
+    (one int: the stones' bits and the side to move) and a kind; a winner node adds its
+    move's point and its next node, a loser node its replies, in arrays shared by all."""
+
+    LEAF, WINNER, LOSER = 0, 1, 2
+
+    def __init__(self, root) -> None:
+        self.root = root
+        self.keys: list[int] = []       # node id -> packed position
+        self.ids: dict[int, int] = {}   # packed position -> node id
+        self.kind = bytearray()
+        self.a = array("h")             # winner node: its move's point; loser node: its reply count
+        self.b = array("q")             # winner node: its next node; loser node: its first reply slot
+        self.reply_point = array("h")   # reply slots: the reply's point ...
+        self.reply_node = array("q")    # ... and the node it leads to (-1 until walked)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @staticmethod
+    def pack(p) -> int:
+        return int.from_bytes(p._st.tobytes(), "little") << 1 | p._side
+
+    def position(self, i: int):
+        """Node ``i``'s position, without history."""
+        import numpy as np
+
+        key, root = self.keys[i], self.root
+        st = np.frombuffer((key >> 1).to_bytes(root._st.nbytes, "little"), dtype=root._st.dtype)
+        p = _fresh(root)
+        p._st, p._side = st.reshape(root._st.shape).copy(), key & 1
+        return p
+
+    def add(self, key: int, kind: int, points: list[int]) -> int:
+        """A new node: a leaf (no ``points``), a winner node (its move's point) or a loser
+        node (every reply's point)."""
+        i = len(self.keys)
+        self.keys.append(key)
+        self.ids[key] = i
+        self.kind.append(kind)
+        if kind == self.LOSER:
+            self.a.append(len(points))
+            self.b.append(len(self.reply_node))
+            self.reply_point.extend(points)
+            self.reply_node.extend([-1] * len(points))
+        else:
+            self.a.append(points[0] if points else -1)
+            self.b.append(-1)
+        return i
+
+    def link(self, i: int, k: int, j: int) -> None:
+        """The ``k``-th move walked at node ``i`` leads to node ``j``."""
+        if self.kind[i] == self.WINNER:
+            self.b[i] = j
+        else:
+            self.reply_node[self.b[i] + k] = j
+
+    def node(self, i: int, winner: str) -> dict:
+        """Node ``i`` as the file has it."""
+        names = self.root.board.names
+        rec: dict = {"id": i, "position": str(self.position(i))}
+        kind, a, b = self.kind[i], self.a[i], self.b[i]
+        if kind == self.LEAF:
+            rec["won"] = winner
+        elif kind == self.WINNER:
+            rec["move"], rec["next"] = names[a], b
+        else:
+            rec["replies"] = {names[self.reply_point[s]]: self.reply_node[s] for s in range(b, b + a)}
+        return rec
+
+
 def build_certificate(
     position,
     proof=None,
@@ -357,6 +434,14 @@ def build_certificate(
     when a proof does not hold up, or past ``max_nodes`` nodes.  ``progress``, if given,
     is called with the number of positions so far every few ten thousand.
     """
+    head, graph = _build(position, proof, max_nodes=max_nodes, reprove_seconds=reprove_seconds,
+                         tt_mb=tt_mb, progress=progress)
+    return {**head, "nodes": [graph.node(i, head["winner"]) for i in range(len(graph))]}
+
+
+def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: float | None = 60.0,
+           tt_mb: float = 256, progress=None) -> tuple[dict, _Graph]:
+    """The header of :func:`build_certificate`'s certificate and its nodes as a graph."""
     from . import __version__, RULES_VERSION
     from .search import dfpn as F
     from .search.prove import prove
@@ -375,6 +460,7 @@ def build_certificate(
         table = proof.search
         winner = "LD"[table[2]]
     W = "LD".index(winner)
+    index = root.board.index
 
     def won(t_entry, p) -> bool:
         """Whether the table ``t_entry`` (or the game itself) has ``p`` as won by the winner."""
@@ -402,53 +488,50 @@ def build_certificate(
         _, _, _, cell, _ = F.probe(t, D, p._st, p._side)
         return p.board.names[t.point_of[cell]] if cell >= 0 else None
 
-    ids: dict = {}          # position key -> node id (finished nodes and nodes on the path)
-    records: list[dict] = []
-    on_path: set = set()
+    graph = _Graph(root)
+    on_path: set = set()    # packed positions on the walk's path
     reproved = [0]  # sub-positions proven again (their table entries were evicted)
 
-    def new_node(p) -> int:
-        if len(records) >= max_nodes:
+    def new_node(key: int, kind: int, moves: list[str]) -> int:
+        i = len(graph)
+        if i >= max_nodes:
             raise CertificateError(f"the certificate would have more than {max_nodes} nodes")
-        i = len(records)
         if progress is not None and i % PROGRESS_EVERY == 0 and i:
             progress(i)
-        records.append({"id": i, "position": str(p)})
-        ids[p.key] = i
-        return i
+        return graph.add(key, kind, [index(m) for m in moves])
 
-    # iterative depth-first walk; a frame: [position, node id, table, children to do, path keys]
+    # iterative depth-first walk; a frame: [position, key, node id, table, children,
+    # moves to do, moves done, path keys]
     def open_node(p, t_entry, path_keys):
-        i = new_node(p)
-        rec = records[i]
+        key = graph.pack(p)
         if p.outcome is not None:
             if p.outcome != winner:
                 raise CertificateError(f"the proof reaches {p}, won by {p.outcome}, not {winner}")
-            rec["won"] = winner
+            new_node(key, _Graph.LEAF, [])
             return None
-        on_path.add(p.key)
         children = {m: _fresh(p.play(m)) for m in p.legal_moves()}
         if p._side == W:
             move, t_entry = choose(p, children, t_entry, path_keys)
-            rec["move"] = move
             todo = [move]
+            i = new_node(key, _Graph.WINNER, todo)
         else:
-            rec["replies"] = {}
             todo = list(children)
-        return [p, i, t_entry, children, todo, path_keys + [p.key]]
+            i = new_node(key, _Graph.LOSER, todo)
+        on_path.add(key)
+        return [p, key, i, t_entry, children, todo, 0, path_keys + [p.key]]
 
     def choose(p, children, t_entry, path_keys):
-        usable = {m: c for m, c in children.items() if c.key not in on_path}
+        usable = {m: c for m, c in children.items() if graph.pack(c) not in on_path}
         for m, c in usable.items():
             if c.outcome == winner:
                 return m, t_entry
         for attempt in range(2):
             tm = table_move(t_entry, p)
-            if tm in usable and (usable[tm].key in ids or won(t_entry, usable[tm])
+            if tm in usable and (graph.pack(usable[tm]) in graph.ids or won(t_entry, usable[tm])
                                  or loses_at_once(usable[tm])):
                 return tm, t_entry
             for m, c in usable.items():
-                if c.key in ids:
+                if graph.pack(c) in graph.ids:
                     return m, t_entry
             for m, c in usable.items():
                 if won(t_entry, c):
@@ -466,48 +549,101 @@ def build_certificate(
     frame = open_node(root, table, [])
     stack = [frame] if frame is not None else []
     while stack:
-        p, i, t_entry, children, todo, path_keys = stack[-1]
-        if not todo:
-            on_path.discard(p.key)
+        frame = stack[-1]
+        p, key, i, t_entry, children, todo, k, path_keys = frame
+        if k == len(todo):
+            on_path.discard(key)
             stack.pop()
             continue
-        m = todo.pop(0)
+        m = todo[k]
+        frame[6] = k + 1
         c = children[m]
-        if c.key in on_path:
+        ckey = graph.pack(c)
+        if ckey in on_path:
             raise CertificateError(f"the proof loops: {m} at {p} repeats a position of the line")
-        j = ids.get(c.key)
+        j = graph.ids.get(ckey)
         if j is None:
-            frame = open_node(c, t_entry, path_keys)
-            j = ids[c.key]
-            if frame is not None:
-                stack.append(frame)
-        rec = records[i]
-        if "move" in rec:
-            rec["next"] = j
-        else:
-            rec["replies"][m] = j
+            opened = open_node(c, t_entry, path_keys)
+            j = graph.ids[ckey]
+            if opened is not None:
+                stack.append(opened)
+        graph.link(i, k, j)
 
-    return {
+    head = {
         "format": FORMAT, "version": VERSION, "board": root.board.name, "root": str(root),
-        "winner": winner, "node_count": len(records),
+        "winner": winner, "node_count": len(graph),
         "reproved": reproved[0],
-        "code": f"meridians {__version__} (rules {RULES_VERSION})", "nodes": records,
+        "code": f"meridians {__version__} (rules {RULES_VERSION})",
     }
+    return head, graph
 
 
 def dumps(cert: dict) -> str:
     """The certificate as text: the header, then one node per line."""
     head = {k: v for k, v in cert.items() if k != "nodes"}
-    lines = [json.dumps(n, separators=(",", ":")) for n in cert["nodes"]]
-    text = json.dumps(head)[:-1] + ', "nodes": [\n' + ",\n".join(lines) + "\n]}\n"
-    return text
+    return "".join(_text(head, (json.dumps(n, separators=(",", ":")) for n in cert["nodes"])))
 
 
-def write_certificate(path: str | os.PathLike, position, proof=None, **kwargs) -> dict:
-    """Build the certificate of ``position`` (see :func:`build_certificate`) and write it
-    to ``path`` atomically; return it."""
-    from .files import write_atomic
+def _text(head: dict, lines):
+    """The pieces of a certificate's text (see :func:`dumps`), one node line at a time."""
+    yield json.dumps(head)[:-1] + ', "nodes": [\n'
+    for k, line in enumerate(lines):
+        yield (",\n" if k else "") + line
+    yield "\n]}\n"
 
-    cert = build_certificate(position, proof, **kwargs)
-    write_atomic(path, dumps(cert))
-    return cert
+
+def write_certificate(path: str | os.PathLike, position, proof=None, *, header: dict | None = None,
+                      **kwargs) -> dict:
+    """Build the certificate of ``position`` (see :func:`build_certificate`, which takes
+    the same keyword arguments; ``header`` adds fields to its header) and write it to ``path``, gzip-compressed if the name ends
+    in ``.gz``, atomically; return its header with the file's ``bytes`` and ``sha256``.
+
+    The nodes go to the file one at a time as they are written out, never all as text:
+    the file is the same as ``dumps(build_certificate(...))`` (through
+    ``gzip.compress(..., mtime=0)``), without holding it in memory.
+    """
+    from .files import write_atomic_chunks
+
+    head, graph = _build(position, proof, **kwargs)
+    head.update(header or {})
+    winner = head["winner"]
+    lines = (json.dumps(graph.node(i, winner), separators=(",", ":")) for i in range(len(graph)))
+    pieces = (s.encode() for s in _text(head, lines))
+    if str(path).endswith(".gz"):
+        pieces = _gzipped(pieces)
+    digest = hashlib.sha256()
+    size = 0
+
+    def counted(chunks):
+        nonlocal size
+        for chunk in chunks:
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+
+    write_atomic_chunks(path, _batched(counted(pieces)))
+    return {**head, "bytes": size, "sha256": digest.hexdigest()}
+
+
+def _gzipped(pieces):
+    """``pieces`` compressed as ``gzip.compress(b"".join(pieces), mtime=0)`` would be."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    for piece in pieces:
+        out = z.compress(piece)
+        if out:
+            yield out
+    yield z.flush()
+
+
+def _batched(chunks, size: int = 1 << 20):
+    """Small chunks joined into writes of about ``size`` bytes."""
+    buf: list[bytes] = []
+    n = 0
+    for chunk in chunks:
+        buf.append(chunk)
+        n += len(chunk)
+        if n >= size:
+            yield b"".join(buf)
+            buf, n = [], 0
+    if buf:
+        yield b"".join(buf)

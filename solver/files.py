@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 
-__all__ = ["write_atomic", "claim"]
+__all__ = ["write_atomic", "write_atomic_chunks", "claim"]
 
 
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     """Write ``text`` (or bytes) to ``path`` through a temporary file in the same folder
     and a rename, so that an interrupted write never leaves half a file."""
+    write_atomic_chunks(path, [text if isinstance(text, bytes) else text.encode("utf-8")])
+
+
+def write_atomic_chunks(path: str | os.PathLike, chunks: Iterable[bytes]) -> None:
+    """:func:`write_atomic` of the bytes ``chunks`` yields, written as they come: a file
+    too large to hold in memory at once."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
     try:
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -198,7 +198,9 @@ def test_checker_uses_the_reference_rules_only():
                 names.add(n.id)
     assert {"F", "prove", "core", "Position"}.isdisjoint(names)
     top = {getattr(n, "module", None) or n.names[0].name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)}
-    assert top <= {"__future__", "functools", "gzip", "json", "multiprocessing", "os", "reference", "board", "notation"}
+    # standard library, and the reference rules with the parsers: nothing of the engine
+    assert top <= {"__future__", "array", "functools", "gzip", "hashlib", "json", "multiprocessing", "os", "zlib",
+                   "reference", "board", "notation"}
 
 
 def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
@@ -247,3 +249,21 @@ def test_a_child_won_by_lookahead_is_found_after_proving_again():
     proof.search[1].tt_key[:] = 0
     cert = build_certificate(pos, proof, tt_mb=16)
     assert cert["reproved"] == 1 and check_data(cert) == cert["node_count"]
+
+
+@pytest.mark.parametrize("name", ["c.json", "c.json.gz"])
+def test_written_file_is_the_built_certificate_as_text(name, tmp_path):
+    # write_certificate streams the nodes to the file; it must write what dumps (and
+    # gzip.compress with mtime 0) of the whole built certificate would, byte for byte
+    import gzip
+    import hashlib
+
+    pos = Position.parse(ENDGAMES_34[0])
+    proof = prove(pos, tt_mb=16)
+    text = dumps({**build_certificate(pos, proof, tt_mb=16), "note": "x"}).encode()
+    want = gzip.compress(text, mtime=0) if name.endswith(".gz") else text
+    head = write_certificate(tmp_path / name, pos, proof, tt_mb=16, header={"note": "x"})
+    got = (tmp_path / name).read_bytes()
+    assert got == want
+    assert (head["bytes"], head["sha256"]) == (len(got), hashlib.sha256(got).hexdigest())
+    assert check(tmp_path / name) == head["node_count"] > 100
