@@ -360,10 +360,6 @@ class _Graph:
     def __len__(self) -> int:
         return len(self.keys)
 
-    @staticmethod
-    def pack(p) -> int:
-        return int.from_bytes(p._st.tobytes(), "little") << 1 | p._side
-
     def position(self, i: int):
         """Node ``i``'s position, without history."""
         import numpy as np
@@ -442,7 +438,9 @@ def build_certificate(
 def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: float | None = 60.0,
            tt_mb: float = 256, progress=None) -> tuple[dict, _Graph]:
     """The header of :func:`build_certificate`'s certificate and its nodes as a graph."""
-    from . import __version__, RULES_VERSION
+    import numpy as np
+
+    from . import __version__, RULES_VERSION, core
     from .search import dfpn as F
     from .search.prove import prove
 
@@ -460,110 +458,146 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
         table = proof.search
         winner = "LD"[table[2]]
     W = "LD".index(winner)
-    index = root.board.index
+    # the walk works on bare (stones, side) pairs and the compiled core, not on Position
+    # objects: the builder plays every legal reply of millions of positions
+    T, names = root._T, root.board.names
+    point_of = [int(x) for x in T.point_of]
+    cell_of = [int(x) for x in T.cell_of]
+    cells = np.empty(64 * T.w, dtype=np.int64)
+    m_key = root.board.m
 
-    def won(t_entry, p) -> bool:
-        """Whether the table ``t_entry`` (or the game itself) has ``p`` as won by the winner."""
-        if p.outcome is not None:
-            return p.outcome == winner
+    def result(st, side) -> int | None:
+        """The winner's index of a finished game, or None."""
+        r = core.outcome(T, st, side)
+        return None if r == core.NO_RESULT else int(r)
+
+    def legal(st, side) -> list[int]:
+        """The legal points, in board order (the order of Position.legal_moves)."""
+        n = core.legal_moves(T, st, side, cells)
+        return sorted(point_of[c] for c in cells[:n])
+
+    def child(st, side, point: int):
+        out = st.copy()
+        core.play(T, out, side, cell_of[point])
+        return out, 1 - side
+
+    def position(st, side):
+        p = _fresh(root)
+        p._st, p._side = st, side
+        return p
+
+    def won(t_entry, st, side) -> bool:
+        """Whether the table ``t_entry`` (or the game itself) has the position as won by
+        the winner."""
+        r = result(st, side)
+        if r is not None:
+            return r == W
         if t_entry is None:
             return False
         t, D, w = t_entry
-        found, pn, dn, _, _ = F.probe(t, D, p._st, p._side)
+        found, pn, dn, _, _ = F.probe(t, D, st, side)
         if not found:
             return False
         return (pn == 0) if w == int(D.limits[F.PROVER]) else (dn == 0)
 
-    def loses_at_once(c) -> bool:
-        """Whether every move of the player to move at ``c`` ends the game won by the
-        winner: df-pn's lookahead settles such a child without a table entry of its own,
-        so the table's move at its parent is the only trace of it (in the first table or
-        in one proven again)."""
-        return c.outcome is None and all(c.play(r).outcome == winner for r in c.legal_moves())
+    def loses_at_once(st, side) -> bool:
+        """Whether every move of the player to move ends the game won by the winner:
+        df-pn's lookahead settles such a child without a table entry of its own, so the
+        table's move at its parent is the only trace of it (in the first table or in one
+        proven again)."""
+        return result(st, side) is None and all(
+            result(*child(st, side, q)) == W for q in legal(st, side))
 
-    def table_move(t_entry, p):
+    def table_move(t_entry, st, side) -> int | None:
         if t_entry is None:
             return None
         t, D, _ = t_entry
-        _, _, _, cell, _ = F.probe(t, D, p._st, p._side)
-        return p.board.names[t.point_of[cell]] if cell >= 0 else None
+        _, _, _, cell, _ = F.probe(t, D, st, side)
+        return int(t.point_of[cell]) if cell >= 0 else None
 
     graph = _Graph(root)
     on_path: set = set()    # packed positions on the walk's path
     reproved = [0]  # sub-positions proven again (their table entries were evicted)
 
-    def new_node(key: int, kind: int, moves: list[str]) -> int:
+    def pack(st, side) -> int:
+        return int.from_bytes(st.tobytes(), "little") << 1 | side
+
+    def new_node(key: int, kind: int, points: list[int]) -> int:
         i = len(graph)
         if i >= max_nodes:
             raise CertificateError(f"the certificate would have more than {max_nodes} nodes")
         if progress is not None and i % PROGRESS_EVERY == 0 and i:
             progress(i)
-        return graph.add(key, kind, [index(m) for m in moves])
+        return graph.add(key, kind, points)
 
-    # iterative depth-first walk; a frame: [position, key, node id, table, children,
-    # moves to do, moves done, path keys]
-    def open_node(p, t_entry, path_keys):
-        key = graph.pack(p)
-        if p.outcome is not None:
-            if p.outcome != winner:
-                raise CertificateError(f"the proof reaches {p}, won by {p.outcome}, not {winner}")
+    # iterative depth-first walk; a frame: [stones, side, key, node id, table, children
+    # by point, points to do, points done, path keys]
+    def open_node(st, side, t_entry, path_keys):
+        key = pack(st, side)
+        r = result(st, side)
+        if r is not None:
+            if r != W:
+                raise CertificateError(f"the proof reaches {position(st, side)}, won by {'LD'[r]}, "
+                                       f"not {winner}")
             new_node(key, _Graph.LEAF, [])
             return None
-        children = {m: _fresh(p.play(m)) for m in p.legal_moves()}
-        if p._side == W:
-            move, t_entry = choose(p, children, t_entry, path_keys)
+        children = {q: child(st, side, q) for q in legal(st, side)}
+        if side == W:
+            move, t_entry = choose(st, side, children, t_entry, path_keys)
             todo = [move]
             i = new_node(key, _Graph.WINNER, todo)
         else:
             todo = list(children)
             i = new_node(key, _Graph.LOSER, todo)
         on_path.add(key)
-        return [p, key, i, t_entry, children, todo, 0, path_keys + [p.key]]
+        return [st, side, key, i, t_entry, children, todo, 0, path_keys + [(m_key, st.tobytes(), side)]]
 
-    def choose(p, children, t_entry, path_keys):
-        usable = {m: c for m, c in children.items() if graph.pack(c) not in on_path}
-        for m, c in usable.items():
-            if c.outcome == winner:
-                return m, t_entry
+    def choose(st, side, children, t_entry, path_keys):
+        usable = {q: c for q, c in children.items() if pack(*c) not in on_path}
+        for q, c in usable.items():
+            if result(*c) == W:
+                return q, t_entry
         for attempt in range(2):
-            tm = table_move(t_entry, p)
-            if tm in usable and (graph.pack(usable[tm]) in graph.ids or won(t_entry, usable[tm])
-                                 or loses_at_once(usable[tm])):
+            tm = table_move(t_entry, st, side)
+            if tm in usable and (pack(*usable[tm]) in graph.ids or won(t_entry, *usable[tm])
+                                 or loses_at_once(*usable[tm])):
                 return tm, t_entry
-            for m, c in usable.items():
-                if graph.pack(c) in graph.ids:
-                    return m, t_entry
-            for m, c in usable.items():
-                if won(t_entry, c):
-                    return m, t_entry
+            for q, c in usable.items():
+                if pack(*c) in graph.ids:
+                    return q, t_entry
+            for q, c in usable.items():
+                if won(t_entry, *c):
+                    return q, t_entry
             if attempt == 1:
                 break
             # the table has lost this part of the proof: prove it again, avoiding the path
-            again = prove(_with_history(p, path_keys), method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb)
+            p = _with_history(position(st, side), path_keys)
+            again = prove(p, method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb)
             if again.value != "win" or again.search is None:
                 raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
             t_entry = again.search
             reproved[0] += 1
-        raise CertificateError(f"no winning move found at {p}")
+        raise CertificateError(f"no winning move found at {position(st, side)}")
 
-    frame = open_node(root, table, [])
+    frame = open_node(root._st, root._side, table, [])
     stack = [frame] if frame is not None else []
     while stack:
         frame = stack[-1]
-        p, key, i, t_entry, children, todo, k, path_keys = frame
+        st, side, key, i, t_entry, children, todo, k, path_keys = frame
         if k == len(todo):
             on_path.discard(key)
             stack.pop()
             continue
-        m = todo[k]
-        frame[6] = k + 1
-        c = children[m]
-        ckey = graph.pack(c)
+        q = todo[k]
+        frame[7] = k + 1
+        c = children[q]
+        ckey = pack(*c)
         if ckey in on_path:
-            raise CertificateError(f"the proof loops: {m} at {p} repeats a position of the line")
+            raise CertificateError(f"the proof loops: {names[q]} at {position(st, side)} repeats a "
+                                   "position of the line")
         j = graph.ids.get(ckey)
         if j is None:
-            opened = open_node(c, t_entry, path_keys)
+            opened = open_node(*c, t_entry, path_keys)
             j = graph.ids[ckey]
             if opened is not None:
                 stack.append(opened)
