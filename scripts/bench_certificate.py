@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import random
 import sys
 import tempfile
 import time
@@ -28,19 +27,8 @@ from solver.certificate import build_certificate, dumps, write_certificate
 from solver.files import write_atomic
 from solver.search.prove import prove
 
-
-def positions(board: Board, count: int, plies: int, seed: int = 1) -> list[Position]:
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        pos = Position.start(board)
-        for _ in range(plies):
-            if pos.outcome is not None:
-                break
-            pos = pos.play(rng.choice(pos.legal_moves()))
-        if pos.outcome is None:
-            out.append(pos)
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_proof import positions  # noqa: E402  (the same seeded random positions)
 
 
 def as_dicts(path: Path, pos: Position, proof, tt_mb: float) -> None:
