@@ -23,8 +23,9 @@ With ``--certificates DIR``, each decided class's proof is also written out as a
 certificate, ``DIR/<board>-<class>.json.gz`` (the format ``meridians check`` reads), and
 checked at once; the class record keeps its size, SHA-256, positions and the checker's
 result, so a certificate too large to commit can be regenerated and compared.  A class
-already decided without a certificate is then proven again (its record is replaced by
-the new search's, with the certificate).
+already decided without a certificate gets one: if its file is already in DIR (a run
+stopped while checking it), that file is checked and recorded; else the class is proven
+again (its record is replaced by the new search's, with the certificate).
 While a process works on a class, ``<board>-<hash>-value.running`` beside its file holds
 the process id, and other processes pass over that class.
 
@@ -47,7 +48,7 @@ import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
-from solver.certificate import CertificateError, check, write_certificate
+from solver.certificate import CertificateError, check_data, read_certificate, write_certificate
 from solver.files import claim, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
@@ -80,6 +81,28 @@ def table_path(tables: str, board: Board, key: str) -> Path | None:
     if tables.lower() == "none":
         return None
     return Path(tables) / f"{board.name.replace('/', '-')}-{key}.table"
+
+
+def certificate_path(folder: Path, board: Board, key: str) -> Path:
+    """Where class ``key``'s certificate is written."""
+    return folder / f"{board.name.replace('/', '-')}-{key}.json.gz"
+
+
+def _certify_record(old: dict, pos: Position, path: Path, cert: Path, name: str,
+                    args: argparse.Namespace) -> bool:
+    """Check the certificate file ``cert`` of a decided class and, if it proves the
+    class record ``old``'s value, add it to the record (and drop the saved table)."""
+    print(f"{name}: checking the certificate already written, {cert}", file=sys.stderr, flush=True)
+    try:
+        entry = _checked(cert, pos, old["value"], name, args)
+    except CertificateError as e:
+        print(f"{name}: {cert.name} is refused: {e}", file=sys.stderr, flush=True)
+        return False
+    write_atomic(path, json.dumps({**old, "certificate": entry}, indent=1) + "\n")
+    table = table_path(args.tables, pos.board, name)
+    if table is not None:
+        table.unlink(missing_ok=True)
+    return True
 
 
 def status(board: Board, tables: str) -> str:
@@ -204,14 +227,21 @@ def main() -> None:
             if not args.certificates or "certificate" in old:
                 print(f"{job.key}: already {old['value']} for Dark to move ({path.name})", file=sys.stderr)
                 continue
-            print(f"{job.key}: decided, without a certificate: proving it again to write one",
-                  file=sys.stderr)
         lock = path.with_suffix(".running")
         if not claim(lock):
             print(f"{job.key}: another process is on it ({lock.name})", file=sys.stderr)
             continue
         try:
-            _prove_class(board, job, pos, path, args)
+            if old and old.get("value") in ("win", "loss") and old.get("verified"):
+                cert = certificate_path(Path(args.certificates), board, job.key)
+                # a certificate written by a run stopped while checking it is checked,
+                # not written again: it proves the claim whichever search wrote it
+                if not (cert.exists() and _certify_record(old, pos, path, cert, job.key, args)):
+                    print(f"{job.key}: decided, without a certificate: proving it again to write one",
+                          file=sys.stderr)
+                    _prove_class(board, job, pos, path, args)
+            else:
+                _prove_class(board, job, pos, path, args)
         finally:
             lock.unlink(missing_ok=True)
         collect(board)
@@ -284,30 +314,50 @@ def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.N
     """Write the certificate of ``proof`` (gzip-compressed) to ``folder`` and check it with
     ``meridians check``'s checker; return what the class record keeps of it."""
     t0 = time.perf_counter()
+
     def built(n: int) -> None:
         print(f"{name}: certificate {n:>12,} positions {time.perf_counter() - t0:8.0f} s",
               file=sys.stderr, flush=True)
+
+    folder.mkdir(parents=True, exist_ok=True)
+    out = certificate_path(folder, pos.board, name)
+    # streamed to the file: the nodes as text would not fit beside the table
+    head = write_certificate(out, pos, proof, max_nodes=args.certificate_nodes, tt_mb=256, progress=built)
+    proof.search = None  # the table is no longer needed: free it before checking
+    seconds = time.perf_counter() - t0
+    print(f"{name}: certificate of {head['node_count']:,} positions, {head['bytes']:,} bytes, "
+          f"in {seconds:.0f} s; checking", file=sys.stderr, flush=True)
+    return {**_checked(out, pos, proof.value, name, args), "build_seconds": round(seconds, 1)}
+
+
+def _checked(cert: Path, pos: Position, value: str, name: str, args: argparse.Namespace) -> dict:
+    """Check the certificate file ``cert`` with ``meridians check``'s checker, and that it
+    claims ``value`` for the player to move at ``pos``; what the class record keeps of it.
+    Raises CertificateError."""
+    t1 = time.perf_counter()
 
     def checking(stage: str, n: int, total: int) -> None:
         print(f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s",
               file=sys.stderr, flush=True)
 
-    folder.mkdir(parents=True, exist_ok=True)
-    out = folder / f"{pos.board.name.replace('/', '-')}-{name}.json.gz"
-    # streamed to the file: the nodes as text would not fit beside the table
-    cert = write_certificate(out, pos, proof, max_nodes=args.certificate_nodes, tt_mb=256, progress=built)
-    proof.search = None  # the table is no longer needed: free it before checking
-    built = time.perf_counter() - t0
-    print(f"{name}: certificate of {cert['node_count']:,} positions, {cert['bytes']:,} bytes, "
-          f"in {built:.0f} s; checking", file=sys.stderr, flush=True)
-    t1 = time.perf_counter()
-    checked = check(out, checking, jobs=args.check_jobs)
+    data = read_certificate(cert)
+    if not isinstance(data, dict) or data.get("root") != str(pos):
+        raise CertificateError(f"its root is not {pos}")
+    winner = pos.to_move if value == "win" else ("L" if pos.to_move == "D" else "D")
+    if data.get("winner") != winner:
+        raise CertificateError(f"it claims a win for {data.get('winner')}, the class record for {winner}")
+    reproved = data.get("reproved")
+    checked = check_data(data, checking, jobs=args.check_jobs)
+    del data
+    digest = hashlib.sha256()
+    with open(cert, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
     return {
-        "file": out.name, "bytes": cert["bytes"], "sha256": cert["sha256"],
-        "positions": cert["node_count"], "reproved": cert["reproved"],
-        "build_seconds": round(built, 1), "checked_positions": checked,
-        "check_seconds": round(time.perf_counter() - t1, 1),
-        "check": f"meridians check {out.name}",
+        "file": cert.name, "bytes": cert.stat().st_size, "sha256": digest.hexdigest(),
+        "positions": checked, "reproved": reproved, "build_seconds": None,
+        "checked_positions": checked, "check_seconds": round(time.perf_counter() - t1, 1),
+        "check": f"meridians check {cert.name}",
     }
 
 

@@ -145,6 +145,42 @@ def test_a_decided_class_without_a_certificate_is_proven_again_for_one(script, t
     assert json.loads(path.read_text()) == again
 
 
+def test_a_certificate_written_by_a_stopped_run_is_checked_not_written_again(script, tmp_path, monkeypatch, capsys):
+    # a run stopped while checking leaves the value and the certificate file, not the
+    # record's certificate entry: the next run checks the file and records it, no search
+    job = opening_jobs(Position.start(Board.parse("2/3")))[1]
+    path = script.value_path(Position.parse(job.position))
+    certs = tmp_path / "certs"
+    argv = ("--board", "2/3", "--classes", job.key, "--tt-mb", "16", "--certificates", str(certs))
+    run(script, monkeypatch, *argv)
+    full = json.loads(path.read_text())
+    stopped = {k: v for k, v in full.items() if k != "certificate"}
+    path.write_text(json.dumps(stopped))
+    capsys.readouterr()
+    run(script, monkeypatch, *argv)
+    assert "checking the certificate already written" in capsys.readouterr().err
+    again = json.loads(path.read_text())
+    assert {k: v for k, v in again.items() if k != "certificate"} == stopped  # not searched again
+    kept = {k: v for k, v in full["certificate"].items() if k not in ("build_seconds", "check_seconds")}
+    assert {k: again["certificate"][k] for k in kept} == kept
+    assert again["certificate"]["build_seconds"] is None  # not built by this run
+
+    # a file that does not prove the record's claim (here: another class's) is refused,
+    # and the class is proven again to write its own
+    other = opening_jobs(Position.start(Board.parse("2/3")))[0]
+    run(script, monkeypatch, "--board", "2/3", "--classes", other.key, "--tt-mb", "16",
+        "--certificates", str(certs))
+    mine = certs / full["certificate"]["file"]
+    mine.write_bytes((certs / json.loads(script.value_path(Position.parse(other.position)).read_text())
+                      ["certificate"]["file"]).read_bytes())
+    path.write_text(json.dumps(stopped))
+    capsys.readouterr()
+    run(script, monkeypatch, *argv)
+    err = capsys.readouterr().err
+    assert "is refused: its root is not" in err and "proving it again" in err
+    assert json.loads(path.read_text())["certificate"]["sha256"] == full["certificate"]["sha256"]
+
+
 def test_a_committed_class_certificate_is_the_one_its_record_checked():
     """(the full check takes minutes: its result is in the record; where the file is here,
     its bytes are shown to be the very file that was checked, certifying the class's claim;
