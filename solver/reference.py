@@ -110,7 +110,12 @@ def paths(board: Board, own: Stones, other: Stones) -> set[tuple[int, int]]:
     its first stone; that stone closes a path only if it is friendly, not adjacent,
     and of another group.
     """
-    group_of = {p: g for g in groups(board, own) for p in g}
+    return _paths(board, own, other, groups(board, own))
+
+
+def _paths(board: Board, own: Stones, other: Stones, own_groups: list[Stones]) -> set[tuple[int, int]]:
+    """:func:`paths`, given the groups of ``own``."""
+    group_of = {p: g for g in own_groups for p in g}
     found: set[tuple[int, int]] = set()
     for a in own:
         for ray in board.rays[a]:
@@ -130,8 +135,9 @@ def dead_groups(board: Board, own: Stones, other: Stones) -> list[Stones]:
     Because a path needs two different groups, a colour that forms one single group
     (in particular a lone stone) has it dead.
     """
-    on_a_path = {p for pair in paths(board, own, other) for p in pair}
-    return [g for g in groups(board, own) if not (g & on_a_path)]
+    own_groups = groups(board, own)  # once: the certificate checker plays millions of moves
+    on_a_path = {p for pair in _paths(board, own, other, own_groups) for p in pair}
+    return [g for g in own_groups if not (g & on_a_path)]
 
 
 # -- phases and moves ----------------------------------------------------------------------
