@@ -34,6 +34,7 @@ position notation, "after removal".
 from __future__ import annotations
 
 import functools
+import gc
 import gzip
 import hashlib
 import json
@@ -188,6 +189,10 @@ def _in_chunks(c: _Certificate, work, jobs: int, progress, stage: str):
     if parallel:
         global _SHARED
         _SHARED = c
+        # the workers share the parsed certificate with this process page by page until
+        # they write to a page; frozen, its objects are not walked (and so not written)
+        # by the workers' garbage collector: millions of nodes are not copied into each
+        gc.freeze()
         try:
             with multiprocessing.get_context("fork").Pool(min(jobs, len(ranges))) as pool:
                 for (lo, hi), part in zip(ranges, pool.imap(functools.partial(_shared, work), ranges)):
@@ -195,6 +200,7 @@ def _in_chunks(c: _Certificate, work, jobs: int, progress, stage: str):
                     yield lo, part
         finally:
             _SHARED = None
+            gc.unfreeze()
         return
     for lo, hi in ranges:
         yield lo, work(c, lo, hi)
