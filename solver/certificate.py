@@ -366,15 +366,24 @@ class _Graph:
     def __len__(self) -> int:
         return len(self.keys)
 
+    @staticmethod
+    def pack(st, side: int) -> int:
+        """The packed form of a position's stones ``st`` and side to move."""
+        return int.from_bytes(st.tobytes(), "little") << 1 | side
+
+    def bare(self, st, side: int):
+        """A Position of the stones ``st`` and side to move, without history."""
+        p = _fresh(self.root)
+        p._st, p._side = st, side
+        return p
+
     def position(self, i: int):
-        """Node ``i``'s position, without history."""
+        """Node ``i``'s position, without history (unpacked)."""
         import numpy as np
 
-        key, root = self.keys[i], self.root
-        st = np.frombuffer((key >> 1).to_bytes(root._st.nbytes, "little"), dtype=root._st.dtype)
-        p = _fresh(root)
-        p._st, p._side = st.reshape(root._st.shape).copy(), key & 1
-        return p
+        key, shape = self.keys[i], self.root._st.shape
+        st = np.frombuffer((key >> 1).to_bytes(self.root._st.nbytes, "little"), dtype=self.root._st.dtype)
+        return self.bare(st.reshape(shape).copy(), key & 1)
 
     def add(self, key: int, kind: int, points: list[int]) -> int:
         """A new node: a leaf (no ``points``), a winner node (its move's point) or a loser
@@ -487,11 +496,6 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
         core.play(T, out, side, cell_of[point])
         return out, 1 - side
 
-    def position(st, side):
-        p = _fresh(root)
-        p._st, p._side = st, side
-        return p
-
     def won(t_entry, st, side) -> bool:
         """Whether the table ``t_entry`` (or the game itself) has the position as won by
         the winner."""
@@ -525,9 +529,6 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
     on_path: set = set()    # packed positions on the walk's path
     reproved = [0]  # sub-positions proven again (their table entries were evicted)
 
-    def pack(st, side) -> int:
-        return int.from_bytes(st.tobytes(), "little") << 1 | side
-
     def new_node(key: int, kind: int, points: list[int]) -> int:
         i = len(graph)
         if i >= max_nodes:
@@ -539,11 +540,11 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
     # iterative depth-first walk; a frame: [stones, side, key, node id, table, children
     # by point, points to do, points done, path keys]
     def open_node(st, side, t_entry, path_keys):
-        key = pack(st, side)
+        key = graph.pack(st, side)
         r = result(st, side)
         if r is not None:
             if r != W:
-                raise CertificateError(f"the proof reaches {position(st, side)}, won by {'LD'[r]}, "
+                raise CertificateError(f"the proof reaches {graph.bare(st, side)}, won by {'LD'[r]}, "
                                        f"not {winner}")
             new_node(key, _Graph.LEAF, [])
             return None
@@ -559,17 +560,17 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
         return [st, side, key, i, t_entry, children, todo, 0, path_keys + [(m_key, st.tobytes(), side)]]
 
     def choose(st, side, children, t_entry, path_keys):
-        usable = {q: c for q, c in children.items() if pack(*c) not in on_path}
+        usable = {q: c for q, c in children.items() if graph.pack(*c) not in on_path}
         for q, c in usable.items():
             if result(*c) == W:
                 return q, t_entry
         for attempt in range(2):
             tm = table_move(t_entry, st, side)
-            if tm in usable and (pack(*usable[tm]) in graph.ids or won(t_entry, *usable[tm])
+            if tm in usable and (graph.pack(*usable[tm]) in graph.ids or won(t_entry, *usable[tm])
                                  or loses_at_once(*usable[tm])):
                 return tm, t_entry
             for q, c in usable.items():
-                if pack(*c) in graph.ids:
+                if graph.pack(*c) in graph.ids:
                     return q, t_entry
             for q, c in usable.items():
                 if won(t_entry, *c):
@@ -577,13 +578,13 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
             if attempt == 1:
                 break
             # the table has lost this part of the proof: prove it again, avoiding the path
-            p = _with_history(position(st, side), path_keys)
+            p = _with_history(graph.bare(st, side), path_keys)
             again = prove(p, method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb)
             if again.value != "win" or again.search is None:
                 raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
             t_entry = again.search
             reproved[0] += 1
-        raise CertificateError(f"no winning move found at {position(st, side)}")
+        raise CertificateError(f"no winning move found at {graph.bare(st, side)}")
 
     frame = open_node(root._st, root._side, table, [])
     stack = [frame] if frame is not None else []
@@ -597,9 +598,9 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
         q = todo[k]
         frame[7] = k + 1
         c = children[q]
-        ckey = pack(*c)
+        ckey = graph.pack(*c)
         if ckey in on_path:
-            raise CertificateError(f"the proof loops: {names[q]} at {position(st, side)} repeats a "
+            raise CertificateError(f"the proof loops: {names[q]} at {graph.bare(st, side)} repeats a "
                                    "position of the line")
         j = graph.ids.get(ckey)
         if j is None:
@@ -635,8 +636,9 @@ def _text(head: dict, lines):
 def write_certificate(path: str | os.PathLike, position, proof=None, *, header: dict | None = None,
                       **kwargs) -> dict:
     """Build the certificate of ``position`` (see :func:`build_certificate`, which takes
-    the same keyword arguments; ``header`` adds fields to its header) and write it to ``path``, gzip-compressed if the name ends
-    in ``.gz``, atomically; return its header with the file's ``bytes`` and ``sha256``.
+    the same keyword arguments; ``header`` adds fields to its header) and write it to
+    ``path``, gzip-compressed if the name ends in ``.gz``, atomically; return its header
+    with the file's ``bytes`` and ``sha256``.
 
     The nodes go to the file one at a time as they are written out, never all as text:
     the file is the same as ``dumps(build_certificate(...))`` (through
