@@ -43,6 +43,8 @@ import os
 import zlib
 from array import array
 
+import numpy
+
 from . import reference as ref
 from .board import Board, BoardError
 from .notation import NotationError, parse_position
@@ -74,32 +76,161 @@ def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
 
 def read_certificate(path: str | os.PathLike) -> object:
     """The JSON of the certificate file ``path`` (gzip-compressed if its name ends in
-    ``.gz``), not yet checked.  Raises :class:`CertificateError` if it cannot be read."""
+    ``.gz``), not yet checked: the header as a dict, its ``nodes`` stored compactly as
+    they are read (a node takes about 90 bytes, not the 620 of a dict).  Raises
+    :class:`CertificateError` if it cannot be read."""
     opener = gzip.open if str(path).endswith(".gz") else open
+    nodes = _Nodes()
     try:
         with opener(path, "rt", encoding="utf-8") as f:
-            data = json.load(f)
+            data = json.load(f, object_pairs_hook=nodes.hook)
     except (gzip.BadGzipFile, EOFError) as e:
         raise CertificateError(f"{path} is not a whole gzip file: {e}") from None
     except OSError as e:
         raise CertificateError(f"cannot read {path}: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CertificateError(f"{path} is not JSON: {e}") from None
+    if isinstance(data, dict) and isinstance(data.get("nodes"), list):
+        data["nodes"] = nodes.claim(data["nodes"])
     return data
 
 
 #: positions between two calls of a progress callback
 PROGRESS_EVERY = 50_000
 
+_NODE = object()  # what a node object of the file becomes once _Nodes has stored it
+MOVE, REPLIES, WON_L, WON_D, ODD = range(5)  # a node's kind; ODD: malformed
+
+
+class _Nodes:
+    """A certificate's nodes, stored column-wise as they are read: a node is its position
+    text in one byte string, a kind byte, and its edges (the point played, the node it
+    leads to) in flat arrays.  A 3/4 certificate has tens of millions of nodes; as dicts
+    they would not fit in memory, and forked checkers would copy every dict they read."""
+
+    def __init__(self) -> None:
+        self.texts = bytearray()
+        self.text_end = array("q")
+        self.kind = bytearray()
+        self.edge_end = array("q")  # node i's edges are [edge_end[i - 1], edge_end[i])
+        self.points: list = []  # the point of each edge: a move, or a reply
+        self.targets = array("q")  # the node each edge leads to (as given; -1 if no int)
+        # what is malformed in a node, by node: a whole message if it is found before the
+        # node's position is read, else what follows "node i (position): "
+        self.odd: dict[int, str] = {}
+        self._names: dict = {}  # one object per point name, shared by every edge
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def text(self, i: int) -> str:
+        return self.texts[self.text_end[i - 1] if i else 0:self.text_end[i]].decode()
+
+    def edges(self, i: int) -> range:
+        return range(self.edge_end[i - 1] if i else 0, self.edge_end[i])
+
+    def hook(self, pairs: list) -> object:
+        """``json.load``'s object hook: a node object is stored, the rest kept."""
+        obj = dict(pairs)
+        if "position" not in obj:
+            return obj
+        self.add(obj)
+        return _NODE
+
+    def claim(self, listed: list) -> "_Nodes":
+        """Self, if ``listed`` (the file's node list, read with :meth:`hook`) holds the
+        stored nodes and nothing else, in order."""
+        for i, item in enumerate(listed):
+            if item is not _NODE:
+                raise CertificateError(f"node {i} is not an object" if not isinstance(item, dict)
+                                       else f"node {i}: a position must be a string")
+        if len(listed) != len(self):
+            raise CertificateError("an object with a position stands outside the node list")
+        return self
+
+    @classmethod
+    def of(cls, listed: list) -> "_Nodes":
+        """The nodes of a list of node dicts (a certificate already in memory)."""
+        nodes = cls()
+        for i, item in enumerate(listed):
+            if not isinstance(item, dict):
+                raise CertificateError(f"node {i} is not an object")
+            nodes.add(item)
+        return nodes
+
+    def add(self, node: dict) -> None:
+        i = len(self.kind)
+        text = node.get("position")
+        self.texts += text.encode() if isinstance(text, str) else b"?"
+        self.text_end.append(len(self.texts))
+        problem = None  # the first thing malformed in the node
+        if not isinstance(text, str):
+            problem = f"node {i}: a position must be a string"
+        elif node.get("id", i) != i:
+            problem = f"node {i} has id {node.get('id')!r}"
+        kinds = [k for k in ("move", "replies", "won") if k in node]
+        edges: list = []
+        kind = ODD
+        if len(kinds) != 1:
+            problem = problem or "must have exactly one of move, replies, won"
+        elif "won" in node:
+            kind = {"L": WON_L, "D": WON_D}.get(node["won"], ODD)
+            if kind == ODD:
+                problem = problem or f"a leaf is won by 'L' or 'D', not {node['won']!r}"
+        elif "move" in node:
+            kind = MOVE
+            edges = [(node["move"], node.get("next"), f"move {node['move']}")]
+        elif isinstance(node["replies"], dict):
+            kind = REPLIES
+            edges = [(point, j, f"reply {point}") for point, j in node["replies"].items()]
+        else:
+            problem = problem or "replies must be an object"
+        for point, j, label in edges:
+            number = isinstance(j, int) and not isinstance(j, bool) and -1 <= j < 1 << 62
+            if not isinstance(point, str):
+                problem = problem or f"a move is a point name, not {point!r}"
+            elif not number:
+                problem = problem or f"{label} leads to no node ({j!r})"
+            self.points.append(self._names.setdefault(point, point) if isinstance(point, str) else None)
+            self.targets.append(j if number else -1)
+        self.edge_end.append(len(self.targets))
+        if problem is not None:
+            self.odd[i] = problem
+        self.kind.append(kind if problem is None else ODD)
+
 
 class _Certificate:
-    """What checking one position needs: the board, the claim, every node and (once
-    parsed) every node's position."""
+    """What checking one position needs: the board, the claim, the nodes and (once
+    parsed) every node's position as a number in ``keys``."""
 
-    def __init__(self, board: Board, winner: str, nodes: list):
+    def __init__(self, board: Board, winner: str, nodes: _Nodes):
         self.board, self.winner, self.nodes = board, winner, nodes
         self.loser = "D" if winner == "L" else "L"
-        self.positions: list[tuple] = []
+        # a position is light | dark << size | (side is D) << 2 size, in 64-bit words:
+        # a few bytes a node, and forked checkers read it without copying it
+        self.words = (2 * board.size + 64) // 64
+        self.keys = numpy.zeros((len(nodes), self.words), dtype="<u8")
+
+    def key(self, i: int) -> int:
+        return int.from_bytes(self.keys[i].tobytes(), "little")
+
+    def store(self, lo: int, keys: list[int]) -> None:
+        raw = b"".join(k.to_bytes(8 * self.words, "little") for k in keys)
+        self.keys[lo:lo + len(keys)] = numpy.frombuffer(raw, dtype="<u8").reshape(-1, self.words)
+
+    def first_repeat(self) -> tuple[int, int] | None:
+        """``(i, j)``: the first node ``i`` whose position node ``j`` < ``i`` has, if any."""
+        if len(self.keys) < 2:
+            return None
+        order = numpy.lexsort(self.keys.T[::-1])  # stable: equal positions in node order
+        ranked = self.keys[order]
+        same = (ranked[1:] == ranked[:-1]).all(axis=1)
+        # the second of each run of equal positions repeats the first
+        second = numpy.flatnonzero(same & numpy.concatenate(([True], ~same[:-1])))
+        if not len(second):
+            return None
+        k = second[numpy.argmin(order[second + 1])]
+        return int(order[k + 1]), int(order[k])
 
 
 _SHARED: _Certificate | None = None  # the certificate forked worker processes check
@@ -107,9 +238,10 @@ _CHUNK = 2_000  # positions a worker process checks at a time
 
 
 def check_data(data: object, progress=None, jobs: int = 1) -> int:
-    """:func:`check` on a certificate already read from JSON.  ``progress``, if given, is
-    called as ``progress(stage, done, total)`` every few ten thousand positions (stages
-    ``'read'`` and ``'checked'``)."""
+    """:func:`check` on a certificate already read (by :func:`read_certificate`, or a
+    dict with a list of node dicts).  ``progress``, if given, is called as
+    ``progress(stage, done, total)`` every few ten thousand positions (stages ``'read'``
+    and ``'checked'``)."""
     if not isinstance(data, dict):
         raise CertificateError("a certificate is a JSON object")
     if data.get("format") != FORMAT:
@@ -127,49 +259,49 @@ def check_data(data: object, progress=None, jobs: int = 1) -> int:
     if winner not in ("L", "D"):
         raise CertificateError(f"winner must be 'L' or 'D', not {winner!r}")
     nodes = data["nodes"]
-    if not isinstance(nodes, list) or not nodes:
+    if isinstance(nodes, list):
+        nodes = _Nodes.of(nodes)
+    if not isinstance(nodes, _Nodes) or not len(nodes):
         raise CertificateError("nodes must be a non-empty list")
     if "node_count" in data and data["node_count"] != len(nodes):
         raise CertificateError(f"the header says {data['node_count']} nodes, the file has {len(nodes)}")
     c = _Certificate(board, winner, nodes)
 
-    # every position, valid and listed once
-    where: dict[tuple, int] = {}
-    for lo, part in _in_chunks(c, _parse_range, jobs, progress, "read"):
-        for i, pos in enumerate(part, lo):
-            if pos in where:
-                raise CertificateError(f"node {i} repeats the position of node {where[pos]}: {nodes[i]['position']}")
-            where[pos] = i
-            c.positions.append(pos)
-    root = _parse(c, data["root"], "root")
-    if c.positions[0] != _packed(*root):
-        raise CertificateError(f"node 0 is {nodes[0]['position']}, not the root {data['root']}")
+    # every node well formed, its position valid and listed once
+    for lo, keys in _in_chunks(c, _parse_range, jobs, progress, "read"):
+        c.store(lo, keys)
+    repeat = c.first_repeat()
+    if repeat is not None:
+        i, j = repeat
+        raise CertificateError(f"node {i} repeats the position of node {j}: {nodes.text(i)}")
+    if c.key(0) != _packed(board, *_parse(c, data["root"], "root")):
+        raise CertificateError(f"node 0 is {nodes.text(0)}, not the root {data['root']}")
 
     # every node's move or replies, against the rules
-    edges: list[list[int]] = []
-    for _, part in _in_chunks(c, _check_range, jobs, progress, "checked"):
-        edges.extend(part)
+    for _ in _in_chunks(c, _check_range, jobs, progress, "checked"):
+        pass  # each part raises its first problem; nothing else comes back
 
     # acyclic (so no line repeats a position) and every node reachable from the root
-    state = [0] * len(nodes)  # 0 unseen, 1 on the path, 2 done
-    stack = [(0, 0)]
+    state = bytearray(len(nodes))  # 0 unseen, 1 on the path, 2 done
+    targets = nodes.targets
+    stack = [(0, nodes.edges(0).start)]
     state[0] = 1
     while stack:
-        i, k = stack[-1]
-        if k < len(edges[i]):
-            stack[-1] = (i, k + 1)
-            j = edges[i][k]
+        i, e = stack[-1]
+        if e < nodes.edge_end[i]:
+            stack[-1] = (i, e + 1)
+            j = targets[e]
             if state[j] == 1:
-                raise CertificateError(f"cycle: node {i} ({nodes[i]['position']}) leads back to node {j}")
+                raise CertificateError(f"cycle: node {i} ({nodes.text(i)}) leads back to node {j}")
             if state[j] == 0:
                 state[j] = 1
-                stack.append((j, 0))
+                stack.append((j, nodes.edges(j).start))
         else:
             state[i] = 2
             stack.pop()
-    unreached = [i for i, s in enumerate(state) if s == 0]
-    if unreached:
-        raise CertificateError(f"node {unreached[0]} is not reachable from the root")
+    unreached = state.find(0)
+    if unreached >= 0:
+        raise CertificateError(f"node {unreached} is not reachable from the root")
     return len(nodes)
 
 
@@ -189,9 +321,9 @@ def _in_chunks(c: _Certificate, work, jobs: int, progress, stage: str):
     if parallel:
         global _SHARED
         _SHARED = c
-        # the workers share the parsed certificate with this process page by page until
-        # they write to a page; frozen, its objects are not walked (and so not written)
-        # by the workers' garbage collector: millions of nodes are not copied into each
+        # the workers share the certificate with this process page by page until they
+        # write to a page; it is in arrays, and the few objects left are frozen, so that
+        # neither reading nor the workers' garbage collector writes to its pages
         gc.freeze()
         try:
             with multiprocessing.get_context("fork").Pool(min(jobs, len(ranges))) as pool:
@@ -226,103 +358,94 @@ def _parse(c: _Certificate, text: object, what: str) -> tuple:
     return light, dark, side
 
 
-def _packed(light: frozenset, dark: frozenset, side: str) -> tuple[int, int, str]:
-    """A position as two bit masks: a certificate has millions, and sets of point
-    indices take ten times the memory."""
-    return sum(1 << p for p in light), sum(1 << p for p in dark), side
+def _packed(board: Board, light: frozenset, dark: frozenset, side: str) -> int:
+    """A position as one number (see :class:`_Certificate`)."""
+    n = board.size
+    return sum(1 << p for p in light) | sum(1 << p for p in dark) << n | (side == "D") << 2 * n
 
 
-def _unpacked(packed: tuple[int, int, str]) -> tuple[frozenset, frozenset, str]:
-    light, dark, side = packed
-    return (frozenset(p for p in range(light.bit_length()) if light >> p & 1),
-            frozenset(p for p in range(dark.bit_length()) if dark >> p & 1), side)
+def _unpacked(board: Board, key: int) -> tuple[frozenset, frozenset, str]:
+    n = board.size
+    return (frozenset(p for p in range(n) if key >> p & 1),
+            frozenset(p for p in range(n) if key >> (n + p) & 1), "D" if key >> 2 * n else "L")
 
 
-def _parse_range(c: _Certificate, lo: int, hi: int) -> list[tuple]:
-    """The positions of nodes ``lo`` to ``hi - 1``, each a valid position."""
+def _parse_range(c: _Certificate, lo: int, hi: int) -> list[int]:
+    """The positions of nodes ``lo`` to ``hi - 1``, each node well formed and its position
+    valid."""
     out = []
     for i in range(lo, hi):
-        node = c.nodes[i]
-        if not isinstance(node, dict):
-            raise CertificateError(f"node {i} is not an object")
-        if node.get("id", i) != i:
-            raise CertificateError(f"node {i} has id {node.get('id')!r}")
-        out.append(_packed(*_parse(c, node.get("position"), f"node {i}")))
+        problem = c.nodes.odd.get(i)
+        if problem is not None and problem.startswith(f"node {i}"):
+            raise CertificateError(problem)
+        out.append(_packed(c.board, *_parse(c, c.nodes.text(i), f"node {i}")))
+        if problem is not None:
+            raise CertificateError(f"node {i} ({c.nodes.text(i)}): {problem}")
     return out
 
 
-def _target(c: _Certificate, i: int, value: object, label: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(c.nodes):
-        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {label} leads to no node ({value!r})")
+def _target(c: _Certificate, i: int, value: int, label: str) -> int:
+    if not 0 <= value < len(c.nodes):
+        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {label} leads to no node ({value!r})")
     return value
 
 
-def _child(c: _Certificate, i: int, point: object, legal: list[int]) -> tuple:
+def _child(c: _Certificate, i: int, point: str, legal: list[int]) -> int:
     """The position after ``point`` at node ``i``, whose legal moves are ``legal``."""
-    light, dark, side = _unpacked(c.positions[i])
-    if not isinstance(point, str):
-        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): a move is a point name, not {point!r}")
+    light, dark, side = _unpacked(c.board, c.key(i))
     try:
         p = c.board.index(point)
     except BoardError as e:
-        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {e}") from None
+        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {e}") from None
     if p not in legal:
-        raise CertificateError(f"node {i} ({c.nodes[i]['position']}): {point} is not a legal move")
-    return _packed(*ref.play(c.board, light, dark, side, p))
+        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {point} is not a legal move")
+    return _packed(c.board, *ref.play(c.board, light, dark, side, p))
 
 
-def _check_range(c: _Certificate, lo: int, hi: int) -> list[list[int]]:
-    """Check nodes ``lo`` to ``hi - 1`` against the rules; return their edges."""
-    board, winner, nodes, positions = c.board, c.winner, c.nodes, c.positions
-    edges: list[list[int]] = []
+def _check_range(c: _Certificate, lo: int, hi: int) -> None:
+    """Check nodes ``lo`` to ``hi - 1`` against the rules."""
+    board, winner, nodes = c.board, c.winner, c.nodes
     for i in range(lo, hi):
-        node = nodes[i]
-        out: list[int] = []
-        edges.append(out)
-        light, dark, side = _unpacked(positions[i])
-        text = node["position"]
+        light, dark, side = _unpacked(board, c.key(i))
         result = ref.outcome(board, light, dark, side)
-        kinds = [k for k in ("move", "replies", "won") if k in node]
-        if len(kinds) != 1:
-            raise CertificateError(f"node {i} ({text}) must have exactly one of move, replies, won")
-        if "won" in node:
+        kind = nodes.kind[i]
+        if kind in (WON_L, WON_D):
             if result is None:
-                raise CertificateError(f"node {i} ({text}) is a leaf, but the game is not over")
-            if node["won"] != winner or result != winner:
+                raise CertificateError(f"node {i} ({nodes.text(i)}) is a leaf, but the game is not over")
+            won = "L" if kind == WON_L else "D"
+            if won != winner or result != winner:
                 raise CertificateError(
-                    f"node {i} ({text}) is a leaf won by {result}, not by the claimed winner {winner}")
+                    f"node {i} ({nodes.text(i)}) is a leaf won by {result}, not by the claimed winner {winner}")
             continue
         if result is not None:
-            raise CertificateError(f"node {i} ({text}): the game is over ({result} won), it must be a leaf")
-        if "move" in node:
+            raise CertificateError(f"node {i} ({nodes.text(i)}): the game is over ({result} won), it must be a leaf")
+        edges = nodes.edges(i)
+        if kind == MOVE:
             if side != winner:
-                raise CertificateError(f"node {i} ({text}) gives a move, but {side}, the loser, is to move")
-            j = _target(c, i, node.get("next"), f"move {node['move']}")
-            if _child(c, i, node["move"], ref.legal_moves(board, light, dark, side)) != positions[j]:
+                raise CertificateError(f"node {i} ({nodes.text(i)}) gives a move, but {side}, the loser, is to move")
+            point = nodes.points[edges.start]
+            j = _target(c, i, nodes.targets[edges.start], f"move {point}")
+            if _child(c, i, point, ref.legal_moves(board, light, dark, side)) != c.key(j):
                 raise CertificateError(
-                    f"node {i} ({text}): {node['move']} does not lead to node {j} ({nodes[j]['position']})")
-            out.append(j)
+                    f"node {i} ({nodes.text(i)}): {point} does not lead to node {j} ({nodes.text(j)})")
             continue
         if side != c.loser:
-            raise CertificateError(f"node {i} ({text}) lists replies, but {side}, the winner, is to move")
-        replies = node["replies"]
-        if not isinstance(replies, dict):
-            raise CertificateError(f"node {i} ({text}): replies must be an object")
+            raise CertificateError(f"node {i} ({nodes.text(i)}) lists replies, but {side}, the winner, is to move")
         moves = ref.legal_moves(board, light, dark, side)
         legal = {board.name_of(p) for p in moves}
-        missing = sorted(legal - set(replies))
+        given = {nodes.points[e] for e in edges}
+        missing = sorted(legal - given)
         if missing:
-            raise CertificateError(f"node {i} ({text}): the reply {missing[0]} is missing")
-        extra = sorted(set(replies) - legal)
+            raise CertificateError(f"node {i} ({nodes.text(i)}): the reply {missing[0]} is missing")
+        extra = sorted(given - legal)
         if extra:
-            raise CertificateError(f"node {i} ({text}): {extra[0]} is not a legal reply")
-        for point, value in replies.items():
-            j = _target(c, i, value, f"reply {point}")
-            if _child(c, i, point, moves) != positions[j]:
+            raise CertificateError(f"node {i} ({nodes.text(i)}): {extra[0]} is not a legal reply")
+        for e in edges:
+            point = nodes.points[e]
+            j = _target(c, i, nodes.targets[e], f"reply {point}")
+            if _child(c, i, point, moves) != c.key(j):
                 raise CertificateError(
-                    f"node {i} ({text}): {point} does not lead to node {j} ({nodes[j]['position']})")
-            out.append(j)
-    return edges
+                    f"node {i} ({nodes.text(i)}): {point} does not lead to node {j} ({nodes.text(j)})")
 
 
 # -- building: from a df-pn proof ------------------------------------------------------------

@@ -187,8 +187,10 @@ def test_checker_uses_the_reference_rules_only():
     import solver.certificate as C
 
     tree = ast.parse(Path(C.__file__).read_text())
-    check_fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in (
-        "check", "check_data", "read_certificate", "_in_chunks", "_shared", "_parse", "_parse_range", "_target", "_child", "_check_range")]
+    check_fns = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name in (
+        "check", "check_data", "read_certificate", "_Nodes", "_Certificate", "_in_chunks", "_shared", "_parse",
+        "_packed", "_unpacked", "_parse_range", "_target", "_child", "_check_range")]
+    assert len(check_fns) == 14
     names = set()
     for fn in check_fns:
         for n in ast.walk(fn):
@@ -198,9 +200,10 @@ def test_checker_uses_the_reference_rules_only():
                 names.add(n.id)
     assert {"F", "prove", "core", "Position"}.isdisjoint(names)
     top = {getattr(n, "module", None) or n.names[0].name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)}
-    # standard library, and the reference rules with the parsers: nothing of the engine
+    # standard library, numpy (to store and sort the positions), and the reference rules
+    # with the parsers: nothing of the engine
     assert top <= {"__future__", "array", "functools", "gc", "gzip", "hashlib", "json", "multiprocessing", "os", "zlib",
-                   "reference", "board", "notation"}
+                   "numpy", "reference", "board", "notation"}
 
 
 def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
@@ -267,3 +270,83 @@ def test_written_file_is_the_built_certificate_as_text(name, tmp_path):
     assert got == want
     assert (head["bytes"], head["sha256"]) == (len(got), hashlib.sha256(got).hexdigest())
     assert check(tmp_path / name) == head["node_count"] > 100
+
+
+def _odd_position(cert):
+    cert["nodes"][3]["position"] = 17
+
+
+def _odd_id(cert):
+    cert["nodes"][3]["id"] = 4
+
+
+def _two_kinds(cert):
+    _first(cert, "move")["won"] = "L"
+
+
+def _odd_leaf(cert):
+    _first(cert, "won")["won"] = "X"
+
+
+def _odd_replies(cert):
+    _first(cert, "replies")["replies"] = ["a1"]
+
+
+def _odd_target(cert):
+    node = _first(cert, "replies")
+    node["replies"][sorted(node["replies"])[0]] = "7"
+
+
+def _odd_next(cert):
+    _first(cert, "move")["next"] = True
+
+
+def _null_node(cert):
+    cert["nodes"][4] = None
+
+
+def _nested_node(cert):
+    # an object with a position, but in the header, not in the node list
+    cert["stray"] = dict(cert["nodes"][2])
+
+
+@pytest.mark.parametrize("spoil,message", [
+    (_odd_position, "node 3: a position must be a string"),
+    (_odd_id, "node 3 has id 4"),
+    (_two_kinds, "must have exactly one of move, replies, won"),
+    (_odd_leaf, "a leaf is won by 'L' or 'D', not 'X'"),
+    (_odd_replies, "replies must be an object"),
+    (_odd_target, r"reply \w+ leads to no node \('7'\)"),
+    (_odd_next, r"move \w+ leads to no node \(True\)"),
+    (_null_node, "node 4 is not an object"),
+    (_nested_node, "outside the node list"),
+])
+def test_malformed_nodes_are_refused_in_memory_and_from_a_file(cert23, tmp_path, spoil, message):
+    bad = copy.deepcopy(cert23)
+    spoil(bad)
+    path = tmp_path / "bad.json"
+    path.write_text(dumps(bad))
+    with pytest.raises(CertificateError, match=message):
+        check(path)
+    if spoil is not _nested_node:  # in memory, only the node list is read
+        with pytest.raises(CertificateError, match=message):
+            check_data(bad)
+
+
+def test_read_certificate_stores_nodes_compactly(cert23, tmp_path):
+    from solver.certificate import read_certificate
+
+    path = tmp_path / "c.json"
+    path.write_text(dumps(cert23))
+    data = read_certificate(path)
+    nodes = data["nodes"]
+    assert len(nodes) == cert23["node_count"] and not isinstance(nodes, list)
+    # every node's text and edges come back as they were written
+    for i, node in enumerate(cert23["nodes"]):
+        assert nodes.text(i) == node["position"]
+        edges = [(nodes.points[e], nodes.targets[e]) for e in nodes.edges(i)]
+        want = ([(node["move"], node["next"])] if "move" in node
+                else list(node["replies"].items()) if "replies" in node else [])
+        assert edges == want
+    # one object per point name, however many edges name it
+    assert len({id(p) for p in nodes.points}) == len(set(nodes.points))
