@@ -88,9 +88,10 @@ def test_the_committed_3_4_table_is_what_its_class_files_collect_to(script, tmp_
         (tmp_path / f.name).write_text(f.read_text())
     mine = script.collect(Board.parse("3/4"))
     committed = json.loads((SOLUTIONS / "3-4.json").read_text())
-    for key in ("moves", "value", "decided"):
+    for key in ("moves", "value", "decided", "certified"):
         assert mine[key] == committed[key], key
-    assert [c["members"] for c in mine["classes"]] == [c["members"] for c in committed["classes"]]
+    for key in ("members", "certificate"):
+        assert [c[key] for c in mine["classes"]] == [c[key] for c in committed["classes"]], key
 
 
 @pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("3-4-*-value.json")), ids=lambda p: p.name)
@@ -127,6 +128,12 @@ def test_certificates_are_written_checked_and_recorded(script, tmp_path, monkeyp
     head = json.loads(gzip.decompress(data))
     assert head["root"] == job.position
     assert head["winner"] == ("D" if rec["value"] == "win" else "L")
+    # the opening table carries the checked certificate of this class, and of no other
+    table = json.loads((tmp_path / "2-3.json").read_text())
+    assert table["certified"] == f"1 of {len(table['classes'])} classes"
+    mine = next(c for c in table["classes"] if c["members"] == list(job.members))
+    assert mine["certificate"] == {k: cert[k] for k in ("file", "positions", "bytes", "sha256", "check_seconds")}
+    assert all(c["certificate"] is None for c in table["classes"] if c is not mine)
 
 
 def test_a_decided_class_without_a_certificate_is_proven_again_for_one(script, tmp_path, monkeypatch):
