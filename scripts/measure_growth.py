@@ -27,6 +27,7 @@ import json
 import math
 import platform
 import random
+import signal
 import statistics
 import sys
 import time
@@ -131,6 +132,9 @@ def main() -> None:
     command = (f"python scripts/measure_growth.py --board {board.name}"
                + (f" --empty {args.empty}" if args.empty else "")
                + f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}")
+    # a background run (where Ctrl-C is ignored) is stopped with SIGTERM: it keeps what
+    # it measured, as Ctrl-C does
+    signal.signal(signal.SIGTERM, _terminate)
     lock = out.with_suffix(".running")
     if not claim(lock):
         sys.exit(f"measure_growth: another process is measuring {board.name} ({lock})")
@@ -184,6 +188,10 @@ def measure(board: Board, counts: list[int], args: argparse.Namespace, out: Path
         print(f"{board.name}: x{fit['factor_per_point']:.2f} expansions per empty point; a first-move "
               f"class ({fit['first_move_empty']} empty) ~ {fit['first_move_expansions']:.3g} expansions",
               file=sys.stderr)
+
+
+def _terminate(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

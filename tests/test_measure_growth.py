@@ -85,3 +85,27 @@ def test_a_board_another_live_process_measures_is_refused(script, tmp_path, monk
         holder.wait()
     run(script, monkeypatch, "--board", "2/3", "--empty", "6", "--tt-mb", "4")  # its holder is gone
     assert not (tmp_path / "2-3-growth.running").exists()
+
+
+def test_sigterm_stops_a_run_keeping_the_positions_measured(script, tmp_path, monkeypatch):
+    """(a run in the background ignores Ctrl-C: it is stopped with SIGTERM)"""
+    import os
+    import signal
+
+    real, calls = script.prove, []
+
+    def prove(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:  # the second position: stopped part-way
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(*a, **k)
+
+    monkeypatch.setattr(script, "prove", prove)
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit, match="interrupted; 1 positions kept"):
+            run(script, monkeypatch, "--board", "2/3", "--empty", "6-12:2", "--games", "2", "--tt-mb", "4")
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert len(json.loads((tmp_path / "2-3-growth.json").read_text())["runs"]) == 1
+    assert not (tmp_path / "2-3-growth.running").exists()
