@@ -18,7 +18,7 @@ from typing import NoReturn
 
 import click
 
-from solver.files import write_atomic
+from solver.files import interrupt_on_sigterm, write_atomic
 
 from .record import Puzzle, PuzzleFormatError, default_search_files, load_jsonl, parse_puzzle_ref
 
@@ -123,7 +123,6 @@ def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
               help="JSON-lines file (default results/puzzles/<board>-c<n>.jsonl); resumes from OUT.state.json.")
 def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None) -> None:
     """Generate sound capture-in-N puzzles (every one proven by the exact verifier)."""
-    import signal
     import time
 
     from solver import Board
@@ -145,10 +144,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
                 f"{rate:.1f} puzzles per CPU-minute, {time.monotonic() - t0:.0f} s")
         click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
 
-    def stop(signum, frame):
-        raise KeyboardInterrupt  # a kill stops the workers too, as Ctrl-C does
-
-    signal.signal(signal.SIGTERM, stop)
+    interrupt_on_sigterm()  # a kill stops the workers too, as Ctrl-C does
     try:
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress)
     except KeyboardInterrupt:

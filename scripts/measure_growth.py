@@ -27,14 +27,13 @@ import json
 import math
 import platform
 import random
-import signal
 import statistics
 import sys
 import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Game, Position, __version__
-from solver.files import claim, write_atomic
+from solver.files import claim, interrupt_on_sigterm, write_atomic
 from solver.search.prove import prove
 from solver.svg import growth_svg
 
@@ -134,7 +133,7 @@ def main() -> None:
                + f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}")
     # a background run (where Ctrl-C is ignored) is stopped with SIGTERM: it keeps what
     # it measured, as Ctrl-C does
-    signal.signal(signal.SIGTERM, _terminate)
+    interrupt_on_sigterm()
     lock = out.with_suffix(".running")
     if not claim(lock):
         sys.exit(f"measure_growth: another process is measuring {board.name} ({lock})")
@@ -188,10 +187,6 @@ def measure(board: Board, counts: list[int], args: argparse.Namespace, out: Path
         print(f"{board.name}: x{fit['factor_per_point']:.2f} expansions per empty point; a first-move "
               f"class ({fit['first_move_empty']} empty) ~ {fit['first_move_expansions']:.3g} expansions",
               file=sys.stderr)
-
-
-def _terminate(signum, frame) -> None:
-    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -42,14 +42,13 @@ import argparse
 import hashlib
 import json
 import platform
-import signal
 import sys
 import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
 from solver.certificate import CertificateError, check_data, read_certificate, write_certificate
-from solver.files import claim, write_atomic
+from solver.files import claim, interrupt_on_sigterm, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove
 from solver.search.tablefile import TableFileError, read_header, save_table
@@ -222,7 +221,7 @@ def main() -> None:
     # each class's start would name them)
     args.revision = code_revision()
     # a background run is stopped with SIGTERM: let it save its table as Ctrl-C does
-    signal.signal(signal.SIGTERM, _terminate)
+    interrupt_on_sigterm()
     if args.status:
         print(status(board, args.tables))
         return
@@ -256,10 +255,6 @@ def main() -> None:
         finally:
             lock.unlink(missing_ok=True)
         collect(board)
-
-
-def _terminate(signum, frame) -> None:
-    raise KeyboardInterrupt
 
 
 def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Namespace) -> None:

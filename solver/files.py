@@ -1,12 +1,14 @@
-"""Writing files safely: nothing already written is lost or left half-written."""
+"""Writing files safely: nothing already written is lost or left half-written, also when
+a long run is stopped."""
 
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from collections.abc import Iterable
 
-__all__ = ["write_atomic", "write_atomic_chunks", "claim"]
+__all__ = ["write_atomic", "write_atomic_chunks", "claim", "interrupt_on_sigterm"]
 
 
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
@@ -48,3 +50,14 @@ def claim(lock: str | os.PathLike) -> bool:
         pass  # no lock, or its process is gone: take it
     write_atomic(lock, str(os.getpid()))
     return True
+
+
+def interrupt_on_sigterm() -> None:
+    """Make SIGTERM raise KeyboardInterrupt in the main thread, so that a kill stops a long
+    run as Ctrl-C does: it saves what it computed. (A run started in the background with
+    ``&`` ignores Ctrl-C, so a kill is the only way to stop it.)"""
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
