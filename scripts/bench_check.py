@@ -24,7 +24,7 @@ import tracemalloc
 from pathlib import Path
 
 from solver import Board
-from solver.certificate import CertificateError, read_certificate, write_certificate
+from solver.certificate_check import CertificateError, read_certificate, write_certificate
 from solver.search.prove import prove
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.certificate import check, write_certificate
+from solver.certificate_check import check, write_certificate
 from solver.search.prove import prove
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "certificates"

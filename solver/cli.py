@@ -256,7 +256,7 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
     --claim the value found is 'proven' when it is known.
     """
-    from .certificate import CertificateError, write_certificate
+    from .certificate_check import CertificateError, write_certificate
     from .verify import EXIT, GameRecordError, parse_game, replay, start_position, verdict_of, verify_position
 
     record_result = None
@@ -355,7 +355,7 @@ def check_certificate(file: str, jobs_n: int | None) -> None:
     """
     import os
 
-    from .certificate import CertificateError, check_data, read_certificate
+    from .certificate_check import CertificateError, check_data, read_certificate
 
     def progress(stage: str, done: int, total: int) -> None:
         click.echo(f"  {stage} {done:,} of {total:,} positions ({time.perf_counter() - t0:.0f} s)", err=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from solver import Position
-from solver.certificate import CertificateError, build_certificate, check, check_data, dumps, write_certificate
+from solver.certificate_check import CertificateError, build_certificate, check, check_data, dumps, write_certificate
 from solver.search import dfpn as F
 from solver.search.prove import prove
 
@@ -184,7 +184,7 @@ def test_rejects_wrong_root_and_bad_files(cert23, tmp_path):
 
 def test_checker_uses_the_reference_rules_only():
     import ast
-    import solver.certificate as C
+    import solver.certificate_check as C
 
     tree = ast.parse(Path(C.__file__).read_text())
     check_fns = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name in (
@@ -221,7 +221,7 @@ def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
 
 
 def test_checking_in_two_processes_finds_what_one_finds(cert23, monkeypatch):
-    import solver.certificate as C
+    import solver.certificate_check as C
 
     monkeypatch.setattr(C, "_CHUNK", 40)  # many chunks even for this small certificate
     n = len(cert23["nodes"])
@@ -334,7 +334,7 @@ def test_malformed_nodes_are_refused_in_memory_and_from_a_file(cert23, tmp_path,
 
 
 def test_read_certificate_stores_nodes_compactly(cert23, tmp_path):
-    from solver.certificate import read_certificate
+    from solver.certificate_check import read_certificate
 
     path = tmp_path / "c.json"
     path.write_text(dumps(cert23))

@@ -112,7 +112,7 @@ def test_a_committed_3_4_class_line_is_a_game_its_winner_wins(path):
 
 
 def test_certificates_are_written_checked_and_recorded(script, tmp_path, monkeypatch):
-    from solver.certificate import check
+    from solver.certificate_check import check
     import gzip
     import hashlib
 
@@ -256,7 +256,7 @@ def test_status_shows_each_class_value_certificate_and_table(script, tmp_path, m
 
 
 def test_a_class_whose_certificate_failed_is_found_proven_in_its_saved_table(script, tmp_path, monkeypatch):
-    from solver.certificate import CertificateError
+    from solver.certificate_check import CertificateError
 
     job = opening_jobs(Position.start(Board.parse("2/3")))[2]
     path = script.value_path(Position.parse(job.position))
