@@ -23,7 +23,7 @@ import tracemalloc
 from pathlib import Path
 
 from solver import Board, Position
-from solver.certificate_check import build_certificate, dumps, write_certificate
+from solver.search.certificate import build_certificate, dumps, write_certificate
 from solver.files import write_atomic
 from solver.search.prove import prove
 

@@ -24,7 +24,8 @@ import tracemalloc
 from pathlib import Path
 
 from solver import Board
-from solver.certificate_check import CertificateError, read_certificate, write_certificate
+from solver.certificate_check import CertificateError, read_certificate
+from solver.search.certificate import write_certificate
 from solver.search.prove import prove
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -47,7 +47,8 @@ import time
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
-from solver.certificate_check import CertificateError, check_data, read_certificate, write_certificate
+from solver.certificate_check import CertificateError, check_data, read_certificate
+from solver.search.certificate import write_certificate
 from solver.files import claim, interrupt_on_sigterm, write_atomic
 from solver.search.jobs import opening_jobs
 from solver.search.prove import prove

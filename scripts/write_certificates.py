@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.certificate_check import check, write_certificate
+from solver.certificate_check import check
+from solver.search.certificate import write_certificate
 from solver.search.prove import prove
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "certificates"

@@ -1,4 +1,5 @@
-"""Proof certificates: a df-pn proof written out as an AND/OR graph, and its checker.
+"""Proof certificates and their checker: the file format, and :func:`check`, which
+verifies a certificate with **only** the networkx reference rules.
 
 A certificate shows that the **winner** wins a position (the *root*) whatever the other
 player does: at the winner's turns it gives exactly one move, at the loser's turns every
@@ -7,10 +8,13 @@ reached along several paths (transpositions) are one node.  The graph is acyclic
 position is one node, so no line of play in it repeats a position: the win holds under any
 repetition rule.
 
-:func:`write_certificate` builds one from a :class:`~solver.search.prove.Proof` of
-df-pn (using the search and the compiled core); :func:`check` verifies a certificate file
-with **only** the networkx reference rules (:mod:`solver.reference`) and the board and
-notation parsers: no search code, no compiled core.
+This module is layer 2 of the package (the reference and the checker): it imports only
+:mod:`solver.reference` (the networkx rules), :mod:`solver.board` and
+:mod:`solver.notation` (geometry and the position parser), numpy and the standard
+library; no search code, no compiled core, no numba, so that its verdict does not depend
+on the fast engine or its install (``tests/test_layers.py`` holds it to that).  Run it
+alone as ``python -m solver.certificate_check FILE`` or as ``meridians check FILE``.
+Certificates are *built* from df-pn proofs by :mod:`solver.search.certificate`.
 
 File format (JSON, one object; each node on a line of its own)::
 
@@ -29,6 +33,11 @@ the point played, and ``next``, the id of the position after it), a **loser node
 other player to move: ``replies``, every legal point mapped to the id of the position
 after it), a **leaf** (a finished game: ``won``, the winner).  Positions are in the
 position notation, "after removal".
+
+Two kinds of failure: :class:`CertificateFileError` (the file is not a certificate file:
+it cannot be read, is not JSON, or is not a ``meridians-certificate`` object of a known
+version; ``meridians check`` exits 2) and :class:`CertificateError` (a certificate that
+does not prove its claim, the first problem named; exit 1).
 """
 
 from __future__ import annotations
@@ -36,10 +45,11 @@ from __future__ import annotations
 import functools
 import gc
 import gzip
-import hashlib
 import json
 import multiprocessing
 import os
+import reprlib
+import sys
 import zlib
 from array import array
 
@@ -49,7 +59,8 @@ from . import reference as ref
 from .board import Board, BoardError
 from .notation import NotationError, parse_position
 
-__all__ = ["CertificateError", "FORMAT", "VERSION", "check", "check_data", "read_certificate", "build_certificate", "write_certificate"]
+__all__ = ["CertificateError", "CertificateFileError", "FORMAT", "VERSION", "check", "check_data",
+           "check_file", "read_certificate", "summary", "main"]
 
 FORMAT = "meridians-certificate"
 VERSION = 1
@@ -60,7 +71,21 @@ class CertificateError(ValueError):
     names the first problem found."""
 
 
-# -- checking: the reference rules only ------------------------------------------------------
+class CertificateFileError(CertificateError):
+    """A file that is not a certificate file: unreadable, not (whole) JSON, too deeply
+    nested, or not a certificate object of a known format version.  Bad input, not a
+    rejected proof."""
+
+
+_SHOW = reprlib.Repr()
+_SHOW.maxstring = _SHOW.maxother = 40
+_SHOW.maxlevel = 2
+
+
+def _show(value: object) -> str:
+    """``repr(value)``, short: file contents in a message must keep it to one line, and
+    a deeply nested value must not recurse."""
+    return "an object with a position" if value is _NODE else _SHOW.repr(value)
 
 
 def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
@@ -68,28 +93,102 @@ def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
     ``.gz``); return the number of positions checked.  ``jobs`` > 1 checks the positions
     in that many processes (the positions are independent; the graph is checked whole).
 
-    Raises :class:`CertificateError` naming the first problem.  Uses only
+    Raises :class:`CertificateFileError` if the file is not a certificate file, else
+    :class:`CertificateError` naming the first problem.  Uses only
     :mod:`solver.reference`, :mod:`solver.board` and :mod:`solver.notation`.
     """
     return check_data(read_certificate(path), progress, jobs)
+
+
+def check_file(path: str | os.PathLike, progress=None, jobs: int = 1) -> tuple[dict, int]:
+    """:func:`check`, returning also the certificate's header (without its nodes): what
+    ``meridians check`` runs.  Every error names ``path``."""
+    data = read_certificate(path)
+    try:
+        n = check_data(data, progress, jobs)
+    except CertificateError as e:
+        raise type(e)(f"{path}: {e}") from None
+    except MemoryError:
+        raise CertificateFileError(f"{path}: not enough memory to check it") from None
+    return {k: v for k, v in data.items() if k != "nodes"}, n
+
+
+def summary(head: dict, n: int, seconds: float) -> str:
+    """The line that reports an accepted certificate."""
+    colour = {"L": "Light", "D": "Dark"}[head["winner"]]
+    return f"{n} positions checked: {colour} wins {head['root']} ({seconds:.2f} s)"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m solver.certificate_check FILE [--jobs N]``: ``meridians check``
+    without the rest of the command (and so without numba).  Exit code 0 accepted,
+    1 rejected, 2 not a certificate file."""
+    import argparse
+    import time
+
+    ap = argparse.ArgumentParser(prog="python -m solver.certificate_check",
+                                 description="Check a proof certificate with the reference rules only.")
+    ap.add_argument("file")
+    ap.add_argument("--jobs", type=int, default=1, help="processes checking positions at once (default 1)")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    t0 = time.perf_counter()
+    try:
+        head, n = check_file(args.file, jobs=args.jobs)
+    except CertificateFileError as e:
+        print(f"certificate_check: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except CertificateError as e:
+        print(f"certificate_check: certificate rejected: {e}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    print(summary(head, n, time.perf_counter() - t0))
+
+
+def _kind(value: object) -> str:
+    """What a JSON value is, for a message: 'a list', 'a string', ..."""
+    if value is _NODE:
+        return "an object with a position"
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true or false",
+             int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def read_certificate(path: str | os.PathLike) -> object:
     """The JSON of the certificate file ``path`` (gzip-compressed if its name ends in
     ``.gz``), not yet checked: the header as a dict, its ``nodes`` stored compactly as
     they are read (a node takes about 90 bytes, not the 620 of a dict).  Raises
-    :class:`CertificateError` if it cannot be read."""
+    :class:`CertificateFileError`, naming ``path``, if it cannot be read as JSON."""
     opener = gzip.open if str(path).endswith(".gz") else open
     nodes = _Nodes()
     try:
         with opener(path, "rt", encoding="utf-8") as f:
-            data = json.load(f, object_pairs_hook=nodes.hook)
-    except (gzip.BadGzipFile, EOFError) as e:
-        raise CertificateError(f"{path} is not a whole gzip file: {e}") from None
+            data = json.load(f, object_pairs_hook=nodes.hook, parse_constant=_no_constant)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise CertificateFileError(f"{path} is not a whole gzip file: {e}") from None
     except OSError as e:
-        raise CertificateError(f"cannot read {path}: {e.strerror or e}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CertificateError(f"{path} is not JSON: {e}") from None
+        raise CertificateFileError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        if bytes(e.object[:2]) == b"\x1f\x8b":
+            raise CertificateFileError(f"{path} is gzip-compressed: name it {path}.gz") from None
+        raise CertificateFileError(f"{path} is not a text file (not UTF-8): not a certificate") from None
+    except json.JSONDecodeError as e:
+        if e.pos == 0 and not e.doc.strip():
+            raise CertificateFileError(f"{path} is empty: not a certificate") from None
+        raise CertificateFileError(f"{path} is not JSON: {e}") from None
+    except RecursionError:
+        raise CertificateFileError(f"{path} is nested too deeply to be a certificate") from None
+    except MemoryError:
+        raise CertificateFileError(f"{path} is too large to read into memory") from None
+    except ValueError as e:  # NaN or Infinity, a number of thousands of digits
+        raise CertificateFileError(f"{path} is not JSON: {e}") from None
     if isinstance(data, dict) and isinstance(data.get("nodes"), list):
         data["nodes"] = nodes.claim(data["nodes"])
     return data
@@ -161,36 +260,40 @@ class _Nodes:
     def add(self, node: dict) -> None:
         i = len(self.kind)
         text = node.get("position")
-        self.texts += text.encode() if isinstance(text, str) else b"?"
+        # a lone surrogate (JSON's "\ud800") cannot be encoded as it is; escaped, it is
+        # refused with the position's other faults
+        self.texts += text.encode("utf-8", "backslashreplace") if isinstance(text, str) else b"?"
         self.text_end.append(len(self.texts))
         problem = None  # the first thing malformed in the node
         if not isinstance(text, str):
             problem = f"node {i}: a position must be a string"
-        elif node.get("id", i) != i:
-            problem = f"node {i} has id {node.get('id')!r}"
+        elif node.get("id", i) != i or type(node.get("id", i)) is not int:
+            problem = f"node {i} has id {_show(node.get('id'))}"
         kinds = [k for k in ("move", "replies", "won") if k in node]
         edges: list = []
         kind = ODD
         if len(kinds) != 1:
             problem = problem or "must have exactly one of move, replies, won"
         elif "won" in node:
-            kind = {"L": WON_L, "D": WON_D}.get(node["won"], ODD)
+            won = node["won"]
+            kind = WON_L if won == "L" else WON_D if won == "D" else ODD
             if kind == ODD:
-                problem = problem or f"a leaf is won by 'L' or 'D', not {node['won']!r}"
+                problem = problem or f"a leaf is won by 'L' or 'D', not {_show(won)}"
         elif "move" in node:
             kind = MOVE
-            edges = [(node["move"], node.get("next"), f"move {node['move']}")]
+            edges = [(node["move"], node.get("next"))]
         elif isinstance(node["replies"], dict):
             kind = REPLIES
-            edges = [(point, j, f"reply {point}") for point, j in node["replies"].items()]
+            edges = node["replies"].items()
         else:
             problem = problem or "replies must be an object"
-        for point, j, label in edges:
-            number = isinstance(j, int) and not isinstance(j, bool) and -1 <= j < 1 << 62
+        for point, j in edges:
+            number = type(j) is int and -1 <= j < 1 << 62
             if not isinstance(point, str):
-                problem = problem or f"a move is a point name, not {point!r}"
+                problem = problem or f"a move is a point name, not {_show(point)}"
             elif not number:
-                problem = problem or f"{label} leads to no node ({j!r})"
+                label = "move" if kind == MOVE else "reply"
+                problem = problem or f"{label} {_show(point)[1:-1]} leads to no node ({_show(j)})"
             self.points.append(self._names.setdefault(point, point) if isinstance(point, str) else None)
             self.targets.append(j if number else -1)
         self.edge_end.append(len(self.targets))
@@ -242,29 +345,34 @@ def check_data(data: object, progress=None, jobs: int = 1) -> int:
     dict with a list of node dicts).  ``progress``, if given, is called as
     ``progress(stage, done, total)`` every few ten thousand positions (stages ``'read'``
     and ``'checked'``)."""
+    # not a certificate file at all: bad input rather than a rejected proof
     if not isinstance(data, dict):
-        raise CertificateError("a certificate is a JSON object")
+        raise CertificateFileError(f"not a certificate: the file holds {_kind(data)}, not a JSON object")
     if data.get("format") != FORMAT:
-        raise CertificateError(f"format is {data.get('format')!r}, not {FORMAT!r}")
-    if data.get("version") != VERSION:
-        raise CertificateError(f"format version {data.get('version')!r} is not {VERSION}")
+        raise CertificateFileError(f"not a certificate: format is {_show(data.get('format'))}, not {FORMAT!r}")
+    if type(data.get("version")) is not int or data["version"] != VERSION:
+        raise CertificateFileError(f"format version {_show(data.get('version'))} is not {VERSION}, "
+                                   "the version this checker reads")
     for key in ("board", "root", "winner", "nodes"):
         if key not in data:
             raise CertificateError(f"the header has no {key!r}")
+    if not isinstance(data["board"], str) or len(data["board"]) > 20:
+        raise CertificateError(f"board: {_show(data['board'])} is not a board name such as '2/3'")
     try:
-        board = Board.parse(str(data["board"]))
-    except BoardError as e:
+        board = Board.parse(data["board"])
+    except ValueError as e:  # BoardError
         raise CertificateError(f"board: {e}") from None
     winner = data["winner"]
     if winner not in ("L", "D"):
-        raise CertificateError(f"winner must be 'L' or 'D', not {winner!r}")
+        raise CertificateError(f"winner must be 'L' or 'D', not {_show(winner)}")
     nodes = data["nodes"]
     if isinstance(nodes, list):
         nodes = _Nodes.of(nodes)
     if not isinstance(nodes, _Nodes) or not len(nodes):
-        raise CertificateError("nodes must be a non-empty list")
-    if "node_count" in data and data["node_count"] != len(nodes):
-        raise CertificateError(f"the header says {data['node_count']} nodes, the file has {len(nodes)}")
+        raise CertificateError(f"nodes must be a non-empty list, not {_kind(data['nodes'])}")
+    count = data.get("node_count", len(nodes))
+    if type(count) is not int or count != len(nodes):
+        raise CertificateError(f"the header says {_show(count)} nodes, the file has {len(nodes)}")
     c = _Certificate(board, winner, nodes)
 
     # every node well formed, its position valid and listed once
@@ -343,12 +451,18 @@ def _shared(work, bounds: tuple[int, int]):
     return work(_SHARED, *bounds)
 
 
+#: longer than any position of the largest board (7/8: 15 rows of at most 15 characters)
+_MAX_POSITION_TEXT = 300
+
+
 def _parse(c: _Certificate, text: object, what: str) -> tuple:
     if not isinstance(text, str):
         raise CertificateError(f"{what}: a position must be a string")
+    if len(text) > _MAX_POSITION_TEXT:
+        raise CertificateError(f"{what}: {_show(text)} is too long to be a position ({len(text):,} characters)")
     try:
         b, light, dark, side = parse_position(text)
-    except NotationError as e:
+    except ValueError as e:  # NotationError
         raise CertificateError(f"{what}: {e}") from None
     if b.name != c.board.name:
         raise CertificateError(f"{what}: {text!r} is on board {b.name}, not {c.board.name}")
@@ -384,10 +498,15 @@ def _parse_range(c: _Certificate, lo: int, hi: int) -> list[int]:
     return out
 
 
-def _target(c: _Certificate, i: int, value: int, label: str) -> int:
+def _target(c: _Certificate, i: int, value: int, kind: str, point: str) -> int:
     if not 0 <= value < len(c.nodes):
-        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {label} leads to no node ({value!r})")
+        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {kind} {_point(point)} leads to no node ({value!r})")
     return value
+
+
+def _point(name: str) -> str:
+    """A point name from the file, for a message (cut short if it is no point name)."""
+    return name if len(name) <= 8 else _show(name)
 
 
 def _child(c: _Certificate, i: int, point: str, legal: list[int]) -> int:
@@ -396,9 +515,10 @@ def _child(c: _Certificate, i: int, point: str, legal: list[int]) -> int:
     try:
         p = c.board.index(point)
     except BoardError as e:
-        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {e}") from None
+        reason = e if len(point) <= 8 else f"{_show(point)} is not a point of {c.board.name}"
+        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {reason}") from None
     if p not in legal:
-        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {point} is not a legal move")
+        raise CertificateError(f"node {i} ({c.nodes.text(i)}): {_point(point)} is not a legal move")
     return _packed(c.board, *ref.play(c.board, light, dark, side, p))
 
 
@@ -424,7 +544,7 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
             if side != winner:
                 raise CertificateError(f"node {i} ({nodes.text(i)}) gives a move, but {side}, the loser, is to move")
             point = nodes.points[edges.start]
-            j = _target(c, i, nodes.targets[edges.start], f"move {point}")
+            j = _target(c, i, nodes.targets[edges.start], "move", point)
             if _child(c, i, point, ref.legal_moves(board, light, dark, side)) != c.key(j):
                 raise CertificateError(
                     f"node {i} ({nodes.text(i)}): {point} does not lead to node {j} ({nodes.text(j)})")
@@ -439,376 +559,14 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
             raise CertificateError(f"node {i} ({nodes.text(i)}): the reply {missing[0]} is missing")
         extra = sorted(given - legal)
         if extra:
-            raise CertificateError(f"node {i} ({nodes.text(i)}): {extra[0]} is not a legal reply")
+            raise CertificateError(f"node {i} ({nodes.text(i)}): {_point(extra[0])} is not a legal reply")
         for e in edges:
             point = nodes.points[e]
-            j = _target(c, i, nodes.targets[e], f"reply {point}")
+            j = _target(c, i, nodes.targets[e], "reply", point)
             if _child(c, i, point, moves) != c.key(j):
                 raise CertificateError(
                     f"node {i} ({nodes.text(i)}): {point} does not lead to node {j} ({nodes.text(j)})")
 
 
-# -- building: from a df-pn proof ------------------------------------------------------------
-
-
-def _fresh(position):
-    """``position`` without its game history (so that ``outcome`` is the rules' alone)."""
-    from .position import Position
-
-    p = object.__new__(Position)
-    p.board, p._T, p._st, p._side = position.board, position._T, position._st, position._side
-    p._history, p.last_move, p.removed = (), None, frozenset()
-    return p
-
-
-def _with_history(position, keys: list):
-    p = _fresh(position)
-    p._history = tuple(keys)
-    return p
-
-
-class _Graph:
-    """The nodes of a certificate while it is built, kept compact: a 3/4 certificate has
-    millions of positions, and as dicts of strings they took 550 bytes each, more than
-    the machine has left beside the search's table.  A node here is a packed position
-    (one int: the stones' bits and the side to move) and a kind; a winner node adds its
-    move's point and its next node, a loser node its replies, in arrays shared by all."""
-
-    LEAF, WINNER, LOSER = 0, 1, 2
-
-    def __init__(self, root) -> None:
-        self.root = root
-        self.keys: list[int] = []       # node id -> packed position
-        self.ids: dict[int, int] = {}   # packed position -> node id
-        self.kind = bytearray()
-        self.a = array("h")             # winner node: its move's point; loser node: its reply count
-        self.b = array("q")             # winner node: its next node; loser node: its first reply slot
-        self.reply_point = array("h")   # reply slots: the reply's point ...
-        self.reply_node = array("q")    # ... and the node it leads to (-1 until walked)
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    @staticmethod
-    def pack(st, side: int) -> int:
-        """The packed form of a position's stones ``st`` and side to move."""
-        return int.from_bytes(st.tobytes(), "little") << 1 | side
-
-    def bare(self, st, side: int):
-        """A Position of the stones ``st`` and side to move, without history."""
-        p = _fresh(self.root)
-        p._st, p._side = st, side
-        return p
-
-    def position(self, i: int):
-        """Node ``i``'s position, without history (unpacked)."""
-        import numpy as np
-
-        key, shape = self.keys[i], self.root._st.shape
-        st = np.frombuffer((key >> 1).to_bytes(self.root._st.nbytes, "little"), dtype=self.root._st.dtype)
-        return self.bare(st.reshape(shape).copy(), key & 1)
-
-    def add(self, key: int, kind: int, points: list[int]) -> int:
-        """A new node: a leaf (no ``points``), a winner node (its move's point) or a loser
-        node (every reply's point)."""
-        i = len(self.keys)
-        self.keys.append(key)
-        self.ids[key] = i
-        self.kind.append(kind)
-        if kind == self.LOSER:
-            self.a.append(len(points))
-            self.b.append(len(self.reply_node))
-            self.reply_point.extend(points)
-            self.reply_node.extend([-1] * len(points))
-        else:
-            self.a.append(points[0] if points else -1)
-            self.b.append(-1)
-        return i
-
-    def link(self, i: int, k: int, j: int) -> None:
-        """The ``k``-th move walked at node ``i`` leads to node ``j``."""
-        if self.kind[i] == self.WINNER:
-            self.b[i] = j
-        else:
-            self.reply_node[self.b[i] + k] = j
-
-    def node(self, i: int, winner: str) -> dict:
-        """Node ``i`` as the file has it."""
-        names = self.root.board.names
-        rec: dict = {"id": i, "position": str(self.position(i))}
-        kind, a, b = self.kind[i], self.a[i], self.b[i]
-        if kind == self.LEAF:
-            rec["won"] = winner
-        elif kind == self.WINNER:
-            rec["move"], rec["next"] = names[a], b
-        else:
-            rec["replies"] = {names[self.reply_point[s]]: self.reply_node[s] for s in range(b, b + a)}
-        return rec
-
-
-def build_certificate(
-    position,
-    proof=None,
-    *,
-    max_nodes: int = 2_000_000,
-    reprove_seconds: float | None = 60.0,
-    tt_mb: float = 256,
-    progress=None,
-) -> dict:
-    """The certificate (a dict, as :func:`check_data` reads it) of a df-pn ``proof`` of
-    ``position`` (a :class:`~solver.position.Position`).  Without ``proof`` the position
-    is proven first.
-
-    The walk from the root takes at the winner's turns a move that ends the game at once,
-    else the table's move if the table has its child as won, else any child already in
-    the certificate or won by the table; where the table has lost the entries (evicted),
-    that sub-position is proven again (with the path to it as its game history, so that
-    its proof avoids the path) and the walk goes on in the new table.  At the loser's turns
-    every legal reply is walked.  Raises :class:`CertificateError` when there is no proof,
-    when a proof does not hold up, or past ``max_nodes`` nodes.  ``progress``, if given,
-    is called with the number of positions so far every few ten thousand.
-    """
-    head, graph = _build(position, proof, max_nodes=max_nodes, reprove_seconds=reprove_seconds,
-                         tt_mb=tt_mb, progress=progress)
-    return {**head, "nodes": [graph.node(i, head["winner"]) for i in range(len(graph))]}
-
-
-def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: float | None = 60.0,
-           tt_mb: float = 256, progress=None) -> tuple[dict, _Graph]:
-    """The header of :func:`build_certificate`'s certificate and its nodes as a graph."""
-    import numpy as np
-
-    from . import __version__, RULES_VERSION, core
-    from .search import dfpn as F
-    from .search.prove import prove
-
-    root = _fresh(position)
-    if proof is None and root.outcome is None:
-        proof = prove(root, method="dfpn", tt_mb=tt_mb)
-    if root.outcome is not None:
-        winner = root.outcome
-        if winner not in ("L", "D"):
-            raise CertificateError("the game is drawn: there is nothing to certify")
-        table = None
-    else:
-        if proof.value not in ("win", "loss") or getattr(proof, "search", None) is None:
-            raise CertificateError(f"no df-pn proof to certify (value {proof.value}, method {proof.method})")
-        table = proof.search
-        winner = "LD"[table[2]]
-    W = "LD".index(winner)
-    # the walk works on bare (stones, side) pairs and the compiled core, not on Position
-    # objects: the builder plays every legal reply of millions of positions
-    T, names = root._T, root.board.names
-    point_of = [int(x) for x in T.point_of]
-    cell_of = [int(x) for x in T.cell_of]
-    cells = np.empty(64 * T.w, dtype=np.int64)
-    m_key = root.board.m
-
-    def result(st, side) -> int | None:
-        """The winner's index of a finished game, or None."""
-        r = core.outcome(T, st, side)
-        return None if r == core.NO_RESULT else int(r)
-
-    def legal(st, side) -> list[int]:
-        """The legal points, in board order (the order of Position.legal_moves)."""
-        n = core.legal_moves(T, st, side, cells)
-        return sorted(point_of[c] for c in cells[:n])
-
-    def child(st, side, point: int):
-        out = st.copy()
-        core.play(T, out, side, cell_of[point])
-        return out, 1 - side
-
-    def won(t_entry, st, side) -> bool:
-        """Whether the table ``t_entry`` (or the game itself) has the position as won by
-        the winner."""
-        r = result(st, side)
-        if r is not None:
-            return r == W
-        if t_entry is None:
-            return False
-        t, D, w = t_entry
-        found, pn, dn, _, _ = F.probe(t, D, st, side)
-        if not found:
-            return False
-        return (pn == 0) if w == int(D.limits[F.PROVER]) else (dn == 0)
-
-    def loses_at_once(st, side) -> bool:
-        """Whether every move of the player to move ends the game won by the winner:
-        df-pn's lookahead settles such a child without a table entry of its own, so the
-        table's move at its parent is the only trace of it (in the first table or in one
-        proven again)."""
-        return result(st, side) is None and all(
-            result(*child(st, side, q)) == W for q in legal(st, side))
-
-    def table_move(t_entry, st, side) -> int | None:
-        if t_entry is None:
-            return None
-        t, D, _ = t_entry
-        _, _, _, cell, _ = F.probe(t, D, st, side)
-        return int(t.point_of[cell]) if cell >= 0 else None
-
-    graph = _Graph(root)
-    on_path: set = set()    # packed positions on the walk's path
-    reproved = [0]  # sub-positions proven again (their table entries were evicted)
-
-    def new_node(key: int, kind: int, points: list[int]) -> int:
-        i = len(graph)
-        if i >= max_nodes:
-            raise CertificateError(f"the certificate would have more than {max_nodes} nodes")
-        if progress is not None and i % PROGRESS_EVERY == 0 and i:
-            progress(i)
-        return graph.add(key, kind, points)
-
-    # iterative depth-first walk; a frame: [stones, side, key, node id, table, children
-    # by point, points to do, points done, path keys]
-    def open_node(st, side, t_entry, path_keys):
-        key = graph.pack(st, side)
-        r = result(st, side)
-        if r is not None:
-            if r != W:
-                raise CertificateError(f"the proof reaches {graph.bare(st, side)}, won by {'LD'[r]}, "
-                                       f"not {winner}")
-            new_node(key, _Graph.LEAF, [])
-            return None
-        children = {q: child(st, side, q) for q in legal(st, side)}
-        if side == W:
-            move, t_entry = choose(st, side, children, t_entry, path_keys)
-            todo = [move]
-            i = new_node(key, _Graph.WINNER, todo)
-        else:
-            todo = list(children)
-            i = new_node(key, _Graph.LOSER, todo)
-        on_path.add(key)
-        return [st, side, key, i, t_entry, children, todo, 0, path_keys + [(m_key, st.tobytes(), side)]]
-
-    def choose(st, side, children, t_entry, path_keys):
-        usable = {q: c for q, c in children.items() if graph.pack(*c) not in on_path}
-        for q, c in usable.items():
-            if result(*c) == W:
-                return q, t_entry
-        for attempt in range(2):
-            tm = table_move(t_entry, st, side)
-            if tm in usable and (graph.pack(*usable[tm]) in graph.ids or won(t_entry, *usable[tm])
-                                 or loses_at_once(*usable[tm])):
-                return tm, t_entry
-            for q, c in usable.items():
-                if graph.pack(*c) in graph.ids:
-                    return q, t_entry
-            for q, c in usable.items():
-                if won(t_entry, *c):
-                    return q, t_entry
-            if attempt == 1:
-                break
-            # the table has lost this part of the proof: prove it again, avoiding the path
-            p = _with_history(graph.bare(st, side), path_keys)
-            again = prove(p, method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb)
-            if again.value != "win" or again.search is None:
-                raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
-            t_entry = again.search
-            reproved[0] += 1
-        raise CertificateError(f"no winning move found at {graph.bare(st, side)}")
-
-    frame = open_node(root._st, root._side, table, [])
-    stack = [frame] if frame is not None else []
-    while stack:
-        frame = stack[-1]
-        st, side, key, i, t_entry, children, todo, k, path_keys = frame
-        if k == len(todo):
-            on_path.discard(key)
-            stack.pop()
-            continue
-        q = todo[k]
-        frame[7] = k + 1
-        c = children[q]
-        ckey = graph.pack(*c)
-        if ckey in on_path:
-            raise CertificateError(f"the proof loops: {names[q]} at {graph.bare(st, side)} repeats a "
-                                   "position of the line")
-        j = graph.ids.get(ckey)
-        if j is None:
-            opened = open_node(*c, t_entry, path_keys)
-            j = graph.ids[ckey]
-            if opened is not None:
-                stack.append(opened)
-        graph.link(i, k, j)
-
-    head = {
-        "format": FORMAT, "version": VERSION, "board": root.board.name, "root": str(root),
-        "winner": winner, "node_count": len(graph),
-        "reproved": reproved[0],
-        "code": f"meridians {__version__} (rules {RULES_VERSION})",
-    }
-    return head, graph
-
-
-def dumps(cert: dict) -> str:
-    """The certificate as text: the header, then one node per line."""
-    head = {k: v for k, v in cert.items() if k != "nodes"}
-    return "".join(_text(head, (json.dumps(n, separators=(",", ":")) for n in cert["nodes"])))
-
-
-def _text(head: dict, lines):
-    """The pieces of a certificate's text (see :func:`dumps`), one node line at a time."""
-    yield json.dumps(head)[:-1] + ', "nodes": [\n'
-    for k, line in enumerate(lines):
-        yield (",\n" if k else "") + line
-    yield "\n]}\n"
-
-
-def write_certificate(path: str | os.PathLike, position, proof=None, *, header: dict | None = None,
-                      **kwargs) -> dict:
-    """Build the certificate of ``position`` (see :func:`build_certificate`, which takes
-    the same keyword arguments; ``header`` adds fields to its header) and write it to
-    ``path``, gzip-compressed if the name ends in ``.gz``, atomically; return its header
-    with the file's ``bytes`` and ``sha256``.
-
-    The nodes go to the file one at a time as they are written out, never all as text:
-    the file is the same as ``dumps(build_certificate(...))`` (through
-    ``gzip.compress(..., mtime=0)``), without holding it in memory.
-    """
-    from .files import write_atomic_chunks
-
-    head, graph = _build(position, proof, **kwargs)
-    head.update(header or {})
-    winner = head["winner"]
-    lines = (json.dumps(graph.node(i, winner), separators=(",", ":")) for i in range(len(graph)))
-    pieces = (s.encode() for s in _text(head, lines))
-    if str(path).endswith(".gz"):
-        pieces = _gzipped(pieces)
-    digest = hashlib.sha256()
-    size = 0
-
-    def counted(chunks):
-        nonlocal size
-        for chunk in chunks:
-            digest.update(chunk)
-            size += len(chunk)
-            yield chunk
-
-    write_atomic_chunks(path, _batched(counted(pieces)))
-    return {**head, "bytes": size, "sha256": digest.hexdigest()}
-
-
-def _gzipped(pieces):
-    """``pieces`` compressed as ``gzip.compress(b"".join(pieces), mtime=0)`` would be."""
-    z = zlib.compressobj(9, zlib.DEFLATED, 31)
-    for piece in pieces:
-        out = z.compress(piece)
-        if out:
-            yield out
-    yield z.flush()
-
-
-def _batched(chunks, size: int = 1 << 20):
-    """Small chunks joined into writes of about ``size`` bytes."""
-    buf: list[bytes] = []
-    n = 0
-    for chunk in chunks:
-        buf.append(chunk)
-        n += len(chunk)
-        if n >= size:
-            yield b"".join(buf)
-            buf, n = [], 0
-    if buf:
-        yield b"".join(buf)
+if __name__ == "__main__":  # pragma: no cover
+    main()

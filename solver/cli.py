@@ -256,7 +256,7 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
     --claim the value found is 'proven' when it is known.
     """
-    from .certificate_check import CertificateError, write_certificate
+    from .search.certificate import CertificateError, write_certificate
     from .verify import EXIT, GameRecordError, parse_game, replay, start_position, verdict_of, verify_position
 
     record_result = None
@@ -347,28 +347,33 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
               help="Processes checking positions at once (default: every core).")
 def check_certificate(file: str, jobs_n: int | None) -> None:
     """Check a proof certificate (FILE, or FILE.gz) with the networkx reference rules only
-    (no search code).
+    (no search code, no compiled core).
 
-    Prints the number of positions checked; a certificate that does not prove its claim
-    gives one line naming the first problem and exit code 1.  Large certificates show
-    their progress on stderr.
+    Prints the number of positions checked.  Exit code 0 accepted; 1 rejected (a
+    certificate that does not prove its claim: one line naming the first problem); 2 not
+    a certificate file (missing, unreadable, not JSON, another format).  Large
+    certificates show their progress on stderr.
+
+    \b
+    Example:
+      meridians check results/certificates/2-3.json
     """
     import os
 
-    from .certificate_check import CertificateError, check_data, read_certificate
+    from .certificate_check import CertificateError, CertificateFileError, check_file, summary
 
     def progress(stage: str, done: int, total: int) -> None:
         click.echo(f"  {stage} {done:,} of {total:,} positions ({time.perf_counter() - t0:.0f} s)", err=True)
 
     t0 = time.perf_counter()
     try:
-        head = read_certificate(file)
-        n = check_data(head, progress, jobs=jobs_n or os.cpu_count() or 1)
+        head, n = check_file(file, progress, jobs=jobs_n or os.cpu_count() or 1)
+    except CertificateFileError as e:
+        _fail(str(e))
     except CertificateError as e:
         click.echo(f"meridians: certificate rejected: {e}", err=True)
         sys.exit(1)
-    click.echo(f"{n} positions checked: {_COLOUR[head['winner']]} wins {head['root']} "
-               f"({time.perf_counter() - t0:.2f} s)")
+    click.echo(summary(head, n, time.perf_counter() - t0))
 
 
 @cli.command()

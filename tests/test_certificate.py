@@ -1,5 +1,8 @@
-"""Proof certificates (solver/certificate.py): built from df-pn proofs, checked with the
-networkx reference rules only, and rejected when tampered with."""
+"""Proof certificates: built from df-pn proofs (solver/search/certificate.py), checked with
+the networkx reference rules only (solver/certificate_check.py), rejected when tampered
+with, and refused in one line when the file is not a certificate at all.
+
+That the checker imports nothing of the engine is tests/test_layers.py's business."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from solver import Position
-from solver.certificate_check import CertificateError, build_certificate, check, check_data, dumps, write_certificate
+from solver.certificate_check import CertificateError, CertificateFileError, check, check_data, read_certificate
+from solver.search.certificate import build_certificate, dumps, write_certificate
 from solver.search import dfpn as F
 from solver.search.prove import prove
 
@@ -182,30 +186,6 @@ def test_rejects_wrong_root_and_bad_files(cert23, tmp_path):
         check_data({"format": "other"})
 
 
-def test_checker_uses_the_reference_rules_only():
-    import ast
-    import solver.certificate_check as C
-
-    tree = ast.parse(Path(C.__file__).read_text())
-    check_fns = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name in (
-        "check", "check_data", "read_certificate", "_Nodes", "_Certificate", "_in_chunks", "_shared", "_parse",
-        "_packed", "_unpacked", "_parse_range", "_target", "_child", "_check_range")]
-    assert len(check_fns) == 14
-    names = set()
-    for fn in check_fns:
-        for n in ast.walk(fn):
-            if isinstance(n, (ast.Import, ast.ImportFrom)):
-                names.add(getattr(n, "module", None))
-            if isinstance(n, ast.Name):
-                names.add(n.id)
-    assert {"F", "prove", "core", "Position"}.isdisjoint(names)
-    top = {getattr(n, "module", None) or n.names[0].name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)}
-    # standard library, numpy (to store and sort the positions), and the reference rules
-    # with the parsers: nothing of the engine
-    assert top <= {"__future__", "array", "functools", "gc", "gzip", "hashlib", "json", "multiprocessing", "os", "zlib",
-                   "numpy", "reference", "board", "notation"}
-
-
 def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
     import gzip
 
@@ -334,7 +314,7 @@ def test_malformed_nodes_are_refused_in_memory_and_from_a_file(cert23, tmp_path,
 
 
 def test_read_certificate_stores_nodes_compactly(cert23, tmp_path):
-    from solver.certificate_check import read_certificate
+
 
     path = tmp_path / "c.json"
     path.write_text(dumps(cert23))

@@ -1,0 +1,379 @@
+"""Building proof certificates: a df-pn proof written out as an AND/OR graph.
+
+:func:`build_certificate` and :func:`write_certificate` turn a
+:class:`~solver.search.prove.Proof` of df-pn (its table, walked with the compiled core)
+into a certificate in the format that :mod:`solver.certificate_check` describes and
+checks.  Building uses the search (sub-positions whose table entries were evicted are
+proven again); checking uses none of it, so a bug here can only produce a certificate the
+checker rejects, never a false one accepted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from array import array
+
+import numpy as np
+
+from .. import RULES_VERSION, __version__, core
+from ..certificate_check import FORMAT, PROGRESS_EVERY, VERSION, CertificateError
+from ..files import write_atomic_chunks
+from ..position import Position
+from . import dfpn as F
+from .prove import prove
+
+__all__ = ["CertificateError", "build_certificate", "write_certificate", "dumps"]
+
+
+def _fresh(position):
+    """``position`` without its game history (so that ``outcome`` is the rules' alone)."""
+    p = object.__new__(Position)
+    p.board, p._T, p._st, p._side = position.board, position._T, position._st, position._side
+    p._history, p.last_move, p.removed = (), None, frozenset()
+    return p
+
+
+def _with_history(position, keys: list):
+    p = _fresh(position)
+    p._history = tuple(keys)
+    return p
+
+
+class _Graph:
+    """The nodes of a certificate while it is built, kept compact: a 3/4 certificate has
+    millions of positions, and as dicts of strings they took 550 bytes each, more than
+    the machine has left beside the search's table.  A node here is a packed position
+    (one int: the stones' bits and the side to move) and a kind; a winner node adds its
+    move's point and its next node, a loser node its replies, in arrays shared by all."""
+
+    LEAF, WINNER, LOSER = 0, 1, 2
+
+    def __init__(self, root) -> None:
+        self.root = root
+        self.keys: list[int] = []       # node id -> packed position
+        self.ids: dict[int, int] = {}   # packed position -> node id
+        self.kind = bytearray()
+        self.a = array("h")             # winner node: its move's point; loser node: its reply count
+        self.b = array("q")             # winner node: its next node; loser node: its first reply slot
+        self.reply_point = array("h")   # reply slots: the reply's point ...
+        self.reply_node = array("q")    # ... and the node it leads to (-1 until walked)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @staticmethod
+    def pack(st, side: int) -> int:
+        """The packed form of a position's stones ``st`` and side to move."""
+        return int.from_bytes(st.tobytes(), "little") << 1 | side
+
+    def bare(self, st, side: int):
+        """A Position of the stones ``st`` and side to move, without history."""
+        p = _fresh(self.root)
+        p._st, p._side = st, side
+        return p
+
+    def position(self, i: int):
+        """Node ``i``'s position, without history (unpacked)."""
+        key, shape = self.keys[i], self.root._st.shape
+        st = np.frombuffer((key >> 1).to_bytes(self.root._st.nbytes, "little"), dtype=self.root._st.dtype)
+        return self.bare(st.reshape(shape).copy(), key & 1)
+
+    def add(self, key: int, kind: int, points: list[int]) -> int:
+        """A new node: a leaf (no ``points``), a winner node (its move's point) or a loser
+        node (every reply's point)."""
+        i = len(self.keys)
+        self.keys.append(key)
+        self.ids[key] = i
+        self.kind.append(kind)
+        if kind == self.LOSER:
+            self.a.append(len(points))
+            self.b.append(len(self.reply_node))
+            self.reply_point.extend(points)
+            self.reply_node.extend([-1] * len(points))
+        else:
+            self.a.append(points[0] if points else -1)
+            self.b.append(-1)
+        return i
+
+    def link(self, i: int, k: int, j: int) -> None:
+        """The ``k``-th move walked at node ``i`` leads to node ``j``."""
+        if self.kind[i] == self.WINNER:
+            self.b[i] = j
+        else:
+            self.reply_node[self.b[i] + k] = j
+
+    def node(self, i: int, winner: str) -> dict:
+        """Node ``i`` as the file has it."""
+        names = self.root.board.names
+        rec: dict = {"id": i, "position": str(self.position(i))}
+        kind, a, b = self.kind[i], self.a[i], self.b[i]
+        if kind == self.LEAF:
+            rec["won"] = winner
+        elif kind == self.WINNER:
+            rec["move"], rec["next"] = names[a], b
+        else:
+            rec["replies"] = {names[self.reply_point[s]]: self.reply_node[s] for s in range(b, b + a)}
+        return rec
+
+
+def build_certificate(
+    position,
+    proof=None,
+    *,
+    max_nodes: int = 2_000_000,
+    reprove_seconds: float | None = 60.0,
+    tt_mb: float = 256,
+    progress=None,
+) -> dict:
+    """The certificate (a dict, as :func:`check_data` reads it) of a df-pn ``proof`` of
+    ``position`` (a :class:`~solver.position.Position`).  Without ``proof`` the position
+    is proven first.
+
+    The walk from the root takes at the winner's turns a move that ends the game at once,
+    else the table's move if the table has its child as won, else any child already in
+    the certificate or won by the table; where the table has lost the entries (evicted),
+    that sub-position is proven again (with the path to it as its game history, so that
+    its proof avoids the path) and the walk goes on in the new table.  At the loser's turns
+    every legal reply is walked.  Raises :class:`CertificateError` when there is no proof,
+    when a proof does not hold up, or past ``max_nodes`` nodes.  ``progress``, if given,
+    is called with the number of positions so far every few ten thousand.
+    """
+    head, graph = _build(position, proof, max_nodes=max_nodes, reprove_seconds=reprove_seconds,
+                         tt_mb=tt_mb, progress=progress)
+    return {**head, "nodes": [graph.node(i, head["winner"]) for i in range(len(graph))]}
+
+
+def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: float | None = 60.0,
+           tt_mb: float = 256, progress=None) -> tuple[dict, _Graph]:
+    """The header of :func:`build_certificate`'s certificate and its nodes as a graph."""
+    root = _fresh(position)
+    if proof is None and root.outcome is None:
+        proof = prove(root, method="dfpn", tt_mb=tt_mb)
+    if root.outcome is not None:
+        winner = root.outcome
+        if winner not in ("L", "D"):
+            raise CertificateError("the game is drawn: there is nothing to certify")
+        table = None
+    else:
+        if proof.value not in ("win", "loss") or getattr(proof, "search", None) is None:
+            raise CertificateError(f"no df-pn proof to certify (value {proof.value}, method {proof.method})")
+        table = proof.search
+        winner = "LD"[table[2]]
+    W = "LD".index(winner)
+    # the walk works on bare (stones, side) pairs and the compiled core, not on Position
+    # objects: the builder plays every legal reply of millions of positions
+    T, names = root._T, root.board.names
+    point_of = [int(x) for x in T.point_of]
+    cell_of = [int(x) for x in T.cell_of]
+    cells = np.empty(64 * T.w, dtype=np.int64)
+    m_key = root.board.m
+
+    def result(st, side) -> int | None:
+        """The winner's index of a finished game, or None."""
+        r = core.outcome(T, st, side)
+        return None if r == core.NO_RESULT else int(r)
+
+    def legal(st, side) -> list[int]:
+        """The legal points, in board order (the order of Position.legal_moves)."""
+        n = core.legal_moves(T, st, side, cells)
+        return sorted(point_of[c] for c in cells[:n])
+
+    def child(st, side, point: int):
+        out = st.copy()
+        core.play(T, out, side, cell_of[point])
+        return out, 1 - side
+
+    def won(t_entry, st, side) -> bool:
+        """Whether the table ``t_entry`` (or the game itself) has the position as won by
+        the winner."""
+        r = result(st, side)
+        if r is not None:
+            return r == W
+        if t_entry is None:
+            return False
+        t, D, w = t_entry
+        found, pn, dn, _, _ = F.probe(t, D, st, side)
+        if not found:
+            return False
+        return (pn == 0) if w == int(D.limits[F.PROVER]) else (dn == 0)
+
+    def loses_at_once(st, side) -> bool:
+        """Whether every move of the player to move ends the game won by the winner:
+        df-pn's lookahead settles such a child without a table entry of its own, so the
+        table's move at its parent is the only trace of it (in the first table or in one
+        proven again)."""
+        return result(st, side) is None and all(
+            result(*child(st, side, q)) == W for q in legal(st, side))
+
+    def table_move(t_entry, st, side) -> int | None:
+        if t_entry is None:
+            return None
+        t, D, _ = t_entry
+        _, _, _, cell, _ = F.probe(t, D, st, side)
+        return int(t.point_of[cell]) if cell >= 0 else None
+
+    graph = _Graph(root)
+    on_path: set = set()    # packed positions on the walk's path
+    reproved = [0]  # sub-positions proven again (their table entries were evicted)
+
+    def new_node(key: int, kind: int, points: list[int]) -> int:
+        i = len(graph)
+        if i >= max_nodes:
+            raise CertificateError(f"the certificate would have more than {max_nodes} nodes")
+        if progress is not None and i % PROGRESS_EVERY == 0 and i:
+            progress(i)
+        return graph.add(key, kind, points)
+
+    # iterative depth-first walk; a frame: [stones, side, key, node id, table, children
+    # by point, points to do, points done, path keys]
+    def open_node(st, side, t_entry, path_keys):
+        key = graph.pack(st, side)
+        r = result(st, side)
+        if r is not None:
+            if r != W:
+                raise CertificateError(f"the proof reaches {graph.bare(st, side)}, won by {'LD'[r]}, "
+                                       f"not {winner}")
+            new_node(key, _Graph.LEAF, [])
+            return None
+        children = {q: child(st, side, q) for q in legal(st, side)}
+        if side == W:
+            move, t_entry = choose(st, side, children, t_entry, path_keys)
+            todo = [move]
+            i = new_node(key, _Graph.WINNER, todo)
+        else:
+            todo = list(children)
+            i = new_node(key, _Graph.LOSER, todo)
+        on_path.add(key)
+        return [st, side, key, i, t_entry, children, todo, 0, path_keys + [(m_key, st.tobytes(), side)]]
+
+    def choose(st, side, children, t_entry, path_keys):
+        usable = {q: c for q, c in children.items() if graph.pack(*c) not in on_path}
+        for q, c in usable.items():
+            if result(*c) == W:
+                return q, t_entry
+        for attempt in range(2):
+            tm = table_move(t_entry, st, side)
+            if tm in usable and (graph.pack(*usable[tm]) in graph.ids or won(t_entry, *usable[tm])
+                                 or loses_at_once(*usable[tm])):
+                return tm, t_entry
+            for q, c in usable.items():
+                if graph.pack(*c) in graph.ids:
+                    return q, t_entry
+            for q, c in usable.items():
+                if won(t_entry, *c):
+                    return q, t_entry
+            if attempt == 1:
+                break
+            # the table has lost this part of the proof: prove it again, avoiding the path
+            p = _with_history(graph.bare(st, side), path_keys)
+            again = prove(p, method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb)
+            if again.value != "win" or again.search is None:
+                raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
+            t_entry = again.search
+            reproved[0] += 1
+        raise CertificateError(f"no winning move found at {graph.bare(st, side)}")
+
+    frame = open_node(root._st, root._side, table, [])
+    stack = [frame] if frame is not None else []
+    while stack:
+        frame = stack[-1]
+        st, side, key, i, t_entry, children, todo, k, path_keys = frame
+        if k == len(todo):
+            on_path.discard(key)
+            stack.pop()
+            continue
+        q = todo[k]
+        frame[7] = k + 1
+        c = children[q]
+        ckey = graph.pack(*c)
+        if ckey in on_path:
+            raise CertificateError(f"the proof loops: {names[q]} at {graph.bare(st, side)} repeats a "
+                                   "position of the line")
+        j = graph.ids.get(ckey)
+        if j is None:
+            opened = open_node(*c, t_entry, path_keys)
+            j = graph.ids[ckey]
+            if opened is not None:
+                stack.append(opened)
+        graph.link(i, k, j)
+
+    head = {
+        "format": FORMAT, "version": VERSION, "board": root.board.name, "root": str(root),
+        "winner": winner, "node_count": len(graph),
+        "reproved": reproved[0],
+        "code": f"meridians {__version__} (rules {RULES_VERSION})",
+    }
+    return head, graph
+
+
+def dumps(cert: dict) -> str:
+    """The certificate as text: the header, then one node per line."""
+    head = {k: v for k, v in cert.items() if k != "nodes"}
+    return "".join(_text(head, (json.dumps(n, separators=(",", ":")) for n in cert["nodes"])))
+
+
+def _text(head: dict, lines):
+    """The pieces of a certificate's text (see :func:`dumps`), one node line at a time."""
+    yield json.dumps(head)[:-1] + ', "nodes": [\n'
+    for k, line in enumerate(lines):
+        yield (",\n" if k else "") + line
+    yield "\n]}\n"
+
+
+def write_certificate(path: str | os.PathLike, position, proof=None, *, header: dict | None = None,
+                      **kwargs) -> dict:
+    """Build the certificate of ``position`` (see :func:`build_certificate`, which takes
+    the same keyword arguments; ``header`` adds fields to its header) and write it to
+    ``path``, gzip-compressed if the name ends in ``.gz``, atomically; return its header
+    with the file's ``bytes`` and ``sha256``.
+
+    The nodes go to the file one at a time as they are written out, never all as text:
+    the file is the same as ``dumps(build_certificate(...))`` (through
+    ``gzip.compress(..., mtime=0)``), without holding it in memory.
+    """
+    head, graph = _build(position, proof, **kwargs)
+    head.update(header or {})
+    winner = head["winner"]
+    lines = (json.dumps(graph.node(i, winner), separators=(",", ":")) for i in range(len(graph)))
+    pieces = (s.encode() for s in _text(head, lines))
+    if str(path).endswith(".gz"):
+        pieces = _gzipped(pieces)
+    digest = hashlib.sha256()
+    size = 0
+
+    def counted(chunks):
+        nonlocal size
+        for chunk in chunks:
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+
+    write_atomic_chunks(path, _batched(counted(pieces)))
+    return {**head, "bytes": size, "sha256": digest.hexdigest()}
+
+
+def _gzipped(pieces):
+    """``pieces`` compressed as ``gzip.compress(b"".join(pieces), mtime=0)`` would be."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    for piece in pieces:
+        out = z.compress(piece)
+        if out:
+            yield out
+    yield z.flush()
+
+
+def _batched(chunks, size: int = 1 << 20):
+    """Small chunks joined into writes of about ``size`` bytes."""
+    buf: list[bytes] = []
+    n = 0
+    for chunk in chunks:
+        buf.append(chunk)
+        n += len(chunk)
+        if n >= size:
+            yield b"".join(buf)
+            buf, n = [], 0
+    if buf:
+        yield b"".join(buf)
