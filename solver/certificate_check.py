@@ -180,7 +180,7 @@ def read_certificate(path: str | os.PathLike) -> object:
             raise CertificateFileError(f"{path} is gzip-compressed: name it {path}.gz") from None
         raise CertificateFileError(f"{path} is not a text file (not UTF-8): not a certificate") from None
     except json.JSONDecodeError as e:
-        if e.pos == 0 and not e.doc.strip():
+        if not e.doc.strip():
             raise CertificateFileError(f"{path} is empty: not a certificate") from None
         raise CertificateFileError(f"{path} is not JSON: {e}") from None
     except RecursionError:

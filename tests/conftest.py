@@ -1,4 +1,5 @@
-"""Shared test settings: the hypothesis profile.
+"""Shared test settings: the hypothesis profile, the ``run_cli`` fixture, and loading
+the scripts.
 
 The default profile ``ci`` is derandomized, so every run of ``pytest`` draws the same
 examples and a failure reproduces exactly; it keeps no example database.  To hunt for new
@@ -10,7 +11,9 @@ counterexamples, run with fresh random examples and more of them::
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = dict(
@@ -44,3 +47,43 @@ def run_script(mod, monkeypatch, *argv) -> None:
 
     monkeypatch.setattr(sys, "argv", [f"{mod.__name__}.py", *argv])
     mod.main()
+
+
+class CliResult(NamedTuple):
+    """What one run of the ``meridians`` command did."""
+
+    code: int             # the exit code
+    stdout: str
+    stderr: str
+    exception: BaseException | None  # an exception that escaped main (a traceback for the user)
+
+
+def _run_cli(*args: str, input: str | None = None, env: dict | None = None) -> CliResult:
+    import sys
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    code, escaped = 0, None
+    with CliRunner().isolation(input=input, env=env) as (out, err, _):
+        try:
+            main([str(a) for a in args])
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException as e:  # noqa: BLE001 - a test asserts there is none
+            code, escaped = 1, e
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
+    return CliResult(code, stdout, stderr, escaped)
+
+
+@pytest.fixture
+def run_cli():
+    """``run_cli(*args, input=None, env=None) -> CliResult``: the ``meridians`` command
+    run in this process through :func:`solver.cli.main`, so with the exit codes and the
+    one-line errors a user gets (click's CliRunner on ``cli`` alone would show the
+    exceptions that ``main`` turns into one line)."""
+    return _run_cli

@@ -131,8 +131,8 @@ def test_cli_verify_certificate_and_check(tmp_path):
     assert proc.returncode == 1 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "is missing" in lines[0], proc.stderr
-    proc = run("check", str(tmp_path / "missing.json"))
-    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1
+    proc = run("check", str(tmp_path / "missing.json"))  # bad input, not a rejected proof
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and "missing.json" in proc.stderr
 
 
 def test_cli_verify_no_certificate_without_a_proof(tmp_path):
