@@ -87,3 +87,15 @@ def run_cli():
     one-line errors a user gets (click's CliRunner on ``cli`` alone would show the
     exceptions that ``main`` turns into one line)."""
     return _run_cli
+
+
+@pytest.fixture
+def tree_env() -> dict:
+    """The environment for a subprocess, with this source tree first on its import path
+    (the package may be installed from another checkout)."""
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env

@@ -81,6 +81,7 @@ def test_book_cli(tmp_path: Path) -> None:
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
 
 
+@pytest.mark.browser
 def test_book_in_browser(tmp_path: Path, driver) -> None:
     from selenium.webdriver.common.by import By
 

@@ -452,7 +452,7 @@ def test_wrong_types_at_every_level_are_refused_in_one_line(cert23, level):
 
 
 @pytest.mark.subprocess
-def test_the_committed_certificate_checks_without_numba():
+def test_the_committed_certificate_checks_without_numba(tree_env):
     # the checker's verdict must not depend on the compiled core or its install: with
     # numba and llvmlite unimportable, the committed 2/3 certificate is still accepted
     import subprocess
@@ -468,7 +468,7 @@ def test_the_committed_certificate_checks_without_numba():
         "finally:\n    print(sorted(m for m in ('solver.core', 'solver.position') if m in sys.modules))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          cwd=ROOT, env=_env())
+                          cwd=ROOT, env=tree_env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].startswith(f"{n} positions checked: Light wins {EMPTY_23}")
     assert proc.stdout.splitlines()[1] == "[]"
@@ -477,7 +477,7 @@ def test_the_committed_certificate_checks_without_numba():
 @pytest.mark.subprocess
 @pytest.mark.xfail(strict=True, reason="solver/cli.py imports solver.position (so numba) when it is "
                    "imported; remove this mark once `meridians check` imports nothing of the engine")
-def test_meridians_check_runs_without_numba():
+def test_meridians_check_runs_without_numba(tree_env):
     import subprocess
     import sys
 
@@ -489,15 +489,6 @@ def test_meridians_check_runs_without_numba():
         f"main(['check', {str(path)!r}])\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          cwd=ROOT, env=_env())
+                          cwd=ROOT, env=tree_env)
     assert proc.returncode == 0, proc.stderr
     assert "positions checked: Light wins" in proc.stdout
-
-
-def _env() -> dict:
-    """The environment with this tree first on the import path."""
-    import os
-
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    return env

@@ -1,0 +1,149 @@
+"""The four layers by trust: each layer imports only the layers below it.
+
+1. rules: ``solver/board.py``, ``bits.py``, ``core.py``, ``notation.py``, ``position.py``;
+2. reference and checker: ``solver/reference.py`` and ``solver/certificate_check.py``,
+   which run without numba, so that a certificate's verdict does not depend on the fast
+   core or its install;
+3. searches: ``solver/search/``;
+4. applications: the CLI, verify, pictures, ``puzzles/``.
+
+The imports are read with :mod:`ast` (every ``import``, at the top of a module or inside a
+function), so the test is static and fast; one subprocess checks that importing the
+checker really leaves numba out.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import solver
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = {"solver.board", "solver.bits", "solver.core", "solver.notation", "solver.position"}
+CHECKER = "solver.certificate_check"
+REFERENCE = "solver.reference"
+BUILDER = "solver.search.certificate"
+APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", BUILDER}
+#: third-party packages layer 2 may use (the reference rules and the checker's arrays)
+LAYER2_THIRD_PARTY = {"numpy", "networkx"}
+#: imports allowed against the rules above, each with its reason
+EXCEPTIONS = {
+    # Position.svg() and Position.diagram() draw on demand and import the drawing when
+    # called, as python-chess's Board._repr_svg_ imports chess.svg: the rules never run it
+    ("solver.position", "solver.svg"),
+    ("solver.position", "solver.diagram"),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module that the file ``path`` imports, as absolute names; ``from solver
+    import Position`` counts as ``solver.position`` (where the lazy package finds it)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            for alias in node.names:
+                if _is_module(f"{module}.{alias.name}"):
+                    found.add(f"{module}.{alias.name}")
+                elif module == "solver" and alias.name in solver._LAZY:
+                    found.add(f"solver.{solver._LAZY[alias.name]}")
+                else:
+                    found.add(module)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    files = sorted((ROOT / "solver").rglob("*.py")) + sorted((ROOT / "puzzles").rglob("*.py"))
+    return {_module_name(p): imports_of(p) for p in files}
+
+
+GRAPH = _graph()
+
+
+def _violations(modules, forbidden) -> list[str]:
+    return sorted(f"{m} imports {i}" for m in modules for i in GRAPH[m]
+                  if forbidden(i) and (m, i) not in EXCEPTIONS)
+
+
+def _under(name: str, *packages: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
+def test_the_import_reader_sees_every_form():
+    # the test is only as good as its reading of imports: the checker's relative imports
+    # and puzzles' imports through the lazy package must come out as modules
+    assert {"solver.board", "solver.notation", "solver.reference", "numpy"} <= GRAPH[CHECKER]
+    assert "solver.position" in GRAPH["puzzles.record"]  # from solver import Position
+    assert "solver.core" in GRAPH["puzzles.capture"]     # from solver import core
+    assert "solver.search.dfpn" in GRAPH[BUILDER]         # from . import dfpn as F
+    assert RULES | {CHECKER, REFERENCE, BUILDER} <= set(GRAPH)
+
+
+def test_solver_never_imports_puzzles():
+    solver_modules = [m for m in GRAPH if _under(m, "solver")]
+    assert _violations(solver_modules, lambda i: _under(i, "puzzles")) == []
+
+
+def test_rules_import_nothing_above_them():
+    above = lambda i: _under(i, "solver.search", "puzzles", *APPLICATIONS, CHECKER, REFERENCE)  # noqa: E731
+    assert _violations(RULES, above) == []
+
+
+def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
+    allowed_solver = {"solver", "solver.board", "solver.notation", REFERENCE}
+
+    def forbidden(i: str) -> bool:
+        top = i.partition(".")[0]
+        if top == "solver":
+            return i not in allowed_solver
+        return top not in sys.stdlib_module_names and top not in LAYER2_THIRD_PARTY and top != "__future__"
+
+    assert _violations([CHECKER, REFERENCE], forbidden) == []
+    assert "solver.notation" in GRAPH[CHECKER] and "solver.board" in GRAPH[REFERENCE]
+
+
+def test_searches_import_no_application():
+    searches = [m for m in GRAPH if _under(m, "solver.search") and m != BUILDER]
+    assert _violations(searches, lambda i: _under(i, "puzzles", "solver.cli", "solver.verify", BUILDER)) == []
+
+
+@pytest.mark.subprocess
+def test_importing_the_checker_loads_no_numba(tree_env):
+    code = (
+        "import sys\n"
+        "import solver, solver.reference, solver.certificate_check\n"
+        "loaded = sorted(m for m in ('numba', 'llvmlite', 'solver.core', 'solver.position', 'solver.search')"
+        " if m in sys.modules)\n"
+        "print(loaded)\n"
+        "from solver import Position\n"  # the lazy package still gives the engine on demand
+        "print('numba' in sys.modules, Position.__module__)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=tree_env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["[]", "True solver.position"]
