@@ -569,4 +569,8 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    # run the module as imported, not as __main__: the worker processes find the functions
+    # they are sent by the module's name
+    from solver.certificate_check import main as _main
+
+    _main()

@@ -454,17 +454,21 @@ def test_wrong_types_at_every_level_are_refused_in_one_line(cert23, level):
 @pytest.mark.subprocess
 def test_the_committed_certificate_checks_without_numba(tree_env):
     # the checker's verdict must not depend on the compiled core or its install: with
-    # numba and llvmlite unimportable, the committed 2/3 certificate is still accepted
+    # numba and llvmlite unimportable, the committed 2/3 certificate is still accepted by
+    # `python -m solver.certificate_check FILE --jobs 2` (as -m runs it, forked workers too)
     import subprocess
     import sys
 
     path = ROOT / "results" / "certificates" / "2-3.json"
     n = json.loads(path.read_text())["node_count"]
     code = (
-        "import sys\n"
+        "import runpy, sys, warnings\n"
         "sys.modules['numba'] = sys.modules['llvmlite'] = None  # import numba: ImportError\n"
-        "from solver.certificate_check import main\n"
-        f"try:\n    main([{str(path)!r}, '--jobs', '2'])\n"
+        "import solver.certificate_check as C\n"
+        "C._CHUNK = 40  # small chunks: two worker processes even for 394 positions\n"
+        "warnings.simplefilter('ignore', RuntimeWarning)  # runpy: the module is imported already\n"
+        f"sys.argv = ['certificate_check', {str(path)!r}, '--jobs', '2']\n"
+        "try:\n    runpy.run_module('solver.certificate_check', run_name='__main__', alter_sys=True)\n"
         "finally:\n    print(sorted(m for m in ('solver.core', 'solver.position') if m in sys.modules))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,

@@ -115,7 +115,7 @@ def test_rules_import_nothing_above_them():
 
 
 def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
-    allowed_solver = {"solver", "solver.board", "solver.notation", REFERENCE}
+    allowed_solver = {"solver", "solver.board", "solver.notation", REFERENCE, CHECKER}
 
     def forbidden(i: str) -> bool:
         top = i.partition(".")[0]
