@@ -57,7 +57,7 @@ import numpy
 
 from . import reference as ref
 from .board import Board, BoardError
-from .notation import NotationError, parse_position
+from .notation import parse_position
 
 __all__ = ["CertificateError", "CertificateFileError", "FORMAT", "VERSION", "check", "check_data",
            "check_file", "read_certificate", "summary", "main"]
@@ -97,12 +97,12 @@ def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
     :class:`CertificateError` naming the first problem.  Uses only
     :mod:`solver.reference`, :mod:`solver.board` and :mod:`solver.notation`.
     """
-    return check_data(read_certificate(path), progress, jobs)
+    return check_file(path, progress, jobs)[1]
 
 
 def check_file(path: str | os.PathLike, progress=None, jobs: int = 1) -> tuple[dict, int]:
-    """:func:`check`, returning also the certificate's header (without its nodes): what
-    ``meridians check`` runs.  Every error names ``path``."""
+    """``(header, positions)``: :func:`check`, returning also the certificate's header
+    (without its nodes); what ``meridians check`` runs.  Every error names ``path``."""
     data = read_certificate(path)
     try:
         n = check_data(data, progress, jobs)
@@ -462,7 +462,7 @@ def _parse(c: _Certificate, text: object, what: str) -> tuple:
         raise CertificateError(f"{what}: {_show(text)} is too long to be a position ({len(text):,} characters)")
     try:
         b, light, dark, side = parse_position(text)
-    except ValueError as e:  # NotationError
+    except ValueError as e:  # NotationError, or a count Python will not convert
         raise CertificateError(f"{what}: {e}") from None
     if b.name != c.board.name:
         raise CertificateError(f"{what}: {text!r} is on board {b.name}, not {c.board.name}")
