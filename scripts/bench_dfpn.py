@@ -35,7 +35,7 @@ from pathlib import Path
 
 from solver import Board, Position, core
 from solver.search import dfpn as F
-from solver.search.jobs import opening_jobs
+from solver.openings import opening_jobs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_proof import positions, run_variant  # noqa: E402  (the same positions and runs)

@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 from solver import RULES_VERSION, Board, Position, __version__
-from solver.search.jobs import DEFAULT_METHOD, pie_map_svg, solve_openings
+from solver.openings import pie_map_svg, solve_openings
+from solver.search.jobs import DEFAULT_METHOD
 from solver.search.solve import solve
 from solver.files import write_atomic
 from solver.svg import map_svg

@@ -49,7 +49,7 @@ from pathlib import Path
 from solver import RULES_VERSION, Board, Position, __version__
 from solver.certificate import CertificateError, check_data, read_certificate, write_certificate
 from solver.files import claim, interrupt_on_sigterm, write_atomic
-from solver.search.jobs import opening_jobs
+from solver.openings import opening_jobs
 from solver.search.prove import prove
 from solver.search.tablefile import TableFileError, read_header, save_table
 from solver.svg import map_svg

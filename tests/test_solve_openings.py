@@ -13,7 +13,7 @@ import pytest
 
 from conftest import load_script, run_script
 from solver import Board, Position
-from solver.search.jobs import opening_jobs
+from solver.openings import opening_jobs
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
