@@ -1,107 +1,307 @@
-#!/usr/bin/env python3
-"""Prove the first-move classes of a board one at a time, each to the end, and collect
-them into the board's opening table.
+"""Proving the first-move classes of a board one at a time, each to the end, and the
+board's opening table collected from them (``scripts/solve_openings.py`` is the command).
 
-Usage: python scripts/solve_openings.py [--board 3/4] [--classes a1,b2] [--time S]
-                                        [--tt-mb M] [--collect] [--certificates DIR]
-                                        [--tables DIR]
+Each class of first moves (:func:`~solver.openings.solution.opening_jobs`; a class is
+named by its first member) is one df-pn search from the position after the move, Dark to
+move.  Its *record*, ``<folder>/<board>-<hash>-value.json`` (:func:`value_path`; the
+format ``scripts/prove_position.py`` writes too), is written as soon as the search ends:
+the value for Dark to move, whether the proof survived its re-walk, a principal line, the
+effort of every run, and the provenance stamp.  A decided class is never searched again;
+a class whose budget ran out is written ``unknown`` with its effort, and its df-pn table
+is saved (:func:`table_path`) so that the next run goes on where the search stopped.
+While a process works on a class, ``<record>.running`` holds its process id
+(:func:`solver.files.claim`) and other processes pass over that class.
 
-Each class of first moves (the moves the board's symmetries map onto each other; a class
-is named by its first member, as ``meridians solve`` lists them) is one df-pn search from
-the position after the move, Dark to move, with ``--time`` seconds (default: no limit).
-A finished class is written at once to ``results/solutions/<board>-<hash>-value.json``
-(the format of ``scripts/prove_position.py``, so either script continues the other's
-work); a class already decided there is skipped, so the same command resumes after an
-interruption and two commands with different ``--classes`` share the work of two cores.
-A class whose budget runs out is written as ``unknown`` with its effort; its df-pn table
-is saved to ``--tables DIR/<board>-<class>.table`` (default ``~/.cache/meridians/tables``;
-a 9,000 MiB search writes a 7.2 GB file), and so it is when Ctrl-C or SIGTERM stops the
-search: the next run of the class loads it and goes on where the search stopped, with the
-same ``--tt-mb``.  Its record's expansions and seconds then count every run.  The table
-file is removed once the class is decided (and its certificate checked, when asked for).
-With ``--certificates DIR``, each decided class's proof is also written out as a
-certificate, ``DIR/<board>-<class>.json.gz`` (the format ``meridians check`` reads), and
-checked at once; the class record keeps its size, SHA-256, positions and the checker's
-result, so a certificate too large to commit can be regenerated and compared.  A class
-already decided without a certificate gets one: if its file is already in DIR (a run
-stopped while checking it), that file is checked and recorded; else the class is proven
-again (its record is replaced by the new search's, with the certificate).
-While a process works on a class, ``<board>-<hash>-value.running`` beside its file holds
-the process id, and other processes pass over that class.
+A class may also get a *certificate* (:func:`certify_class`): its proof written out in
+the format ``meridians check`` reads and checked at once by the reference checker; the
+record keeps the file's size, SHA-256, positions and the checker's result.
 
-After each class (and with ``--collect`` alone, without searching), writes
-``results/solutions/<board>.json``: Light's value after each first move, per class its
-value, expansions, seconds, command, revision and checked certificate (its file name,
-positions, size, SHA-256), and the first player's value (a win if one class wins, a loss if
-every class loses, else unknown), with the map ``<board>-map.svg``.
+:func:`collect` writes the opening table ``<folder>/<board>.json`` (Light's value after
+each first move, per class its value, effort, provenance and checked certificate) and its
+map ``<board>-map.svg``; :func:`status` is a one-line-per-class summary.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import platform
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from solver import RULES_VERSION, Board, Position, __version__
-from solver.certificate import CertificateError, check_data, read_certificate, write_certificate
-from solver.files import claim, interrupt_on_sigterm, write_atomic
-from solver.openings import opening_jobs
-from solver.search.prove import prove
-from solver.search.tablefile import TableFileError, read_header, save_table
-from solver.svg import map_svg
+from ..board import Board
+from ..files import claim, write_atomic
+from ..position import Position
+from ..provenance import code_revision, provenance
+from ..search.jobs import Job
+from ..search.values import Value
+from .solution import opening_jobs
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from solve_boards import OUT, code_revision  # noqa: E402
+__all__ = [
+    "COMMAND", "ClassError", "ClassInterrupted", "ClassSettings", "value_path", "read_record",
+    "table_path", "certificate_path", "prove_classes", "prove_class", "certify_class",
+    "check_class_certificate", "collect", "status",
+]
 
-LIGHT = {"win": "loss", "loss": "win", "unknown": "unknown", "draw": "draw"}  # Dark's value -> Light's
+#: the command whose records these are: a table another command wrote is not replaced
+COMMAND = "python scripts/solve_openings.py"
 
 
-def value_path(pos: Position) -> Path:
-    """Where ``scripts/prove_position.py`` and this script keep one position's result."""
-    return OUT / f"{pos.board.name.replace('/', '-')}-{hashlib.sha1(str(pos).encode()).hexdigest()[:8]}-value.json"
+class ClassError(ValueError):
+    """A class record or opening table that cannot be used (corrupt, or another command's)."""
 
 
-def read_value(path: Path) -> dict | None:
-    """The record at ``path``, or None if there is none (a corrupt file is an error)."""
+class ClassInterrupted(Exception):
+    """Ctrl-C or SIGTERM stopped a class; the message says what was kept."""
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+@dataclass
+class ClassSettings:
+    """How classes are proven: ``folder`` holds the records and the opening table;
+    ``seconds`` per class (None: no limit); ``tt_mb`` the df-pn table; ``tables`` where
+    a stopped class's table is saved (None: nowhere); ``certificates`` where each decided
+    class's certificate is written and checked (None: no certificates), at most
+    ``certificate_nodes`` positions, checked by ``check_jobs`` processes.  ``revision``
+    is the code's revision, taken once when the run starts; ``say`` shows progress."""
+
+    folder: Path
+    seconds: float | None = None
+    tt_mb: float = 4096.0
+    tables: Path | None = None
+    certificates: Path | None = None
+    certificate_nodes: int = 50_000_000
+    check_jobs: int = 1
+    revision: str = field(default_factory=code_revision)
+    say: Callable[[str], None] = _stderr
+
+    def command(self, board: Board, key: str) -> str:
+        """The command that proves class ``key`` with these settings."""
+        return (f"{COMMAND} --board {board.name} --classes {key}"
+                + (f" --time {self.seconds:g}" if self.seconds else "") + f" --tt-mb {self.tt_mb:g}"
+                + (f" --certificates {self.certificates}" if self.certificates else ""))
+
+
+# -- where things are --------------------------------------------------------------------
+def value_path(folder: Path, pos: Position) -> Path:
+    """Where ``scripts/prove_position.py`` and the class search keep one position's record."""
+    digest = hashlib.sha1(str(pos).encode()).hexdigest()[:8]
+    return Path(folder) / f"{pos.board.name.replace('/', '-')}-{digest}-value.json"
+
+
+def read_record(path: Path) -> dict | None:
+    """The record at ``path``, or None if there is none.  Raises ClassError for a file
+    that is not a JSON object."""
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        sys.exit(f"solve_openings: {path} is corrupt ({e}); move it away to search that class again")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as e:
+        raise ClassError(f"{path} is corrupt ({e}); move it away to search that class again") from None
+    if not isinstance(data, dict):
+        raise ClassError(f"{path} is corrupt (not a JSON object); move it away to search that class again")
+    return data
 
 
-def table_path(tables: str, board: Board, key: str) -> Path | None:
-    """Where class ``key``'s df-pn table is saved (None: ``--tables none``)."""
-    if tables.lower() == "none":
+def table_path(tables: Path | None, board: Board, key: str) -> Path | None:
+    """Where class ``key``'s df-pn table is saved (None: tables are not saved)."""
+    if tables is None:
         return None
     return Path(tables) / f"{board.name.replace('/', '-')}-{key}.table"
 
 
 def certificate_path(folder: Path, board: Board, key: str) -> Path:
     """Where class ``key``'s certificate is written."""
-    return folder / f"{board.name.replace('/', '-')}-{key}.json.gz"
+    return Path(folder) / f"{board.name.replace('/', '-')}-{key}.json.gz"
 
 
+def _decided(rec: dict | None) -> bool:
+    """A record of a win or loss whose proof survived its re-walk."""
+    return bool(rec) and rec.get("value") in ("win", "loss") and bool(rec.get("verified"))
+
+
+# -- proving -----------------------------------------------------------------------------
+def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> None:
+    """Prove the classes named ``keys`` (all when empty), one at a time, and collect the
+    opening table after each class worked on.  A decided class is passed over (one
+    without a certificate, when certificates are asked for, gets one: its certificate
+    file left by a stopped run is checked, else it is proven again), and so is a class
+    another live process holds.  Raises ClassError (an unknown class, a corrupt record),
+    :class:`~solver.search.tablefile.TableFileError` and ClassInterrupted."""
+    jobs = opening_jobs(Position.start(board))
+    names = {j.key: j for j in jobs}
+    for k in keys:
+        if k not in names:
+            raise ClassError(f"no class {k!r} on {board.name} (classes: {', '.join(names)})")
+    say = settings.say
+    for job in (names[k] for k in keys) if keys else jobs:
+        pos = Position.parse(job.position)
+        path = value_path(settings.folder, pos)
+        old = read_record(path)
+        if _decided(old) and (settings.certificates is None or "certificate" in old):
+            say(f"{job.key}: already {old['value']} for Dark to move ({path.name})")
+            continue
+        lock = path.with_suffix(".running")
+        if not claim(lock):
+            say(f"{job.key}: another process is on it ({lock.name})")
+            continue
+        try:
+            if _decided(old):
+                cert = certificate_path(settings.certificates, board, job.key)
+                # a certificate written by a run stopped while checking it is checked,
+                # not written again: it proves the claim whichever search wrote it
+                if not (cert.exists() and _certify_record(old, pos, path, cert, job.key, settings)):
+                    say(f"{job.key}: decided, without a certificate: proving it again to write one")
+                    prove_class(board, job, settings)
+            else:
+                prove_class(board, job, settings)
+        finally:
+            lock.unlink(missing_ok=True)
+        collect(settings.folder, board)
+
+
+def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
+    """Search one class, write its record (and, when asked, its checked certificate);
+    return the record."""
+    from ..certificate import CertificateError
+    from ..search.prove import prove
+    from ..search.tablefile import save_table
+
+    say = settings.say
+    pos = Position.parse(job.position)
+    path = value_path(settings.folder, pos)
+    last = [0.0]
+
+    def progress(info: dict) -> None:
+        if info["seconds"] - last[0] >= 60:
+            last[0] = info["seconds"]
+            say(f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
+                f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s")
+
+    t0 = time.time()
+    table = table_path(settings.tables, board, job.key)
+    if table is not None and table.exists():
+        say(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)")
+    try:
+        p = prove(pos, method="dfpn", seconds=settings.seconds, tt_mb=settings.tt_mb,
+                  progress=progress, table_file=table)
+    except KeyboardInterrupt:
+        kept = f"its table is in {table}: run again to resume" if table else "nothing kept"
+        raise ClassInterrupted(f"interrupted in class {job.key}; {kept}") from None
+    record = {
+        "position": str(pos), "board": board.name, "to_move": pos.to_move,
+        "class": list(job.members), **provenance(settings.command(board, job.key), revision=settings.revision),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
+    }
+    # the value is written before the certificate is built and checked, which takes longer
+    # than the search did: an interruption then loses only the certificate
+    settings.folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(record, indent=1) + "\n")
+    say(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
+        f"expansions in {p.seconds:.0f} s; wrote {path.name}")
+    decided = p.value in ("win", "loss") and p.verified
+    if settings.certificates is not None and decided:
+        if table is not None:
+            # the table holds the proof: should the certificate fail or be stopped, the
+            # next run finds the class proven in it at once instead of searching again
+            save_table(table, *p.search[:2], str(pos), stage=p.stats["stage"], seconds=p.seconds,
+                       runs=p.stats["runs"], tt_mb=settings.tt_mb)
+        try:
+            record["certificate"] = certify_class(pos, p, job.key, settings)
+        except KeyboardInterrupt:
+            raise ClassInterrupted(f"interrupted while writing the certificate of {job.key}; "
+                                   f"its value is kept in {path.name}, the certificate is not") from None
+        except CertificateError as e:
+            # the value stands (re-walked); the next run with certificates proves it again
+            say(f"{job.key}: no certificate: {e}")
+            return record
+        write_atomic(path, json.dumps(record, indent=1) + "\n")
+    if table is not None and decided:
+        table.unlink(missing_ok=True)
+    return record
+
+
+# -- certificates ------------------------------------------------------------------------
 def _certify_record(old: dict, pos: Position, path: Path, cert: Path, name: str,
-                    args: argparse.Namespace) -> bool:
+                    settings: ClassSettings) -> bool:
     """Check the certificate file ``cert`` of a decided class and, if it proves the
     class record ``old``'s value, add it to the record (and drop the saved table)."""
-    print(f"{name}: checking the certificate already written, {cert}", file=sys.stderr, flush=True)
+    from ..certificate import CertificateError
+
+    settings.say(f"{name}: checking the certificate already written, {cert}")
     try:
-        entry = _checked(cert, pos, old["value"], name, args)
+        entry = check_class_certificate(cert, pos, old["value"], name, settings)
     except CertificateError as e:
-        print(f"{name}: {cert.name} is refused: {e}", file=sys.stderr, flush=True)
+        settings.say(f"{name}: {cert.name} is refused: {e}")
         return False
     write_atomic(path, json.dumps({**old, "certificate": entry}, indent=1) + "\n")
-    table = table_path(args.tables, pos.board, name)
+    table = table_path(settings.tables, pos.board, name)
     if table is not None:
         table.unlink(missing_ok=True)
     return True
+
+
+def certify_class(pos: Position, proof, name: str, settings: ClassSettings) -> dict:
+    """Write the certificate of ``proof`` (gzip-compressed) to ``settings.certificates``
+    and check it with ``meridians check``'s checker; return what the class record keeps
+    of it.  Raises CertificateError."""
+    from ..certificate import write_certificate
+
+    t0 = time.perf_counter()
+
+    def built(n: int) -> None:
+        settings.say(f"{name}: certificate {n:>12,} positions {time.perf_counter() - t0:8.0f} s")
+
+    folder = Path(settings.certificates)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = certificate_path(folder, pos.board, name)
+    # streamed to the file: the nodes as text would not fit beside the table
+    head = write_certificate(out, pos, proof, max_nodes=settings.certificate_nodes, tt_mb=256, progress=built)
+    proof.search = None  # the table is no longer needed: free it before checking
+    seconds = time.perf_counter() - t0
+    settings.say(f"{name}: certificate of {head['node_count']:,} positions, {head['bytes']:,} bytes, "
+                 f"in {seconds:.0f} s; checking")
+    return {**check_class_certificate(out, pos, proof.value, name, settings),
+            "build_seconds": round(seconds, 1)}
+
+
+def check_class_certificate(cert: Path, pos: Position, value: str, name: str,
+                            settings: ClassSettings) -> dict:
+    """Check the certificate file ``cert`` with ``meridians check``'s checker, and that it
+    claims ``value`` for the player to move at ``pos``; what the class record keeps of it.
+    Raises CertificateError."""
+    from ..certificate import CertificateError, check_data, read_certificate
+
+    t1 = time.perf_counter()
+
+    def checking(stage: str, n: int, total: int) -> None:
+        settings.say(f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s")
+
+    data = read_certificate(cert)
+    if not isinstance(data, dict) or data.get("root") != str(pos):
+        raise CertificateError(f"its root is not {pos}")
+    other = "L" if pos.to_move == "D" else "D"
+    winner = pos.to_move if value == "win" else other
+    if data.get("winner") != winner:
+        raise CertificateError(f"it claims a win for {data.get('winner')}, the class record for {winner}")
+    reproved = data.get("reproved")
+    checked = check_data(data, checking, jobs=settings.check_jobs)
+    del data
+    digest = hashlib.sha256()
+    with open(cert, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return {
+        "file": cert.name, "bytes": cert.stat().st_size, "sha256": digest.hexdigest(),
+        "positions": checked, "reproved": reproved, "build_seconds": None,
+        "checked_positions": checked, "check_seconds": round(time.perf_counter() - t1, 1),
+        "check": f"meridians check {cert.name}",
+    }
 
 
 def _summary(cert: dict | None) -> dict | None:
@@ -111,14 +311,70 @@ def _summary(cert: dict | None) -> dict | None:
     return {k: cert[k] for k in ("file", "positions", "bytes", "sha256", "check_seconds")}
 
 
-def status(board: Board, tables: str) -> str:
+# -- the opening table -------------------------------------------------------------------
+def _light(rec: dict | None) -> str:
+    """Light's value after the class's moves: the negation of Dark's, decided or unknown."""
+    return Value(rec["value"]).negated().value if _decided(rec) else "unknown"
+
+
+def collect(folder: Path, board: Board) -> dict:
+    """Write ``<board>.json`` and ``<board>-map.svg`` in ``folder`` from the class records;
+    return the table.  Raises ClassError when ``<board>.json`` was written by another
+    command (such as 2/3's, by alpha-beta): it is left alone."""
+    from ..svg import map_svg
+
+    folder = Path(folder)
+    stem = board.name.replace("/", "-")
+    mine = read_record(folder / f"{stem}.json")
+    if mine is not None and not str(mine.get("command", "")).startswith(COMMAND):
+        raise ClassError(f"{folder / stem}.json was written by {mine.get('command')!r}; not replacing it")
+    classes, moves = [], {}
+    for job in opening_jobs(Position.start(board)):
+        rec = read_record(value_path(folder, Position.parse(job.position))) or {}
+        decided = _decided(rec)
+        light = _light(rec)
+        classes.append({
+            "members": list(job.members), "position": job.position, "light": light,
+            "expansions": rec.get("nodes"), "seconds": rec.get("seconds"),
+            "command": rec.get("command"), "revision": rec.get("revision"),
+            "line": rec.get("line", []) if decided else [],
+            # what the reference checker accepted (the file itself is regenerated by the
+            # record's command where it is too large to commit)
+            "certificate": _summary(rec.get("certificate")) if decided else None,
+        })
+        for m in job.members:
+            moves[m] = light
+    values = set(moves.values())
+    first = "win" if "win" in values else ("loss" if values == {"loss"} else "unknown")
+    record = {
+        "board": board.name,
+        **provenance(f"{COMMAND} --board {board.name} --collect"),
+        "method": "df-pn per class of first moves (scripts/solve_openings.py or "
+                  "scripts/prove_position.py), each proof re-walked",
+        "value": first,
+        "decided": f"{sum(v != 'unknown' for v in moves.values())} of {len(moves)} first moves",
+        "certified": f"{sum(c['certificate'] is not None for c in classes)} of {len(classes)} classes",
+        "moves": dict(sorted(moves.items())),
+        "classes": classes,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / f"{stem}.json", json.dumps(record, indent=1) + "\n")
+    shown = {"win": "Light wins", "loss": "Light loses", "unknown": "not yet known"}[first]
+    title = f"{board.name}: Light's first move ({shown}; {record['decided']} decided)"
+    write_atomic(folder / f"{stem}-map.svg", map_svg(board, {board.index(m): v for m, v in moves.items()}, title=title))
+    return record
+
+
+def status(folder: Path, board: Board, tables: Path | None) -> str:
     """One line per class: its value for Light, effort, certificate, saved table."""
+    from ..search.tablefile import TableFileError, read_header
+
     lines = [f"{'class':<6} {'moves':<16} {'Light':<8} {'expansions':>14} {'seconds':>8}  certificate / table"]
     for job in opening_jobs(Position.start(board)):
-        path = value_path(Position.parse(job.position))
-        rec = read_value(path) or {}
-        decided = rec.get("value") in ("win", "loss") and rec.get("verified")
-        light = LIGHT[rec["value"]] if decided else ("unknown" if rec else "-")
+        path = value_path(folder, Position.parse(job.position))
+        rec = read_record(path) or {}
+        decided = _decided(rec)
+        light = _light(rec) if decided else ("unknown" if rec else "-")
         notes = []
         cert = rec.get("certificate")
         if cert:
@@ -138,234 +394,3 @@ def status(board: Board, tables: str) -> str:
         secs = f"{rec['seconds']:.0f}" if "seconds" in rec else "-"
         lines.append(f"{job.key:<6} {','.join(job.members):<16} {light:<8} {nodes:>14} {secs:>8}  {'; '.join(notes)}")
     return "\n".join(lines)
-
-
-def collect(board: Board) -> dict:
-    """Write ``<board>.json`` and ``<board>-map.svg`` from the class files; return the record.
-    A ``<board>.json`` another script wrote (such as 2/3's, by alpha-beta) is left alone."""
-    stem = board.name.replace("/", "-")
-    mine = read_value(OUT / f"{stem}.json")
-    if mine is not None and not str(mine.get("command", "")).startswith("python scripts/solve_openings.py"):
-        sys.exit(f"solve_openings: {OUT / stem}.json was written by {mine.get('command')!r}; not replacing it")
-    classes, moves = [], {}
-    for job in opening_jobs(Position.start(board)):
-        rec = read_value(value_path(Position.parse(job.position))) or {}
-        decided = rec.get("value") in ("win", "loss") and rec.get("verified")
-        dark = rec.get("value", "unknown") if decided else "unknown"
-        light = LIGHT[dark]
-        classes.append({
-            "members": list(job.members), "position": job.position, "light": light,
-            "expansions": rec.get("nodes"), "seconds": rec.get("seconds"),
-            "command": rec.get("command"), "revision": rec.get("revision"),
-            "line": rec.get("line", []) if decided else [],
-            # what the reference checker accepted (the file itself is regenerated by the
-            # record's command where it is too large to commit)
-            "certificate": _summary(rec.get("certificate")) if decided else None,
-        })
-        for m in job.members:
-            moves[m] = light
-    values = set(moves.values())
-    first = "win" if "win" in values else ("loss" if values == {"loss"} else "unknown")
-    record = {
-        "board": board.name,
-        "command": f"python scripts/solve_openings.py --board {board.name} --collect",
-        "version": __version__, "revision": code_revision(), "rules": RULES_VERSION,
-        "python": platform.python_version(),
-        "method": "df-pn per class of first moves (scripts/solve_openings.py or "
-                  "scripts/prove_position.py), each proof re-walked",
-        "value": first,
-        "decided": f"{sum(v != 'unknown' for v in moves.values())} of {len(moves)} first moves",
-        "certified": f"{sum(c['certificate'] is not None for c in classes)} of {len(classes)} classes",
-        "moves": dict(sorted(moves.items())),
-        "classes": classes,
-    }
-    write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
-    shown = {"win": "Light wins", "loss": "Light loses", "unknown": "not yet known"}[first]
-    title = f"{board.name}: Light's first move ({shown}; {record['decided']} decided)"
-    write_atomic(OUT / f"{stem}-map.svg", map_svg(board, {board.index(m): v for m, v in moves.items()}, title=title))
-    return record
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--board", default="3/4")
-    ap.add_argument("--classes", default="", help="comma-separated class names (default: all)")
-    ap.add_argument("--time", type=float, default=None, help="seconds per class (default: no limit)")
-    ap.add_argument("--tt-mb", type=float, default=4096.0)
-    ap.add_argument("--collect", action="store_true", help="only write the opening table")
-    ap.add_argument("--status", action="store_true",
-                    help="only print each class's value, effort, certificate and saved table")
-    ap.add_argument("--certificates", default=None, metavar="DIR",
-                    help="write each decided class's certificate (gzip) to DIR and check it")
-    ap.add_argument("--certificate-nodes", type=int, default=50_000_000,
-                    help="largest certificate to build (positions)")
-    ap.add_argument("--check-jobs", type=int, default=1, metavar="N",
-                    help="processes checking a certificate (default 1: another search may "
-                    "hold the other core)")
-    ap.add_argument("--tables", default=str(Path("~/.cache/meridians/tables").expanduser()),
-                    metavar="DIR", help="where a stopped class's table is saved and resumed "
-                    "from ('none': nowhere; default: %(default)s)")
-    args = ap.parse_args()
-    try:
-        board = Board.parse(args.board)
-    except ValueError as e:
-        sys.exit(f"solve_openings: {e}")
-    jobs = opening_jobs(Position.start(board))
-    names = {j.key: j for j in jobs}
-    wanted = [c for c in args.classes.split(",") if c]
-    for c in wanted:
-        if c not in names:
-            sys.exit(f"solve_openings: no class {c!r} on {board.name} (classes: {', '.join(names)})")
-    # the revision of the code this process runs, taken once at its start: the solver
-    # is imported now, so later commits do not change what it runs (a revision taken at
-    # each class's start would name them)
-    args.revision = code_revision()
-    # a background run is stopped with SIGTERM: let it save its table as Ctrl-C does
-    interrupt_on_sigterm()
-    if args.status:
-        print(status(board, args.tables))
-        return
-    if args.collect:
-        rec = collect(board)
-        print(f"{board.name}: {rec['value']} for Light; {rec['decided']} decided", file=sys.stderr)
-        return
-    for job in (names[c] for c in wanted) if wanted else jobs:
-        pos = Position.parse(job.position)
-        path = value_path(pos)
-        old = read_value(path)
-        if old and old.get("value") in ("win", "loss") and old.get("verified"):
-            if not args.certificates or "certificate" in old:
-                print(f"{job.key}: already {old['value']} for Dark to move ({path.name})", file=sys.stderr)
-                continue
-        lock = path.with_suffix(".running")
-        if not claim(lock):
-            print(f"{job.key}: another process is on it ({lock.name})", file=sys.stderr)
-            continue
-        try:
-            if old and old.get("value") in ("win", "loss") and old.get("verified"):
-                cert = certificate_path(Path(args.certificates), board, job.key)
-                # a certificate written by a run stopped while checking it is checked,
-                # not written again: it proves the claim whichever search wrote it
-                if not (cert.exists() and _certify_record(old, pos, path, cert, job.key, args)):
-                    print(f"{job.key}: decided, without a certificate: proving it again to write one",
-                          file=sys.stderr)
-                    _prove_class(board, job, pos, path, args)
-            else:
-                _prove_class(board, job, pos, path, args)
-        finally:
-            lock.unlink(missing_ok=True)
-        collect(board)
-
-
-def _prove_class(board: Board, job, pos: Position, path: Path, args: argparse.Namespace) -> None:
-    """Search one class and write its record."""
-    last = [0.0]
-
-    def progress(info: dict) -> None:
-        if info["seconds"] - last[0] >= 60:
-            last[0] = info["seconds"]
-            print(f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
-                  f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s", file=sys.stderr, flush=True)
-
-    t0 = time.time()
-    revision = args.revision
-    table = table_path(args.tables, board, job.key)
-    if table is not None and table.exists():
-        print(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)",
-              file=sys.stderr, flush=True)
-    try:
-        p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress,
-                  table_file=table)
-    except KeyboardInterrupt:
-        kept = f"its table is in {table}: run again to resume" if table else "nothing kept"
-        sys.exit(f"solve_openings: interrupted in class {job.key}; {kept}")
-    except TableFileError as e:
-        sys.exit(f"solve_openings: {e}")
-    command = (f"python scripts/solve_openings.py --board {board.name} --classes {job.key}"
-               + (f" --time {args.time:g}" if args.time else "") + f" --tt-mb {args.tt_mb:g}"
-               + (f" --certificates {args.certificates}" if args.certificates else ""))
-    record = {
-        "position": str(pos), "board": board.name, "to_move": pos.to_move,
-        "class": list(job.members), "command": command, "version": __version__,
-        "revision": revision, "rules": RULES_VERSION, "python": platform.python_version(),
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
-    }
-    # the value is written before the certificate is built and checked, which takes longer
-    # than the search did: an interruption then loses only the certificate
-    write_atomic(path, json.dumps(record, indent=1) + "\n")
-    print(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
-          f"expansions in {p.seconds:.0f} s; wrote {path.name}", file=sys.stderr, flush=True)
-    decided = p.value in ("win", "loss") and p.verified
-    if args.certificates and decided:
-        if table is not None:
-            # the table holds the proof: should the certificate fail or be stopped, the
-            # next run finds the class proven in it at once instead of searching again
-            save_table(table, *p.search[:2], str(pos), stage=p.stats["stage"], seconds=p.seconds,
-                       runs=p.stats["runs"], tt_mb=args.tt_mb)
-        try:
-            record["certificate"] = _certificate(pos, p, Path(args.certificates), job.key, args)
-        except KeyboardInterrupt:
-            sys.exit(f"solve_openings: interrupted while writing the certificate of {job.key}; "
-                     f"its value is kept in {path.name}, the certificate is not")
-        except CertificateError as e:
-            # the value stands (re-walked); the next run with --certificates proves it again
-            print(f"{job.key}: no certificate: {e}", file=sys.stderr, flush=True)
-            return
-        write_atomic(path, json.dumps(record, indent=1) + "\n")
-    if table is not None and decided:
-        table.unlink(missing_ok=True)
-
-
-def _certificate(pos: Position, proof, folder: Path, name: str, args: argparse.Namespace) -> dict:
-    """Write the certificate of ``proof`` (gzip-compressed) to ``folder`` and check it with
-    ``meridians check``'s checker; return what the class record keeps of it."""
-    t0 = time.perf_counter()
-
-    def built(n: int) -> None:
-        print(f"{name}: certificate {n:>12,} positions {time.perf_counter() - t0:8.0f} s",
-              file=sys.stderr, flush=True)
-
-    folder.mkdir(parents=True, exist_ok=True)
-    out = certificate_path(folder, pos.board, name)
-    # streamed to the file: the nodes as text would not fit beside the table
-    head = write_certificate(out, pos, proof, max_nodes=args.certificate_nodes, tt_mb=256, progress=built)
-    proof.search = None  # the table is no longer needed: free it before checking
-    seconds = time.perf_counter() - t0
-    print(f"{name}: certificate of {head['node_count']:,} positions, {head['bytes']:,} bytes, "
-          f"in {seconds:.0f} s; checking", file=sys.stderr, flush=True)
-    return {**_checked(out, pos, proof.value, name, args), "build_seconds": round(seconds, 1)}
-
-
-def _checked(cert: Path, pos: Position, value: str, name: str, args: argparse.Namespace) -> dict:
-    """Check the certificate file ``cert`` with ``meridians check``'s checker, and that it
-    claims ``value`` for the player to move at ``pos``; what the class record keeps of it.
-    Raises CertificateError."""
-    t1 = time.perf_counter()
-
-    def checking(stage: str, n: int, total: int) -> None:
-        print(f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s",
-              file=sys.stderr, flush=True)
-
-    data = read_certificate(cert)
-    if not isinstance(data, dict) or data.get("root") != str(pos):
-        raise CertificateError(f"its root is not {pos}")
-    winner = pos.to_move if value == "win" else ("L" if pos.to_move == "D" else "D")
-    if data.get("winner") != winner:
-        raise CertificateError(f"it claims a win for {data.get('winner')}, the class record for {winner}")
-    reproved = data.get("reproved")
-    checked = check_data(data, checking, jobs=args.check_jobs)
-    del data
-    digest = hashlib.sha256()
-    with open(cert, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return {
-        "file": cert.name, "bytes": cert.stat().st_size, "sha256": digest.hexdigest(),
-        "positions": checked, "reproved": reproved, "build_seconds": None,
-        "checked_positions": checked, "check_seconds": round(time.perf_counter() - t1, 1),
-        "check": f"meridians check {cert.name}",
-    }
-
-
-if __name__ == "__main__":
-    main()
