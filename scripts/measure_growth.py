@@ -25,35 +25,30 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import platform
-import random
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from solver import RULES_VERSION, Board, Game, Position, __version__
+from solver import Board, Position
 from solver.files import claim, interrupt_on_sigterm, write_atomic
+from solver.provenance import code_revision, provenance
+from solver.randomgame import empty_points, random_game
 from solver.search.prove import prove
 from solver.svg import growth_svg
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_verify import empty_points  # noqa: E402
-from solve_boards import OUT, code_revision  # noqa: E402
+OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
 
 
 def positions(board: Board, counts: list[int], games: int, seed: int) -> list[tuple[int, int, str]]:
     """``(seed, e, position)`` for each game and wanted count ``e`` the game passes."""
     out = []
     for s in range(seed, seed + games):
-        rng = random.Random(s)
-        g = Game(board)
         first: dict[int, str] = {}
-        while g.outcome is None:
-            e = empty_points(g.position)
-            if e in counts and e not in first:
-                first[e] = str(g.position)
-            g.play(rng.choice(g.position.legal_moves()))
+        for pos in random_game(board, s):
+            e = empty_points(pos)
+            if pos.outcome is None and e in counts and e not in first:
+                first[e] = str(pos)
         out.extend((s, e, first[e]) for e in sorted(first))
     return out
 
@@ -161,8 +156,7 @@ def measure(board: Board, counts: list[int], args: argparse.Namespace, out: Path
 
     def save() -> None:
         rec = {
-            "board": board.name, "command": command, "version": __version__, "revision": revision,
-            "rules": RULES_VERSION, "python": platform.python_version(),
+            "board": board.name, **provenance(command, revision=revision),
             "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             **summarize(board, runs, args.max_nodes), "classes": class_costs(board),
             "runs": sorted(runs, key=lambda r: (r["empty"], r["seed"])),

@@ -28,11 +28,12 @@ __all__ = ["provenance", "code_revision", "CODE_PATHS"]
 CODE_PATHS = ("solver", "puzzles", "scripts", "pyproject.toml")
 
 
-def code_revision() -> str:
-    """The git revision of the code: ``'6d34ef3'``, ``'6d34ef3-dirty'`` or ``'unknown'``
-    (see the module docstring).  Take it once when a long run starts: later commits do
-    not change the code the run imported."""
-    top = Path(__file__).resolve().parent.parent
+def code_revision(top: str | Path | None = None) -> str:
+    """The git revision of the code in the checkout ``top`` (default: the one this
+    package runs from): ``'6d34ef3'``, ``'6d34ef3-dirty'`` or ``'unknown'`` (see the
+    module docstring).  Take it once when a long run starts: later commits do not change
+    the code the run imported."""
+    top = Path(__file__).resolve().parent.parent if top is None else Path(top)
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=top, capture_output=True,
                               text=True, check=True, timeout=10).stdout.strip()
