@@ -109,3 +109,16 @@ def test_sigterm_stops_a_run_keeping_the_positions_measured(script, tmp_path, mo
         signal.signal(signal.SIGTERM, before)
     assert len(json.loads((tmp_path / "2-3-growth.json").read_text())["runs"]) == 1
     assert not (tmp_path / "2-3-growth.running").exists()
+
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "results" / "solutions"
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*-growth.json")), ids=lambda p: p.name)
+def test_the_committed_positions_are_the_ones_their_seeds_give(script, path):
+    """(solver.randomgame draws the same games as the loop that chose them)"""
+    rec = json.loads(path.read_text())
+    seeds = {r["seed"] for r in rec["runs"]}
+    counts = sorted({r["empty"] for r in rec["runs"]})
+    got = set(script.positions(Board.parse(rec["board"]), counts, max(seeds) - min(seeds) + 1, min(seeds)))
+    assert {(r["seed"], r["empty"], r["position"]) for r in rec["runs"]} <= got
