@@ -80,6 +80,11 @@ class ClassSettings:
     revision: str = field(default_factory=code_revision)
     say: Callable[[str], None] = _stderr
 
+    def __post_init__(self) -> None:
+        self.folder = Path(self.folder)
+        self.tables = None if self.tables is None else Path(self.tables)
+        self.certificates = None if self.certificates is None else Path(self.certificates)
+
     def command(self, board: Board, key: str) -> str:
         """The command that proves class ``key`` with these settings."""
         return (f"{COMMAND} --board {board.name} --classes {key}"
