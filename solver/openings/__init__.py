@@ -10,6 +10,8 @@ symmetries (:func:`opening_jobs`, :func:`pie_jobs`):
 - :mod:`.classes`: one class at a time, each to the end, with a record per class, saved
   df-pn tables, checked certificates, and the board's opening table collected from the
   records (``scripts/solve_openings.py``: the way 3/4 was solved).
+- :mod:`.growth`: how the cost of a proof grows with the empty points, extrapolated to a
+  first-move class (``scripts/measure_growth.py``).
 
 This is an application of the searches (:mod:`solver.search`); nothing in the search
 layer imports it.
