@@ -12,15 +12,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
 
 from solver import RULES_VERSION, Board, __version__
 from solver import reference as ref
 from solver.bench import playout_rate
+from solver.provenance import provenance
 
 
 def reference_rate(board: Board, seconds: float, seed: int = 1) -> dict:
-    """Random playouts with solver.reference (no repetition tracking, like the core)."""
+    """Random playouts with solver.reference (no repetition tracking, like the core).
+    (Not :mod:`solver.randomgame`: this measures the reference's own moves.)"""
     rng = random.Random(seed)
     games = plies = 0
     t0 = time.perf_counter()
@@ -56,7 +59,8 @@ def main() -> None:
             "speedup": core["plies_per_s"] / slow["plies_per_s"],
         })
     if args.json:
-        print(json.dumps({"version": __version__, "rules": RULES_VERSION, "boards": rows}, indent=1))
+        command = " ".join(["python scripts/bench_core.py", *sys.argv[1:]])
+        print(json.dumps({**provenance(command), "boards": rows}, indent=1))
         return
     print(f"meridians {__version__}, rules {RULES_VERSION}, {args.seconds:g} s per engine and board")
     print(f"{'board':>6} {'core playouts/s':>16} {'core plies/s':>14} {'plies/game':>10} {'reference playouts/s':>21} {'core/reference':>15}")

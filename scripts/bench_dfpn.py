@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from solver import Board, Position, core
+from solver import Board, Position
+from solver.openings import opening_jobs
+from solver.randomgame import random_positions
 from solver.search import dfpn as F
-from solver.search.jobs import opening_jobs
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_proof import positions, run_variant  # noqa: E402  (the same positions and runs)
+from solver.search.values import Value
+from solver.search.variants import dfpn_variant
 
 SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
 
@@ -67,19 +66,18 @@ EXTRA = {
 }
 
 
-def run(t, pos: Position, expansions: int, tt_mb: float, options: dict) -> tuple[str, int, float]:
+def run(pos: Position, expansions: int, tt_mb: float, options: dict) -> tuple[str, int, float]:
     """(value for the player to move, expansions, seconds) of one df-pn search; a variant
     may set its own ``tt_mb``."""
     options = dict(options)
-    return run_variant(t, pos, expansions, options.pop("tt_mb", tt_mb), **options)
+    return dfpn_variant(pos, expansions, options.pop("tt_mb", tt_mb), **options)
 
 
 def table(title: str, todo: list[Position], expansions: int, tt_mb: float) -> dict:
-    t = core.tables(todo[0].board)
-    run(t, todo[0], 100, 1, {})  # compile or load before timing
+    run(todo[0], 100, 1, {})  # compile or load before timing
     runs = {}
     for name, opts in VARIANTS.items():
-        runs[name] = [run(t, p, expansions, tt_mb, opts) for p in todo]
+        runs[name] = [run(p, expansions, tt_mb, opts) for p in todo]
     for i, p in enumerate(todo):
         vals = {runs[n][i][0] for n in VARIANTS} - {"unknown"}
         assert len(vals) <= 1, f"the variants disagree on {p}: { {n: runs[n][i][0] for n in VARIANTS} }"
@@ -135,13 +133,13 @@ def main() -> None:
     solved = json.loads(SOLVED_2_3.read_text())
     assert runs["before"][0][0] == solved["value"], "2/3: the empty board's value changed"
     for job, r in zip(opening_jobs(start), runs["before"][1:]):
-        light = {"win": "loss", "loss": "win"}[r[0]]
+        light = Value(r[0]).negated()
         assert all(solved["moves"][m] == light for m in job.members), f"2/3: {job.key} changed"
     print(f"  values equal to {SOLVED_2_3.name} (root and all {len(solved['moves'])} first moves)")
     if not args.skip_3_4:
         todo: list[Position] = []
         for k in (int(x) for x in args.plies.split(",")):
-            todo += positions(Board.parse("3/4"), args.positions, k, seed=600 + k)
+            todo += random_positions(Board.parse("3/4"), args.positions, k, seed=600 + k)
         table("3/4, positions " + args.plies + " plies into seeded random games", todo,
               args.expansions, args.tt_mb)
 

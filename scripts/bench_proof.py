@@ -17,12 +17,11 @@ one run, so machine noise does not enter the ratios.
 from __future__ import annotations
 
 import argparse
-import random
-import time
 
-from solver import Board, Position, core
-from solver.search import dfpn as F
+from solver import Board, Position
+from solver.randomgame import random_positions
 from solver.search.prove import prove
+from solver.search.variants import dfpn_variant
 
 METHODS = ("alphabeta", "dfpn", "horizon")
 VARIANTS = {
@@ -32,39 +31,8 @@ VARIANTS = {
     "no dead-group lowering": {"dead_shift": 0},
     "no symmetry": {"use_symmetry": False},
 }
-
-
-def positions(board: Board, count: int, plies: int, seed: int = 1) -> list[Position]:
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        pos = Position.start(board)
-        for _ in range(plies):
-            if pos.outcome is not None:
-                break
-            pos = pos.play(rng.choice(pos.legal_moves()))
-        if pos.outcome is None:
-            out.append(pos)
-    return out
-
-
-def run_variant(t, pos: Position, expansions: int, tt_mb: float, **options) -> tuple[str, int, float]:
-    """(result, expansions, seconds) of one df-pn run for the player to move."""
-    D = F.new_dfpn(t, pos._side, tt_mb, **options)
-    ply = F.load_root(D, t, [(pos._st, pos._side)])
-    D.limits[F.MAX_EXPANSIONS] = expansions
-    t0 = time.perf_counter()
-    pn, dn, tainted = F.mid(t, D, ply, pos._side, F.INF - 1, F.INF - 1)
-    secs = time.perf_counter() - t0
-    if D.stats[F.ABORTED]:
-        result = "unknown"
-    elif pn == 0:
-        result = "win"
-    elif dn == 0 and not tainted:
-        result = "loss"
-    else:
-        result = "unknown"
-    return result, int(min(D.stats[F.EXPANSIONS], expansions)), secs
+#: scripts/bench_check.py and bench_certificate.py still import ``positions`` from here
+positions = random_positions
 
 
 def main() -> None:
@@ -77,8 +45,7 @@ def main() -> None:
     ap.add_argument("--tt-mb", type=float, default=512)
     args = ap.parse_args()
     board = Board.parse(args.board)
-    t = core.tables(board)
-    todo = positions(board, args.positions, args.plies)
+    todo = random_positions(board, args.positions, args.plies)
     for m in METHODS:  # compile or load before timing
         prove(Position.start(Board.parse("2/3")), method=m, tt_mb=1)
         prove(todo[0], method=m, tt_mb=1, max_nodes=1000)
@@ -105,7 +72,7 @@ def main() -> None:
             f"{m} {results[m][i].value} {results[m][i].nodes:,}" for m in METHODS))
 
     print(f"\ndf-pn techniques, {args.expansions:,} expansions each, player to move as prover")
-    runs = {name: [run_variant(t, p, args.expansions, args.tt_mb, **opts) for p in todo]
+    runs = {name: [dfpn_variant(p, args.expansions, args.tt_mb, **opts) for p in todo]
             for name, opts in VARIANTS.items()}
     common = [i for i in range(len(todo)) if all(runs[n][i][0] != "unknown" for n in VARIANTS)]
     full = sum(runs["df-pn (all)"][i][1] for i in common) or 1

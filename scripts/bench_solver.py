@@ -20,6 +20,7 @@ import random
 import time
 
 from solver import Board, Position, core
+from solver.randomgame import random_position
 from solver.search import alphabeta as ab
 from solver.search import horizon as hz
 from solver.search.solve import solve_value
@@ -40,11 +41,7 @@ def positions(board: Board, count: int) -> list[Position]:
     out = [Position.start(board)]
     rng = random.Random(1)
     while len(out) < count:
-        pos = Position.start(board)
-        for _ in range(rng.randrange(2, 7)):
-            if pos.outcome is not None:
-                break
-            pos = pos.play(rng.choice(pos.legal_moves()))
+        pos = random_position(board, rng.randrange(2, 7), rng)
         if pos.outcome is None:
             out.append(pos)
     return out

@@ -15,18 +15,14 @@ empty points.  A benchmark, not a test.
 from __future__ import annotations
 
 import argparse
-import random
 import time
 from collections import defaultdict
 
-from solver import Board, Game
+from solver import Board
+from solver.randomgame import empty_points, random_game
 from solver.verify import verify_position
 
 BUCKETS = [(8, 12), (13, 16), (17, 20), (21, 24)]
-
-
-def empty_points(pos) -> int:
-    return len(pos.board.names) - len(pos.stones("L")) - len(pos.stones("D"))
 
 
 def endgames(board: str, count: int, seed: int) -> list:
@@ -35,16 +31,13 @@ def endgames(board: str, count: int, seed: int) -> list:
     s = seed
     while len(out) < count and s < seed + 50 * count:
         lo, hi = BUCKETS[len(out) % len(BUCKETS)]
-        rng = random.Random(s)
-        s += 1
-        g = Game(Board.parse(board))
         pick = None
-        while g.outcome is None:
-            p = g.position
+        for p in random_game(Board.parse(board), s):
             e = empty_points(p)
-            if lo <= e <= hi and (pick is None or abs(e - (lo + hi) / 2) < abs(empty_points(pick) - (lo + hi) / 2)):
+            if p.outcome is None and lo <= e <= hi and (
+                    pick is None or abs(e - (lo + hi) / 2) < abs(empty_points(pick) - (lo + hi) / 2)):
                 pick = p
-            g.play(rng.choice(p.legal_moves()))
+        s += 1
         if pick is not None:
             out.append(pick)
     return out

@@ -31,15 +31,12 @@ import argparse
 import json
 import random
 import re
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from solver import RULES_VERSION  # noqa: E402
-from solver import reference as R  # noqa: E402
-from solver.board import Board  # noqa: E402
+from solver import RULES_VERSION
+from solver import reference as R
+from solver.board import Board
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 E: frozenset = frozenset()
@@ -84,7 +81,9 @@ def notation(board: Board, light: frozenset, dark: frozenset, to_move: str) -> s
 
 def random_game(board: Board, seed: int, max_plies: int | None):
     """Yield ``(position, move, removed)`` along a seeded random game, then the final
-    ``(position, None, result)``.  A repeated position ends the game in a draw."""
+    ``(position, None, result)``.  A repeated position ends the game in a draw.  (Not
+    :mod:`solver.randomgame`: the golden games draw from the reference's moves, so that
+    they depend on nothing but the reference.)"""
     rng = random.Random(seed)
     pos = (E, E, "L")
     seen = set()

@@ -16,19 +16,18 @@ with the value ``unknown``; Ctrl-C writes nothing.  Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import platform
 import sys
 import time
 from pathlib import Path
 
-from solver import RULES_VERSION, Board, Position, __version__
+from solver import Board, Position
 from solver.files import write_atomic
+from solver.openings.classes import value_path
+from solver.provenance import code_revision, provenance
 from solver.search.prove import prove
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from solve_boards import OUT, code_revision  # noqa: E402
+OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
 
 
 def main() -> None:
@@ -61,15 +60,13 @@ def main() -> None:
     ) + f" --time {args.time:g} --tt-mb {args.tt_mb:g}"
     record = {
         "position": str(pos), "board": pos.board.name, "to_move": pos.to_move,
-        "command": command, "version": __version__, "revision": revision,
-        "rules": RULES_VERSION, "python": platform.python_version(),
+        **provenance(command, revision=revision),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
         **p.as_dict(),
     }
-    stem = pos.board.name.replace("/", "-")
-    if args.position:
-        stem += "-" + hashlib.sha1(str(pos).encode()).hexdigest()[:8]
-    out = OUT / f"{stem}-value.json"
+    # a position's record is where scripts/solve_openings.py keeps a class's; the empty
+    # board's has no hash
+    out = value_path(OUT, pos) if args.position else OUT / f"{pos.board.name.replace('/', '-')}-value.json"
     OUT.mkdir(parents=True, exist_ok=True)
     write_atomic(out, json.dumps(record, indent=1) + "\n")
     print(f"{pos}: {p.value} for {'Light' if pos.to_move == 'L' else 'Dark'} to move "

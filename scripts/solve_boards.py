@@ -18,32 +18,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import subprocess
 import sys
 from pathlib import Path
 
-from solver import RULES_VERSION, Board, Position, __version__
-from solver.search.jobs import DEFAULT_METHOD, pie_map_svg, solve_openings
-from solver.search.solve import solve
+from solver import Board, Position
 from solver.files import write_atomic
+from solver.openings import pie_map_svg, solve_openings
+from solver.provenance import provenance
+from solver.search.jobs import DEFAULT_METHOD
+from solver.search.solve import solve
 from solver.svg import map_svg
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
-
-
-def code_revision() -> str:
-    """The git revision of the code, with -dirty if the code (not results/) has
-    uncommitted changes."""
-    top = OUT.parent.parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=top,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "solver", "scripts", "pyproject.toml"],
-                               cwd=top, capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("-dirty" if dirty else "")
 
 
 def solve_pie(name: str, args: argparse.Namespace) -> None:
@@ -58,12 +44,8 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
         "variant": "pie: the first player places one Light and one Dark stone, the second "
                    "chooses a colour, Light plays next; pairs are 'Light point-Dark point', "
                    "values are the winner, and the chooser takes the winning colour",
-        "command": f"python scripts/solve_boards.py --boards '' --pie {board.name} "
-                   f"--pie-tt-mb {args.pie_tt_mb:g} --method {args.method} --jobs {args.jobs}",
-        "version": __version__,
-        "revision": code_revision(),
-        "rules": RULES_VERSION,
-        "python": platform.python_version(),
+        **provenance(f"python scripts/solve_boards.py --boards '' --pie {board.name} "
+                     f"--pie-tt-mb {args.pie_tt_mb:g} --method {args.method} --jobs {args.jobs}"),
         **r.as_dict(),
     }
     record.pop("checkpoint", None)
@@ -89,11 +71,7 @@ def main() -> None:
         stem = board.name.replace("/", "-")
         record = {
             "board": board.name,
-            "command": f"python scripts/solve_boards.py --boards {board.name} --tt-mb {args.tt_mb:g}",
-            "version": __version__,
-            "revision": code_revision(),
-            "rules": RULES_VERSION,
-            "python": platform.python_version(),
+            **provenance(f"python scripts/solve_boards.py --boards {board.name} --tt-mb {args.tt_mb:g}"),
             "method": "alpha-beta, transposition table, 4 symmetries; re-solved without table",
             **r.as_dict(),
         }

@@ -156,7 +156,8 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     parallel with --jobs; every finished job goes to a checkpoint at once, so that after
     Ctrl-C or a kill the same command resumes where it stopped.
     """
-    from .search.jobs import JobError, JobsInterrupted, default_checkpoint, pie_map_svg, solve_openings
+    from .openings import default_checkpoint, pie_map_svg, solve_openings
+    from .search.jobs import JobError, JobsInterrupted
     from .svg import map_svg
 
     pos = _position_arg(position)

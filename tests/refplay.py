@@ -1,5 +1,6 @@
-"""Helpers the search tests share: positions from seeded random games, a position in the
-networkx reference's terms, plain minimax on the reference rules, and replaying a line.
+"""Helpers the search tests share: positions from seeded random games (the package's
+:func:`solver.randomgame.random_position`, imported from here by the tests), a position in
+the networkx reference's terms, plain minimax on the reference rules, and replaying a line.
 
 The minimax shares nothing with the searches but the board geometry: it plays the moves
 of solver.reference, counts a repetition of a position on the current path as a draw
@@ -8,23 +9,13 @@ of solver.reference, counts a repetition of a position on the current path as a 
 
 from __future__ import annotations
 
-import random
-
-from solver import Board, Position
+from solver import Position
 from solver import reference as R
+from solver.randomgame import random_position
+
+__all__ = ["random_position", "reference_of", "minimax", "replay_line", "VALUE"]
 
 VALUE = {1: "win", 0: "draw", -1: "loss"}
-
-
-def random_position(board: Board, plies: int, seed: int) -> Position:
-    """The position after up to ``plies`` random moves (seeded) from the empty board."""
-    rng = random.Random(seed)
-    pos = Position.start(board)
-    for _ in range(plies):
-        if pos.outcome is not None:
-            break
-        pos = pos.play(rng.choice(pos.legal_moves()))
-    return pos
 
 
 def reference_of(pos: Position):

@@ -1,4 +1,4 @@
-"""Opening jobs (solver/search/jobs.py) and ``meridians solve`` on top of them.
+"""Opening jobs (solver/openings/, run by solver/search/jobs.py) and ``meridians solve`` on top of them.
 
 The jobs use method 'alphabeta' (exact on 2/3 and on the late 3/4 position below).  The
 kill and Ctrl-C tests run the installed command in a subprocess on a 3/4 position whose
@@ -24,9 +24,8 @@ from click.testing import CliRunner
 
 from solver import Board, Position
 from solver.cli import cli, main
-from solver.search.jobs import (
-    CheckpointError, opening_jobs, pie_jobs, run_jobs, solve_openings,
-)
+from solver.openings import opening_jobs, pie_jobs, solve_openings
+from solver.search.jobs import CheckpointError, run_jobs
 from solver.search.solve import solve
 
 _SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))

@@ -1,4 +1,5 @@
-"""scripts/measure_growth.py: the fitted growth, the record and its resumption, bad input."""
+"""scripts/measure_growth.py and solver/openings/growth.py under it: the fitted growth, the
+record and its resumption, bad input."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import pytest
 
 from conftest import load_script, run_script
 from solver import Board, Position
+from solver.openings import growth
+from solver.randomgame import empty_points
+from solver.search import prove as prove_module
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -22,30 +26,30 @@ def run(mod, monkeypatch, *argv):
     run_script(mod, monkeypatch, *argv)
 
 
-def test_an_exact_exponential_is_fitted_exactly(script):
+def test_an_exact_exponential_is_fitted_exactly():
     board = Board.parse("3/4")
     runs = [{"empty": e, "value": "win", "expansions": 10 * 3 ** e, "seed": s}
             for e in (10, 12, 14) for s in range(3)]
-    fit = script.summarize(board, runs, 10**12)["fit"]
+    fit = growth.summarize(board, runs, 10**12)["fit"]
     assert fit["factor_per_point"] == pytest.approx(3.0)
     assert fit["first_move_expansions"] == pytest.approx(10 * 3 ** 29)
 
 
-def test_an_undecided_median_is_over_the_cap_and_left_out_of_the_fit(script):
+def test_an_undecided_median_is_over_the_cap_and_left_out_of_the_fit():
     board = Board.parse("3/4")
     runs = [{"empty": 20, "value": "unknown", "expansions": 100, "seed": s} for s in range(2)]
     runs.append({"empty": 20, "value": "win", "expansions": 5, "seed": 2})
-    row = script.summarize(board, runs, 100)["by_empty"][0]
+    row = growth.summarize(board, runs, 100)["by_empty"][0]
     assert row["median_over_cap"] and row["median_expansions"] is None and row["decided"] == 1
 
 
-def test_positions_have_the_empty_points_asked_for(script):
+def test_positions_have_the_empty_points_asked_for():
     board = Board.parse("3/4")
-    got = script.positions(board, [12, 20], 4, 1)
+    got = growth.growth_positions(board, [12, 20], 4, 1)
     assert got and {e for _, e, _ in got} <= {12, 20}
     for _, e, text in got:
         pos = Position.parse(text)
-        assert script.empty_points(pos) == e and pos.outcome is None
+        assert empty_points(pos) == e and pos.outcome is None
 
 
 def test_2_3_is_measured_recorded_and_resumed(script, tmp_path, monkeypatch, capsys):
@@ -92,7 +96,7 @@ def test_sigterm_stops_a_run_keeping_the_positions_measured(script, tmp_path, mo
     import os
     import signal
 
-    real, calls = script.prove, []
+    real, calls = prove_module.prove, []
 
     def prove(*a, **k):
         calls.append(1)
@@ -100,7 +104,7 @@ def test_sigterm_stops_a_run_keeping_the_positions_measured(script, tmp_path, mo
             os.kill(os.getpid(), signal.SIGTERM)
         return real(*a, **k)
 
-    monkeypatch.setattr(script, "prove", prove)
+    monkeypatch.setattr(prove_module, "prove", prove)
     before = signal.getsignal(signal.SIGTERM)
     try:
         with pytest.raises(SystemExit, match="interrupted; 1 positions kept"):
@@ -109,3 +113,16 @@ def test_sigterm_stops_a_run_keeping_the_positions_measured(script, tmp_path, mo
         signal.signal(signal.SIGTERM, before)
     assert len(json.loads((tmp_path / "2-3-growth.json").read_text())["runs"]) == 1
     assert not (tmp_path / "2-3-growth.running").exists()
+
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "results" / "solutions"
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*-growth.json")), ids=lambda p: p.name)
+def test_the_committed_positions_are_the_ones_their_seeds_give(path):
+    """(solver.randomgame draws the same games as the loop that chose them)"""
+    rec = json.loads(path.read_text())
+    seeds = {r["seed"] for r in rec["runs"]}
+    counts = sorted({r["empty"] for r in rec["runs"]})
+    got = set(growth.growth_positions(Board.parse(rec["board"]), counts, max(seeds) - min(seeds) + 1, min(seeds)))
+    assert {(r["seed"], r["empty"], r["position"]) for r in rec["runs"]} <= got

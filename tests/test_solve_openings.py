@@ -1,5 +1,6 @@
-"""scripts/solve_openings.py on 2/3 (in a temporary results folder): one file per class,
-the collected opening table against alpha-beta's solution, resuming, and claimed classes."""
+"""scripts/solve_openings.py and solver/openings/classes.py under it, on 2/3 (in a
+temporary results folder): one file per class, the collected opening table against
+alpha-beta's solution, resuming, and claimed classes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 
 from conftest import load_script, run_script
 from solver import Board, Position
-from solver.search.jobs import opening_jobs
+from solver.openings import classes, opening_jobs
+from solver.openings.classes import value_path
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
@@ -49,19 +51,19 @@ def test_every_class_of_2_3_is_written_and_collected_as_alpha_beta_solved_it(scr
 
 def test_a_class_another_live_process_holds_is_passed_over(script, tmp_path, monkeypatch, capsys):
     job = opening_jobs(Position.start(Board.parse("2/3")))[0]
-    lock = script.value_path(Position.parse(job.position)).with_suffix(".running")
+    lock = value_path(tmp_path, Position.parse(job.position)).with_suffix(".running")
     holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         lock.write_text(str(holder.pid))
         run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16")
         assert "another process" in capsys.readouterr().err
-        assert not script.value_path(Position.parse(job.position)).exists()
+        assert not value_path(tmp_path, Position.parse(job.position)).exists()
     finally:
         holder.kill()
         holder.wait()
     # its process gone, the class is taken
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16")
-    assert script.value_path(Position.parse(job.position)).exists()
+    assert value_path(tmp_path, Position.parse(job.position)).exists()
     assert not lock.exists()
 
 
@@ -69,11 +71,11 @@ def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="no class 'zz'"):
         run(script, monkeypatch, "--board", "2/3", "--classes", "zz")
     job = opening_jobs(Position.start(Board.parse("2/3")))[0]
-    script.value_path(Position.parse(job.position)).write_text("{not json")
+    value_path(tmp_path, Position.parse(job.position)).write_text("{not json")
     with pytest.raises(SystemExit, match="corrupt"):
         run(script, monkeypatch, "--board", "2/3", "--collect")
     (tmp_path / "2-3.json").write_text(json.dumps({"command": "python scripts/solve_boards.py"}))
-    os.remove(script.value_path(Position.parse(job.position)))
+    os.remove(value_path(tmp_path, Position.parse(job.position)))
     with pytest.raises(SystemExit, match="not replacing it"):
         run(script, monkeypatch, "--board", "2/3", "--collect")
 
@@ -86,7 +88,7 @@ def test_the_committed_3_4_table_is_what_its_class_files_collect_to(script, tmp_
     assert files
     for f in files:
         (tmp_path / f.name).write_text(f.read_text())
-    mine = script.collect(Board.parse("3/4"))
+    mine = classes.collect(tmp_path, Board.parse("3/4"))
     committed = json.loads((SOLUTIONS / "3-4.json").read_text())
     for key in ("moves", "value", "decided", "certified"):
         assert mine[key] == committed[key], key
@@ -119,7 +121,7 @@ def test_certificates_are_written_checked_and_recorded(script, tmp_path, monkeyp
     job = opening_jobs(Position.start(Board.parse("2/3")))[0]
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
         "--certificates", str(tmp_path / "certs"))
-    rec = json.loads(script.value_path(Position.parse(job.position)).read_text())
+    rec = json.loads(value_path(tmp_path, Position.parse(job.position)).read_text())
     cert = rec["certificate"]
     path = tmp_path / "certs" / cert["file"]
     data = path.read_bytes()
@@ -138,7 +140,7 @@ def test_certificates_are_written_checked_and_recorded(script, tmp_path, monkeyp
 
 def test_a_decided_class_without_a_certificate_is_proven_again_for_one(script, tmp_path, monkeypatch):
     job = opening_jobs(Position.start(Board.parse("2/3")))[1]
-    path = script.value_path(Position.parse(job.position))
+    path = value_path(tmp_path, Position.parse(job.position))
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16")
     first = json.loads(path.read_text())
     assert "certificate" not in first
@@ -156,7 +158,7 @@ def test_a_certificate_written_by_a_stopped_run_is_checked_not_written_again(scr
     # a run stopped while checking leaves the value and the certificate file, not the
     # record's certificate entry: the next run checks the file and records it, no search
     job = opening_jobs(Position.start(Board.parse("2/3")))[1]
-    path = script.value_path(Position.parse(job.position))
+    path = value_path(tmp_path, Position.parse(job.position))
     certs = tmp_path / "certs"
     argv = ("--board", "2/3", "--classes", job.key, "--tt-mb", "16", "--certificates", str(certs))
     run(script, monkeypatch, *argv)
@@ -178,7 +180,7 @@ def test_a_certificate_written_by_a_stopped_run_is_checked_not_written_again(scr
     run(script, monkeypatch, "--board", "2/3", "--classes", other.key, "--tt-mb", "16",
         "--certificates", str(certs))
     mine = certs / full["certificate"]["file"]
-    mine.write_bytes((certs / json.loads(script.value_path(Position.parse(other.position)).read_text())
+    mine.write_bytes((certs / json.loads(value_path(tmp_path, Position.parse(other.position)).read_text())
                       ["certificate"]["file"]).read_bytes())
     path.write_text(json.dumps(stopped))
     capsys.readouterr()
@@ -217,7 +219,7 @@ def test_a_committed_class_certificate_is_the_one_its_record_checked():
 
 def test_a_class_stopped_by_its_budget_resumes_from_its_saved_table(script, tmp_path, monkeypatch):
     job = opening_jobs(Position.start(Board.parse("2/3")))[0]
-    path = script.value_path(Position.parse(job.position))
+    path = value_path(tmp_path, Position.parse(job.position))
     tables = tmp_path / "tables"
     table = tables / f"2-3-{job.key}.table"
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
@@ -259,20 +261,20 @@ def test_a_class_whose_certificate_failed_is_found_proven_in_its_saved_table(scr
     from solver.certificate_check import CertificateError
 
     job = opening_jobs(Position.start(Board.parse("2/3")))[2]
-    path = script.value_path(Position.parse(job.position))
+    path = value_path(tmp_path, Position.parse(job.position))
     tables = tmp_path / "tables"
-    real = script._certificate
+    real = classes.certify_class
 
     def fail(*a, **k):
         raise CertificateError("no winning move found (simulated)")
 
-    monkeypatch.setattr(script, "_certificate", fail)
+    monkeypatch.setattr(classes, "certify_class", fail)
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
         "--certificates", str(tmp_path / "certs"), "--tables", str(tables))
     first = json.loads(path.read_text())
     assert first["verified"] and "certificate" not in first
     assert (tables / f"2-3-{job.key}.table").exists()  # kept, with the proof in it
-    monkeypatch.setattr(script, "_certificate", real)
+    monkeypatch.setattr(classes, "certify_class", real)
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16",
         "--certificates", str(tmp_path / "certs"), "--tables", str(tables))
     again = json.loads(path.read_text())

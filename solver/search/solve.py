@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .. import core
 from ..position import Position
 from . import alphabeta as ab
+from .values import Value
 
 __all__ = ["SolveResult", "solve", "solve_value"]
 
@@ -191,5 +192,5 @@ def _line(S, t, position: Position, value: str, plies: int) -> list[str]:
         m, pos = chosen
         line.append(m)
         path = path + [pos]
-        want = {"win": "loss", "loss": "win", "draw": "draw"}[want]
+        want = Value(want).negated().value
     return line

@@ -1,0 +1,40 @@
+"""df-pn with its techniques chosen one by one: the bare search the benchmarks compare.
+
+:func:`dfpn_variant` runs one df-pn search from a position, the player to move as the
+prover, with :func:`solver.search.dfpn.new_dfpn`'s options (``eps``, ``dead_shift``,
+``dedup``, ``lookahead``, ``abandon``, ``mobility``, ``use_symmetry``) and a budget of
+expansions: no staging, no re-walk, no line, so that its expansions measure the search
+itself (``scripts/bench_proof.py``, ``scripts/bench_dfpn.py``).  To prove a position,
+use :func:`solver.search.prove.prove`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .. import core
+from ..position import Position
+from . import dfpn as F
+
+__all__ = ["dfpn_variant"]
+
+
+def dfpn_variant(position: Position, expansions: int, tt_mb: float, **options) -> tuple[str, int, float]:
+    """(value for the player to move, expansions, seconds) of one df-pn search within
+    ``expansions``: ``'win'``, ``'loss'`` (not resting on a repetition) or ``'unknown'``."""
+    t = core.tables(position.board)
+    D = F.new_dfpn(t, position._side, tt_mb, **options)
+    ply = F.load_root(D, t, [(position._st, position._side)])
+    D.limits[F.MAX_EXPANSIONS] = expansions
+    t0 = time.perf_counter()
+    pn, dn, tainted = F.mid(t, D, ply, position._side, F.INF - 1, F.INF - 1)
+    secs = time.perf_counter() - t0
+    if D.stats[F.ABORTED]:
+        result = "unknown"
+    elif pn == 0:
+        result = "win"
+    elif dn == 0 and not tainted:
+        result = "loss"
+    else:
+        result = "unknown"
+    return result, int(min(D.stats[F.EXPANSIONS], expansions)), secs
