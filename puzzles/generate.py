@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from solver import Board, Position
 
-from . import capture
+from solver.search import capture
 from .record import Puzzle
 
 __all__ = [

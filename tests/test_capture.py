@@ -41,7 +41,7 @@ from solver import reference as R
 from refplay import random_position, reference_of, replay_line
 
 try:  # the fast verifier; the reference tests run without it
-    from puzzles.capture import CaptureError, verify
+    from solver.search.capture import CaptureError, verify
 except ImportError:  # pragma: no cover - only while puzzles/capture.py is being written
     verify = None
     CaptureError = ValueError

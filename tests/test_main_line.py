@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles import capture
-from puzzles.capture import capture_within, verify
+from solver.search import capture
+from solver.search.capture import capture_within, verify
 from puzzles.record import find_puzzle
 
 PUZZLES = {
