@@ -169,7 +169,7 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
     1 otherwise."""
     import json
 
-    from solver.search.capture import verify
+    from puzzles.verdict import verify
 
     ps = load_files(files)
     bad = 0

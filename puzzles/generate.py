@@ -2,7 +2,8 @@
 
 Both draw *seed positions* from seeded random games (midgame to endgame: a number of
 plies between 30% and 85% of the board's points) and offer *candidates* (a position and
-a target) to the exact verifier (:mod:`puzzles.capture`); only sound puzzles are kept.
+a target) to the exact verifier (:mod:`puzzles.verdict` over
+:mod:`solver.search.capture`); only sound puzzles are kept.
 
 - **baseline**: every group of the player not to move in the seed position is a
   candidate, as it stands.
@@ -30,9 +31,10 @@ import time
 from dataclasses import dataclass, field
 
 from solver import Board, Position
-
 from solver.search import capture
+
 from .record import Puzzle
+from .verdict import Verdict, verify
 
 __all__ = [
     "BUDGET", "QUICK", "RATING_CUTS", "difficulty", "check", "proven", "seed_position", "Found",
@@ -51,7 +53,7 @@ _LATE_CAP = 4
 RATING_CUTS = (1.5, 3.0, 4.5, 6.0)
 
 
-def difficulty(v: capture.Verdict, n: int) -> tuple[float, int]:
+def difficulty(v: Verdict, n: int) -> tuple[float, int]:
     """(score, rating 1..5) of a sound puzzle.
 
     The score adds the length (each X move beyond the first is worth 1), the verifier's
@@ -131,7 +133,7 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     the nodes recorded are those of one verification from scratch (what a re-scoring of
     a committed set finds too); ``why`` as in :func:`check`."""
     capture.forget()
-    v = capture.verify(pos, target, n, max_nodes=max_nodes, all_duals=False)
+    v = verify(pos, target, n, max_nodes=max_nodes, all_duals=False)
     if not v.complete:
         return None, "budget"
     if not v.keys:

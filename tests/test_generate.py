@@ -18,7 +18,7 @@ import pytest
 
 from puzzles import generate as G
 from puzzles import sat
-from solver.search.capture import verify
+from puzzles.verdict import verify
 from puzzles.record import load_jsonl
 from puzzles.reference import reference_verdict
 from solver import Board, Position
