@@ -61,7 +61,7 @@ def rescore(only: list[str], jobs: int) -> int:
 
     from joblib import Parallel, delayed
 
-    from puzzles.generate import _exclusive
+    from puzzles.generate import exclusive
     from puzzles.record import code_version, load_jsonl, write_jsonl
 
     version = code_version()
@@ -69,7 +69,7 @@ def rescore(only: list[str], jobs: int) -> int:
         f = Path("results/puzzles") / f"{board.replace('/', '-')}-c{n}.jsonl"
         if (only and f"{board}:{n}" not in only) or not f.exists():
             continue
-        with _exclusive(str(f) + ".lock"):
+        with exclusive(str(f) + ".lock"):
             ps = load_jsonl(f)
             t0 = time.time()
             new = Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps)
