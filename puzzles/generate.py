@@ -319,11 +319,15 @@ def read_state(path: str) -> dict:
         raise ValueError(f"state file {path}: a JSON object is expected, not {type(d).__name__}")
     for k, kind in _STATE_FIELDS.items():
         v = d.get(k)
-        ok = (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 if kind is float
-              else isinstance(v, int) and v >= 0 if kind is int else isinstance(v, kind))
+        if kind is float:  # the size first: math.isfinite cannot convert an int of 400 digits
+            ok = isinstance(v, (int, float)) and 0 <= v < 1e300 and math.isfinite(v)
+        elif kind is int:
+            ok = isinstance(v, int) and 0 <= v < 2**63
+        else:
+            ok = isinstance(v, kind)
         if isinstance(v, bool) or not ok:
             raise ValueError(f"state file {path}: {k} must be "
-                             f"{'a string' if kind is str else 'a number >= 0'}, not {_short(v)}")
+                             f"{'a string' if kind is str else 'a number from 0 to 2^63'}, not {_short(v)}")
     return d
 
 

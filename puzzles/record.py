@@ -347,8 +347,9 @@ def _check_types(d: Mapping[str, Any]) -> None:
     v = d.get("difficulty")
     need(v is None or (is_int(v) and 1 <= v <= 5), f"difficulty must be a whole number from 1 to 5, not {_short(v)}")
     v = d.get("score")
-    need(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                       and abs(v) < 1e300),
+    # the size first: math.isfinite cannot convert an int of 400 digits
+    need(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e300
+                       and math.isfinite(v)),
          f"score must be a finite number, not {_short(v)}")
     v = d.get("nodes")
     need(v is None or (is_int(v) and 0 <= v < 2**63), f"nodes must be a whole number from 0 to 2^63 - 1, not {_short(v)}")
