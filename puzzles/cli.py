@@ -69,7 +69,7 @@ def puzzles() -> None:
     """Capture-in-N puzzles: generate, audit, show, book."""
 
 
-@puzzles.command()
+@puzzles.command(short_help="A puzzle: diagram and task; key and line with --solution.")
 @click.argument("ref", metavar="ID|LINE")
 @click.option("--file", "-f", "files", multiple=True, type=click.Path(dir_okay=False),
               help="Look ids up in this JSON-lines file (repeatable; default the committed sets, "
@@ -77,8 +77,13 @@ def puzzles() -> None:
 @click.option("--solution", is_flag=True, help="Also print the key and the line.")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
 def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None) -> None:
-    """Show a puzzle: ID (looked up in the puzzle files), an EPD line such as
-    '2/1D1/4/L2/2 L cm 1; tg d2; bm b3; id "x";', or a JSON record."""
+    """Show a puzzle: ID (looked up in the committed sets, or in -f FILE), an EPD line
+    such as '2/1D1/4/L2/2 L cm 1; tg d2; bm b3; id "x";', or a JSON record.
+
+    \b
+    Examples:
+      meridians puzzles show m67-c2-0001 --solution
+      meridians puzzles show m45-c1-0003 -f mine.jsonl --svg p.svg"""
     p = load_ref(ref, files)
     pos = p.to_position()
     click.echo(f"{p.id}: {p.task()}")
@@ -97,14 +102,18 @@ def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None)
         click.echo(f"wrote {svg_file}")
 
 
-@puzzles.command()
+@puzzles.command(short_help="An HTML puzzle book of the files.")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder of the book; index.html is written there.")
 @click.option("--title", default=None, help="Title of the page.")
 def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
     """Write a puzzle book: one self-contained index.html (inline SVG, CSS and script)
-    with every puzzle of the JSON-lines FILEs and each solution behind a button."""
+    with every puzzle of the JSON-lines FILEs and each solution behind a button.
+
+    \b
+    Examples:
+      meridians puzzles book results/puzzles/6-7-c2.jsonl --out book/"""
     from .book import DEFAULT_TITLE, write_book
 
     ps = load_files(files)
@@ -117,7 +126,7 @@ def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
     click.echo(f"wrote {path} ({len(ps)} puzzle{'' if len(ps) == 1 else 's'})")
 
 
-@puzzles.command(epilog="""\b
+@puzzles.command(short_help="Sound capture-in-N puzzles, proven by the verifier.", epilog="""\b
 Exit status: 0 when OUT holds COUNT puzzles; 2 for bad input (an option out of range,
 an OUT that is not this run's, an unreadable state file); 3 when nothing was found
 within the budget (--give-up-after seed positions in a row without a new puzzle: what
@@ -191,7 +200,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
                    f"{st['cpu_seconds']:.1f} CPU seconds)")
 
 
-@puzzles.command()
+@puzzles.command(short_help="Re-verify every puzzle: cooks, shorter solutions, keys.")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per puzzle.")
 @click.option("--max-nodes", type=click.IntRange(0, 2**62), default=0, show_default=True,
