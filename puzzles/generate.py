@@ -264,8 +264,13 @@ def generate(
     names the same board, n, method and seed) or with ``force``: anything else raises
     ``ValueError`` before a byte is written.  Raises :class:`NothingFound` after
     ``give_up_after`` seed positions in a row without a new puzzle."""
+    import os
+
     board = Board.parse(board_name)
     check_request(n, count, method, jobs, seed, give_up_after)
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise ValueError(f"cannot write {out}: there is no folder {folder}")
     with exclusive(out + ".lock"):
         return _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after)
 

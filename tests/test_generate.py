@@ -279,6 +279,11 @@ def test_the_lock_goes_and_a_complete_file_says_so(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "c.jsonl.state.json"]
 
 
+def test_an_output_in_a_missing_folder_names_it(tmp_path):
+    code, out, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--out", str(tmp_path / "no" / "x.jsonl"))
+    assert code == 2 and err == f"meridians: error: cannot write {tmp_path / 'no' / 'x.jsonl'}: there is no folder {tmp_path / 'no'}\n"
+
+
 def test_the_default_output_is_in_the_current_folder(tmp_path):
     code, text, err = _cli("--board", "4/5", "--n", "1", "--count", "1", cwd=tmp_path)
     assert code == 0, err
