@@ -3,8 +3,9 @@
 The group is added to the ``meridians`` command through the entry-point group
 ``meridians.commands`` (see pyproject.toml), so that :mod:`solver` never imports this
 package.  Like the rest of ``meridians``, every error the user can cause (a bad record,
-an unknown id, an unreadable file) ends in one line ``meridians: error: ...`` on stderr
-and exit code 2, never a traceback.
+an unknown id, an unreadable file, an option out of range) ends in one line
+``meridians: error: ...`` on stderr and exit code 2, never a traceback; ``generate``
+exits 3 when it finds nothing within its budget.
 
 To add a command, append a function decorated with ``@puzzles.command()`` below the
 others; use :func:`fail` for user errors and :func:`load_ref` / :func:`load_files` to
@@ -19,7 +20,6 @@ from typing import NoReturn
 import click
 
 from solver.files import interrupt_on_sigterm, write_atomic
-
 from solver.search.capture import MAX_N
 
 from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS
