@@ -24,8 +24,11 @@ Traceback (most recent call last):
 ...
 puzzles.record.PuzzleFormatError: target b1 holds a Light stone, not a stone of Dark (the player not to move)
 
-Only the public API of :mod:`solver` is used (``Position``, ``Board``, the notation and
-``solver.files.write_atomic``); ``solver`` never imports this package.
+Only the public API of :mod:`solver` is used (``Position``, ``Board``, the notation,
+``solver.files.write_atomic`` and the capture search's ``MAX_N``); ``solver`` never
+imports this package.  Files are read whole and parsed line by line through
+:func:`read_lines` and :func:`parse_json`, so that no file, however malformed, raises
+anything but :class:`PuzzleFormatError` naming it.
 """
 
 from __future__ import annotations

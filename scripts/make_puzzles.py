@@ -106,10 +106,9 @@ def _rescored(p, version):
 def summary() -> int:
     """Per set: puzzles, dual-free share, ratings 1-5, empty points, and the generator's
     yield from its state file (puzzles found per CPU-minute of the units)."""
-    import json
     from collections import Counter
-    from pathlib import Path
 
+    from puzzles.generate import read_state
     from puzzles.record import load_jsonl
 
     print("| set | puzzles | dual-free | rating 1/2/3/4/5 | empty points (min/median/max) | found | CPU s | found per CPU-minute |")
@@ -119,7 +118,7 @@ def summary() -> int:
         if not f.exists():
             continue
         ps = load_jsonl(f)
-        st = json.loads(Path(str(f) + ".state.json").read_text())
+        st = read_state(str(f) + ".state.json")
         ratings = Counter(p.difficulty for p in ps)
         empty = sorted(p.to_position().board.size - len(p.to_position().stones("L")) - len(p.to_position().stones("D"))
                        for p in ps)

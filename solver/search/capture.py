@@ -61,7 +61,6 @@ entry can repeat a position.
 
 from __future__ import annotations
 
-import time
 from typing import NamedTuple
 
 import numpy as np
