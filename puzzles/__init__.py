@@ -1,7 +1,7 @@
 """Capture-in-N puzzles for Meridians.
 
-- :mod:`puzzles.capture`: the exact verifier (every first move that captures within N
-  and N-1, the main line, its duals);
+- :mod:`puzzles.verdict`: the exact verifier over :mod:`solver.search.capture` (every
+  first move that captures within N and N-1, the main line, its duals);
 - :mod:`puzzles.reference`: its slow twin on the networkx rules, for the tests;
 - :mod:`puzzles.sat`: MaxSAT reshaping of seed positions (PySAT's RC2);
 - :mod:`puzzles.generate`: the baseline and SAT generators and the resumable driver;

@@ -3,8 +3,9 @@
 The group is added to the ``meridians`` command through the entry-point group
 ``meridians.commands`` (see pyproject.toml), so that :mod:`solver` never imports this
 package.  Like the rest of ``meridians``, every error the user can cause (a bad record,
-an unknown id, an unreadable file) ends in one line ``meridians: error: ...`` on stderr
-and exit code 2, never a traceback.
+an unknown id, an unreadable file, an option out of range) ends in one line
+``meridians: error: ...`` on stderr and exit code 2, never a traceback; ``generate``
+exits 3 when it finds nothing within its budget.
 
 To add a command, append a function decorated with ``@puzzles.command()`` below the
 others; use :func:`fail` for user errors and :func:`load_ref` / :func:`load_files` to
@@ -19,10 +20,14 @@ from typing import NoReturn
 import click
 
 from solver.files import interrupt_on_sigterm, write_atomic
+from solver.search.capture import MAX_N
 
+from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS
 from .record import Puzzle, PuzzleFormatError, default_search_files, load_jsonl, parse_puzzle_ref
 
 EXIT_USAGE = 2
+#: ``puzzles generate`` found nothing within its budget
+EXIT_NOTHING_FOUND = 3
 
 
 def fail(message: str) -> NoReturn:
@@ -33,7 +38,7 @@ def fail(message: str) -> NoReturn:
 
 def load_ref(ref: str, files: tuple[str, ...] = ()) -> Puzzle:
     """The puzzle given on the command line: an EPD line, a JSON object, or an id looked
-    up in ``files`` (default ``results/puzzles/*.jsonl``)."""
+    up in ``files`` (default the committed sets beside the installed package)."""
     try:
         return parse_puzzle_ref(ref, list(files) if files else default_search_files())
     except (ValueError, OSError) as e:  # PuzzleFormatError is a ValueError
@@ -47,10 +52,10 @@ def load_files(files: tuple[str, ...]) -> list[Puzzle]:
     for f in files:
         try:
             ps = load_jsonl(f)
-        except PuzzleFormatError as e:
+        except PuzzleFormatError as e:  # it names the file (and the line)
             fail(str(e))
-        except OSError as e:
-            fail(f"cannot read {f}: {e.strerror or e}")
+        if not ps:
+            fail(f"{f}: no puzzles in the file")
         for p in ps:
             if p.id in seen:
                 fail(f"id {p.id} is in both {seen[p.id]} and {f}")
@@ -64,15 +69,21 @@ def puzzles() -> None:
     """Capture-in-N puzzles: generate, audit, show, book."""
 
 
-@puzzles.command()
+@puzzles.command(short_help="A puzzle: diagram and task; key and line with --solution.")
 @click.argument("ref", metavar="ID|LINE")
 @click.option("--file", "-f", "files", multiple=True, type=click.Path(dir_okay=False),
-              help="Look ids up in this JSON-lines file (repeatable; default results/puzzles/*.jsonl).")
+              help="Look ids up in this JSON-lines file (repeatable; default the committed sets, "
+                   "results/puzzles/*.jsonl of the installed package).")
 @click.option("--solution", is_flag=True, help="Also print the key and the line.")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
 def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None) -> None:
-    """Show a puzzle: ID (looked up in the puzzle files), an EPD line such as
-    '2/1D1/4/L2/2 L cm 1; tg d2; bm b3; id "x";', or a JSON record."""
+    """Show a puzzle: ID (looked up in the committed sets, or in -f FILE), an EPD line
+    such as '2/1D1/4/L2/2 L cm 1; tg d2; bm b3; id "x";', or a JSON record.
+
+    \b
+    Examples:
+      meridians puzzles show m67-c2-0001 --solution
+      meridians puzzles show m45-c1-0003 -f mine.jsonl --svg p.svg"""
     p = load_ref(ref, files)
     pos = p.to_position()
     click.echo(f"{p.id}: {p.task()}")
@@ -91,14 +102,18 @@ def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None)
         click.echo(f"wrote {svg_file}")
 
 
-@puzzles.command()
+@puzzles.command(short_help="An HTML puzzle book of the files.")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder of the book; index.html is written there.")
 @click.option("--title", default=None, help="Title of the page.")
 def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
     """Write a puzzle book: one self-contained index.html (inline SVG, CSS and script)
-    with every puzzle of the JSON-lines FILEs and each solution behind a button."""
+    with every puzzle of the JSON-lines FILEs and each solution behind a button.
+
+    \b
+    Examples:
+      meridians puzzles book results/puzzles/6-7-c2.jsonl --out book/"""
     from .book import DEFAULT_TITLE, write_book
 
     ps = load_files(files)
@@ -111,29 +126,47 @@ def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
     click.echo(f"wrote {path} ({len(ps)} puzzle{'' if len(ps) == 1 else 's'})")
 
 
-@puzzles.command()
+@puzzles.command(short_help="Sound capture-in-N puzzles, proven by the verifier.", epilog="""\b
+Exit status: 0 when OUT holds COUNT puzzles; 2 for bad input (an option out of range,
+an OUT that is not this run's, an unreadable state file); 3 when nothing was found
+within the budget (--give-up-after seed positions in a row without a new puzzle: what
+was found is kept, and the same command resumes); 130 when interrupted.
+
+\b
+Examples:
+  meridians puzzles generate --board 4/5 --n 2 --count 10
+  meridians puzzles generate --board 6/7 --n 3 --count 50 --jobs 2 --out mine-c3.jsonl""")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
-@click.option("--n", "n", type=click.IntRange(1, 8), required=True, help="Capture in this many moves.")
-@click.option("--count", type=click.IntRange(min=1), default=100, show_default=True, help="Puzzles to write.")
+@click.option("--n", "n", type=click.IntRange(1, MAX_N), required=True, help="Capture in this many moves.")
+@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
+              help="Puzzles the file should hold.")
 @click.option("--method", type=click.Choice(["sat", "baseline"]), default="sat", show_default=True,
               help="sat: reshape game positions with MaxSAT; baseline: game positions as they are.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games (a run is reproducible).")
+@click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=1, show_default=True, help="Worker processes.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the games (a run is reproducible).")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
-              help="JSON-lines file (default results/puzzles/<board>-c<n>.jsonl); resumes from OUT.state.json.")
-def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None) -> None:
+              help="JSON-lines file (default <board>-c<n>.jsonl in the current folder); resumes "
+                   "from OUT.state.json.")
+@click.option("--force", is_flag=True,
+              help="Write over OUT even if it is not this run's (another file, or another run's).")
+@click.option("--give-up-after", type=click.IntRange(1, MAX_COUNT), default=GIVE_UP_AFTER, show_default=True,
+              help="Stop (exit 3) after this many seed positions in a row without a new puzzle.")
+def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None,
+             force: bool, give_up_after: int) -> None:
     """Generate sound capture-in-N puzzles (every one proven by the exact verifier)."""
     import time
 
     from solver import Board
 
+    from .generate import NothingFound
     from .generate import generate as run
 
     try:
         board = Board.parse(board_name)
     except ValueError as e:
         fail(str(e))
-    out = out or f"results/puzzles/{board.name.replace('/', '-')}-c{n}.jsonl"
+    out = out or f"{board.name.replace('/', '-')}-c{n}.jsonl"
     t0 = time.monotonic()
     tty = sys.stderr.isatty()
 
@@ -146,35 +179,52 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
 
     interrupt_on_sigterm()  # a kill stops the workers too, as Ctrl-C does
     try:
-        st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress)
+        st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress,
+                 force=force, give_up_after=give_up_after)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: what was found is in {out}; the same command resumes", err=True)
         sys.exit(130)
+    except NothingFound as e:
+        if tty:
+            click.echo("", err=True)
+        click.echo(f"meridians: stopped: {e}", err=True)
+        sys.exit(EXIT_NOTHING_FOUND)
     except (ValueError, OSError) as e:
         fail(str(e))
-    if tty:
+    if tty and st["added"]:
         click.echo("", err=True)
-    click.echo(f"wrote {out}: {st['kept']} puzzles ({st['found']} found, "
-               f"{st['cpu_seconds']:.1f} CPU seconds)")
+    if st["added"] == 0:
+        click.echo(f"{out} already holds {st['kept']} puzzles (asked {count}): none added")
+    else:
+        click.echo(f"wrote {out}: {st['kept']} puzzles, {st['added']} added ({st['found']} found in all, "
+                   f"{st['cpu_seconds']:.1f} CPU seconds)")
 
 
-@puzzles.command()
+@puzzles.command(short_help="Re-verify every puzzle: cooks, shorter solutions, keys.")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per puzzle.")
-@click.option("--max-nodes", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--max-nodes", type=click.IntRange(0, 2**62), default=0, show_default=True,
               help="Node budget of each verification (0: none).")
 def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
     """Re-verify every puzzle: list cooks (more than one key), shorter solutions, wrong
     or missing keys and duals.  Exit 0 when every puzzle is sound with its recorded key,
-    1 otherwise."""
+    1 otherwise, 2 for a file that cannot be read or holds a bad record.
+
+    \b
+    Examples:
+      meridians puzzles audit results/puzzles/4-5-c2.jsonl
+      meridians puzzles audit --json --max-nodes 1000000 mine-c3.jsonl"""
     import json
 
-    from .capture import verify
+    from .verdict import CaptureError, verify
 
     ps = load_files(files)
     bad = 0
     for p in ps:
-        v = verify(p.to_position(), p.target, p.n, max_nodes=max_nodes)
+        try:
+            v = verify(p.to_position(), p.target, p.n, max_nodes=max_nodes)
+        except CaptureError as e:  # a validated record poses its question: a guard only
+            fail(f"puzzle {p.id}: {e}")
         problems = []
         if not v.complete:
             problems.append("undecided within the node budget")

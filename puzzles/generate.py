@@ -2,7 +2,8 @@
 
 Both draw *seed positions* from seeded random games (midgame to endgame: a number of
 plies between 30% and 85% of the board's points) and offer *candidates* (a position and
-a target) to the exact verifier (:mod:`puzzles.capture`); only sound puzzles are kept.
+a target) to the exact verifier (:mod:`puzzles.verdict` over
+:mod:`solver.search.capture`); only sound puzzles are kept.
 
 - **baseline**: every group of the player not to move in the seed position is a
   candidate, as it stands.
@@ -30,13 +31,15 @@ import time
 from dataclasses import dataclass, field
 
 from solver import Board, Position
+from solver.search import capture
 
-from . import capture
-from .record import Puzzle
+from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
+from .verdict import Verdict, verify
 
 __all__ = [
     "BUDGET", "QUICK", "RATING_CUTS", "difficulty", "check", "proven", "seed_position", "Found",
-    "baseline_unit", "sat_unit", "run_unit",
+    "baseline_unit", "sat_unit", "run_unit", "generate", "exclusive", "read_state", "check_request",
+    "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS",
 ]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
@@ -51,7 +54,7 @@ _LATE_CAP = 4
 RATING_CUTS = (1.5, 3.0, 4.5, 6.0)
 
 
-def difficulty(v: capture.Verdict, n: int) -> tuple[float, int]:
+def difficulty(v: Verdict, n: int) -> tuple[float, int]:
     """(score, rating 1..5) of a sound puzzle.
 
     The score adds the length (each X move beyond the first is worth 1), the verifier's
@@ -131,7 +134,7 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     the nodes recorded are those of one verification from scratch (what a re-scoring of
     a committed set finds too); ``why`` as in :func:`check`."""
     capture.forget()
-    v = capture.verify(pos, target, n, max_nodes=max_nodes, all_duals=False)
+    v = verify(pos, target, n, max_nodes=max_nodes, all_duals=False)
     if not v.complete:
         return None, "budget"
     if not v.keys:
@@ -198,6 +201,28 @@ def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str)
 # --- the driver ----------------------------------------------------------------------------
 #: at most this share of a set may lack a dual-free main line
 MAX_DUAL_SHARE = 0.35
+#: the most puzzles one set may ask for
+MAX_COUNT = 1_000_000
+#: the most worker processes
+MAX_JOBS = 256
+#: a run stops after this many seed positions in a row without a new puzzle (the
+#: committed sets needed 1 to 4 positions a puzzle; a request no position can meet,
+#: such as a capture in 8 on 2/3, would run forever)
+GIVE_UP_AFTER = 256
+
+#: the fields of a state file, with their types, and the ones that name the run
+_STATE_FIELDS = {"board": str, "n": int, "method": str, "seed": int, "units": int, "candidates": int,
+                 "cpu_seconds": float, "found": int, "found_dual_free": int}
+_RUN_FIELDS = ("board", "n", "method", "seed")
+
+
+class NothingFound(Exception):
+    """A run stopped because :data:`GIVE_UP_AFTER` seed positions in a row gave no new
+    puzzle; ``state`` is the run's state (written, so the same command resumes)."""
+
+    def __init__(self, message: str, state: dict):
+        super().__init__(message)
+        self.state = state
 
 
 def puzzle_id(board: Board, n: int, i: int) -> str:
@@ -205,37 +230,113 @@ def puzzle_id(board: Board, n: int, i: int) -> str:
     return f"m{board.m}{board.m + 1}-c{n}-{i:04d}"
 
 
+def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up_after: int) -> None:
+    """Raise ``ValueError`` naming the option for a request out of range."""
+    def whole(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if not whole(n) or not 1 <= n <= capture.MAX_N:
+        raise ValueError(f"--n must be a whole number from 1 to {capture.MAX_N}, not {n!r}")
+    if not whole(count) or not 1 <= count <= MAX_COUNT:
+        raise ValueError(f"--count must be a whole number from 1 to {MAX_COUNT:,}, not {count!r}")
+    if method not in ("sat", "baseline"):
+        raise ValueError(f"--method must be sat or baseline, not {method!r}")
+    if not whole(jobs) or not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"--jobs must be a whole number from 1 to {MAX_JOBS}, not {jobs!r}")
+    if not whole(seed) or not 0 <= seed < 2**63:
+        raise ValueError(f"--seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
+    if not whole(give_up_after) or not 1 <= give_up_after <= MAX_COUNT:
+        raise ValueError(f"--give-up-after must be a whole number from 1 to {MAX_COUNT:,}, not {give_up_after!r}")
+
+
 def generate(
     board_name: str, n: int, count: int, out: str, *, method: str = "sat", jobs: int = 1,
-    seed: int = 0, batch: int | None = None, progress=None,
+    seed: int = 0, batch: int | None = None, progress=None, force: bool = False,
+    give_up_after: int = GIVE_UP_AFTER,
 ) -> dict:
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
     ``out + '.state.json'``.  At most :data:`MAX_DUAL_SHARE` of the set lacks a dual-free
     main line.  ``progress(state)`` is called after every batch of units.  Returns the
-    state: units done, candidates, CPU seconds, puzzles found and kept."""
+    state: units done, candidates, CPU seconds, puzzles found and kept, and ``added``
+    (the puzzles this call added).
+
+    An existing ``out`` is written over only when it is this run's (its state file
+    names the same board, n, method and seed) or with ``force``: anything else raises
+    ``ValueError`` before a byte is written.  Raises :class:`NothingFound` after
+    ``give_up_after`` seed positions in a row without a new puzzle."""
+    import os
+
     board = Board.parse(board_name)
-    with _exclusive(out + ".lock"):
-        return _generate(board, n, count, out, method, jobs, seed, batch, progress)
+    check_request(n, count, method, jobs, seed, give_up_after)
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise ValueError(f"cannot write {out}: there is no folder {folder}")
+    with exclusive(out + ".lock"):
+        return _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after)
 
 
 @contextlib.contextmanager
-def _exclusive(path: str):
-    """Hold an advisory lock on ``path`` (created if missing): a second run on the same
-    output refuses to start instead of interleaving its writes."""
+def exclusive(path: str):
+    """Hold an advisory lock on ``path`` (created if missing, removed at the end): a
+    second run on the same output refuses to start instead of interleaving its writes."""
     import fcntl
+    import os
 
-    f = open(path, "a")
+    try:
+        f = open(path, "a")
+    except OSError as e:
+        raise ValueError(f"cannot create the lock file {path}: {e.strerror or e}") from None
     try:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise ValueError(f"another run is writing {path[:-5]} (it holds {path})") from None
-        yield
+        try:
+            same = os.path.samestat(os.fstat(f.fileno()), os.stat(path))
+        except OSError:
+            same = False
+        if not same:
+            # the run before removed the file after this one opened it: that lock is
+            # no lock, and another run may hold the new file
+            raise ValueError(f"another run is writing {path[:-5]} (it just replaced {path})")
+        try:
+            yield
+        finally:
+            try:
+                os.unlink(path)  # while still holding it: no 0-byte file is left behind
+            except OSError:
+                pass  # already gone; nothing to tidy
     finally:
         f.close()
 
 
-def _generate(board, n, count, out, method, jobs, seed, batch, progress) -> dict:
+def read_state(path: str) -> dict:
+    """The state file of a run, checked field by field; ``ValueError`` naming the file
+    for anything else (unreadable, not JSON, nested, wrong types, negative counts)."""
+    try:
+        text = "\n".join(read_lines(path))
+        d = parse_json(text)
+    except PuzzleFormatError as e:
+        raise ValueError(f"state file {e}") from None
+    except ValueError as e:
+        raise ValueError(f"state file {path}: {e}") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"state file {path}: a JSON object is expected, not {type(d).__name__}")
+    for k, kind in _STATE_FIELDS.items():
+        v = d.get(k)
+        if kind is float:  # the size first: math.isfinite cannot convert an int of 400 digits
+            ok = isinstance(v, (int, float)) and 0 <= v < 1e300 and math.isfinite(v)
+        elif kind is int:
+            ok = isinstance(v, int) and 0 <= v < 2**63
+        else:
+            ok = isinstance(v, kind)
+        if isinstance(v, bool) or not ok:
+            raise ValueError(f"state file {path}: {k} must be "
+                             f"{'a string' if kind is str else 'a number from 0 to 2^63'}, not {_short(v)}")
+    return d
+
+
+def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after) -> dict:
     import json
     import os
 
@@ -249,20 +350,24 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress) -> dict
     state = {"board": board.name, "n": n, "method": method, "seed": seed, "units": 0,
              "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0}
     kept: list[Puzzle] = []
-    if os.path.exists(state_file):
-        with open(state_file) as f:
-            old = json.load(f)
-        same = all(old.get(k) == state[k] for k in ("board", "n", "method", "seed"))
-        if not same:
-            raise ValueError(
-                f"{state_file} records another run ({old.get('board')}, n={old.get('n')}, "
-                f"{old.get('method')}, seed {old.get('seed')}): remove it or pick another --out"
-            )
-        state.update(old)
-        kept = load_jsonl(out) if os.path.exists(out) else []
+    old = read_state(state_file) if os.path.exists(state_file) and not force else None
+    if old is not None and any(old[k] != state[k] for k in _RUN_FIELDS):
+        raise ValueError(
+            f"{state_file} records another run ({old['board']}, n={old['n']}, {old['method']}, "
+            f"seed {old['seed']}): pick another --out, or --force to start over"
+        )
+    if os.path.lexists(out) and old is None and not force:
+        raise ValueError(f"{out} exists and was not written by this command (no {state_file} beside it): "
+                         "pick another --out, or --force to write over it")
+    if old is not None and os.path.exists(out):
+        kept = load_jsonl(out)
+        state.update((k, old[k]) for k in _STATE_FIELDS)
+    # (a state file without its puzzle file: the run starts over)
+    before = len(kept)
     version = code_version()
     seen = {(p.position, p.target) for p in kept}
     batch = batch or max(4, 4 * jobs)
+    idle = 0  # seed positions in a row without a new puzzle, in this call
     # one pool for the whole run: its workers keep their compiled kernels, and leaving
     # the block releases them
     with (Parallel(n_jobs=jobs, backend="loky") if jobs > 1 else contextlib.nullcontext()) as pool:
@@ -276,15 +381,18 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress) -> dict
             for r in results:
                 state["candidates"] += r.candidates
                 state["cpu_seconds"] += r.seconds
+                new = False
                 for p in r.puzzles:
                     if (p.position, p.target) in seen:
                         continue
                     seen.add((p.position, p.target))
+                    new = True
                     state["found"] += 1
                     state["found_dual_free"] += p.dual_free
                     duals = sum(not q.dual_free for q in kept)
                     if len(kept) < count and (p.dual_free or duals + 1 <= MAX_DUAL_SHARE * count):
                         kept.append(dataclasses.replace(p, id=puzzle_id(board, n, len(kept) + 1)))
+                idle = 0 if new else idle + 1
             state["units"] += batch
             state["kept"] = len(kept)
             # the puzzles first, then the state that points past them: a kill between the
@@ -293,4 +401,10 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress) -> dict
             write_atomic(state_file, json.dumps(state, indent=1) + "\n")
             if progress is not None:
                 progress(state)
-    return state
+            if len(kept) < count and idle >= give_up_after:
+                raise NothingFound(
+                    f"no new puzzle in the last {idle} seed positions ({board.name}, n={n}, {method}): "
+                    f"nothing found within the budget; {out} holds {len(kept)} of the {count} asked",
+                    dict(state, added=len(kept) - before))
+    state["kept"] = len(kept)
+    return dict(state, added=len(kept) - before)

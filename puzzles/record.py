@@ -24,8 +24,11 @@ Traceback (most recent call last):
 ...
 puzzles.record.PuzzleFormatError: target b1 holds a Light stone, not a stone of Dark (the player not to move)
 
-Only the public API of :mod:`solver` is used (``Position``, ``Board``, the notation and
-``solver.files.write_atomic``); ``solver`` never imports this package.
+Only the public API of :mod:`solver` is used (``Position``, ``Board``, the notation,
+``solver.files.write_atomic`` and the capture search's ``MAX_N``); ``solver`` never
+imports this package.  Files are read whole and parsed line by line through
+:func:`read_lines` and :func:`parse_json`, so that no file, however malformed, raises
+anything but :class:`PuzzleFormatError` naming it.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from typing import Any, Iterable, Mapping
 import solver
 from solver import Position
 from solver.files import write_atomic
+from solver.search.capture import MAX_N
 
 __all__ = [
     "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "REQUIRED",
@@ -58,6 +62,9 @@ REQUIRED = ("id", "position", "target", "n")
 #: the standard fields, in the order :meth:`Puzzle.to_dict` writes them
 FIELDS = ("id", "position", "target", "n", "key", "line", "dual_free", "difficulty", "score",
           "nodes", "generator", "version")
+
+#: a JSON line nested deeper than this is refused before it is parsed (a record needs 2)
+MAX_DEPTH = 32
 
 _NAME = {"L": "Light", "D": "Dark"}
 _OTHER = {"L": "D", "D": "L"}
@@ -168,9 +175,9 @@ class Puzzle:
         try:
             pos = self.to_position()
         except ValueError as e:
-            raise PuzzleFormatError(f"bad position {self.position!r}: {e}") from None
+            raise PuzzleFormatError(f"bad position {_short(self.position)}: {_short(str(e), 200)}") from None
         if pos.outcome is not None:
-            raise PuzzleFormatError(f"the game is already over in {self.position!r} ({pos.outcome_reason})")
+            raise PuzzleFormatError(f"the game is already over in {_short(self.position)} ({pos.outcome_reason})")
         board = pos.board
         x, y = pos.to_move, _OTHER[pos.to_move]
 
@@ -178,7 +185,7 @@ class Puzzle:
             try:
                 return board.name_of(board.index(name))
             except ValueError:
-                raise PuzzleFormatError(f"{what} {name!r} is not a point of board {board.name}") from None
+                raise PuzzleFormatError(f"{what} {_short(name)} is not a point of board {board.name}") from None
 
         target = canon("target", self.target)
         if target not in pos.stones(y):
@@ -186,7 +193,7 @@ class Puzzle:
             raise PuzzleFormatError(f"target {target} {held}, not a stone of {_NAME[y]} (the player not to move)")
         key = None if self.key is None else canon("key", self.key)
         if key is not None and key not in pos.legal_moves():
-            raise PuzzleFormatError(f"key {key} is not a legal move for {_NAME[x]} in {self.position!r}")
+            raise PuzzleFormatError(f"key {key} is not a legal move for {_NAME[x]} in {_short(self.position)}")
         line = tuple(canon("line move", m) for m in self.line)
         if line and key is not None and line[0] != key:
             raise PuzzleFormatError(f"the line starts with {line[0]}, not with the key {key}")
@@ -197,7 +204,7 @@ class Puzzle:
             try:
                 p = p.play(m)
             except ValueError as e:
-                raise PuzzleFormatError(f"move {i + 1} of the line ({m}) is illegal: {e}") from None
+                raise PuzzleFormatError(f"move {i + 1} of the line ({m}) is illegal: {_short(str(e), 200)}") from None
         return dataclasses.replace(self, target=target, key=key, line=line)
 
     # -- JSON -----------------------------------------------------------------------------
@@ -206,7 +213,7 @@ class Puzzle:
         """A puzzle from a JSON object; ``check`` also validates it against its position
         (:meth:`validate`).  Raises :class:`PuzzleFormatError`."""
         if not isinstance(d, Mapping):
-            raise PuzzleFormatError(f"a puzzle is a JSON object, not {type(d).__name__}")
+            raise PuzzleFormatError(f"a puzzle is a JSON object, not {_JSON_TYPE.get(type(d), type(d).__name__)}")
         missing = [f for f in REQUIRED if f not in d]
         if missing:
             raise PuzzleFormatError(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
@@ -249,13 +256,13 @@ class Puzzle:
         for the line).  Raises :class:`PuzzleFormatError`."""
         parts = text.strip().split(None, 2)
         if len(parts) < 3:
-            raise PuzzleFormatError(f"an EPD line is '<rows> <side> cm N; tg POINT; ...', not {text.strip()!r}")
+            raise PuzzleFormatError(f"an EPD line is '<rows> <side> cm N; tg POINT; ...', not {_short(text.strip())}")
         position = f"{parts[0]} {parts[1]}"
         ops: dict[str, list[str]] = {}
         for op in _split_ops(parts[2]):
             code, *operands = op
             if code not in _EPD_OPS:
-                raise PuzzleFormatError(f"unknown EPD opcode {code!r} (known: {', '.join(_EPD_OPS)})")
+                raise PuzzleFormatError(f"unknown EPD opcode {_short(code)} (known: {', '.join(_EPD_OPS)})")
             if code in ops:
                 raise PuzzleFormatError(f"EPD opcode {code} given twice")
             if code != "pv" and len(operands) != 1:
@@ -267,7 +274,7 @@ class Puzzle:
         try:
             n = int(ops["cm"][0])
         except ValueError:
-            raise PuzzleFormatError(f"cm (capture in N moves) must be a whole number, not {ops['cm'][0]!r}") from None
+            raise PuzzleFormatError(f"cm (capture in N moves) must be a whole number, not {_short(ops['cm'][0])}") from None
         d: dict[str, Any] = {"id": ops["id"][0], "position": position, "target": ops["tg"][0], "n": n}
         if "bm" in ops:
             d["key"] = ops["bm"][0]
@@ -275,6 +282,9 @@ class Puzzle:
             d["line"] = ops["pv"]
         return cls.from_dict(d, check=check)
 
+
+_JSON_TYPE = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false",
+              type(None): "null"}
 
 _EPD_OPS = {"cm": "capture in N moves", "tg": "the target stone", "bm": "the key", "id": "the puzzle id",
             "pv": "the line"}
@@ -288,17 +298,27 @@ def _split_ops(text: str) -> list[list[str]]:
     for m in _EPD_TOKEN.finditer(text):
         quoted, word, semi, bad = m.groups()
         if bad is not None:
-            raise PuzzleFormatError(f"unbalanced quote in EPD operations {text!r}")
+            raise PuzzleFormatError(f"unbalanced quote in EPD operations {_short(text)}")
         if semi is not None:
             if not current:
-                raise PuzzleFormatError(f"empty EPD operation in {text!r}")
+                raise PuzzleFormatError(f"empty EPD operation in {_short(text)}")
             ops.append(current)
             current = []
         else:
             current.append(quoted if quoted is not None else word)
     if current:
-        raise PuzzleFormatError(f"EPD operation {' '.join(current)!r} is not ended by ';'")
+        raise PuzzleFormatError(f"EPD operation {_short(' '.join(current))} is not ended by ';'")
     return ops
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    """``repr(v)`` cut to ``limit`` characters, for messages: a value from a file may be
+    huge or nested deep."""
+    try:
+        text = repr(v) if not isinstance(v, int) or abs(v) < 10**60 else f"a {len(str(abs(v)))}-digit number"
+    except (RecursionError, ValueError):
+        return f"a {type(v).__name__} nested too deep"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _check_types(d: Mapping[str, Any]) -> None:
@@ -313,58 +333,108 @@ def _check_types(d: Mapping[str, Any]) -> None:
 
     v = d.get("id")
     need(isinstance(v, str) and bool(_ID_RE.match(v)),
-         f"id must be a non-empty string without spaces, quotes or ';', not {v!r}")
-    need(isinstance(d.get("position"), str), f"position must be a string, not {d.get('position')!r}")
-    need(isinstance(d.get("target"), str), f"target must be a point name, not {d.get('target')!r}")
+         f"id must be a non-empty string without spaces, quotes or ';', not {_short(v)}")
+    need(isinstance(d.get("position"), str), f"position must be a string, not {_short(d.get('position'))}")
+    need(isinstance(d.get("target"), str), f"target must be a point name, not {_short(d.get('target'))}")
     n = d.get("n")
-    need(is_int(n), f"n must be a whole number, not {n!r}")
-    need(n >= 1, f"n must be at least 1, not {n}")
-    need(d.get("key") is None or isinstance(d["key"], str), f"key must be a point name or null, not {d.get('key')!r}")
+    need(is_int(n), f"n must be a whole number, not {_short(n)}")
+    need(1 <= n <= MAX_N, f"n must be at least 1, not {_short(n)}" if n < 1
+         else f"n must be at most {MAX_N} (the verifier's limit), not {_short(n)}")
+    need(d.get("key") is None or isinstance(d["key"], str),
+         f"key must be a point name or null, not {_short(d.get('key'))}")
     line = d.get("line")
     need(line is None or (isinstance(line, (list, tuple)) and all(isinstance(m, str) for m in line)),
-         f"line must be a list of point names, not {line!r}")
+         f"line must be a list of point names, not {_short(line)}")
     need(d.get("dual_free") is None or isinstance(d["dual_free"], bool),
-         f"dual_free must be true or false, not {d.get('dual_free')!r}")
+         f"dual_free must be true or false, not {_short(d.get('dual_free'))}")
     v = d.get("difficulty")
-    need(v is None or (is_int(v) and 1 <= v <= 5), f"difficulty must be a whole number from 1 to 5, not {v!r}")
+    need(v is None or (is_int(v) and 1 <= v <= 5), f"difficulty must be a whole number from 1 to 5, not {_short(v)}")
     v = d.get("score")
-    need(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)),
-         f"score must be a finite number, not {v!r}")
+    # the size first: math.isfinite cannot convert an int of 400 digits
+    need(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e300
+                       and math.isfinite(v)),
+         f"score must be a finite number, not {_short(v)}")
     v = d.get("nodes")
-    need(v is None or (is_int(v) and v >= 0), f"nodes must be a whole number >= 0, not {v!r}")
+    need(v is None or (is_int(v) and 0 <= v < 2**63), f"nodes must be a whole number from 0 to 2^63 - 1, not {_short(v)}")
     v = d.get("generator")
-    need(v is None or v in GENERATORS, f"generator must be one of {', '.join(GENERATORS)}, not {v!r}")
+    need(v is None or (isinstance(v, str) and v in GENERATORS),
+         f"generator must be one of {', '.join(GENERATORS)}, not {_short(v)}")
     v = d.get("version")
-    need(v is None or isinstance(v, str), f"version must be a string, not {v!r}")
+    need(v is None or isinstance(v, str), f"version must be a string, not {_short(v)}")
 
 
 # -- files ------------------------------------------------------------------------------
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a text file, read whole.  Raises :class:`PuzzleFormatError` naming
+    the file (and the line, for bytes that are not UTF-8) for anything that keeps it
+    from being read: missing, a folder, unreadable, binary."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise PuzzleFormatError("no such file", path) from None
+    except IsADirectoryError:
+        raise PuzzleFormatError("is a folder, not a file", path) from None
+    except OSError as e:
+        raise PuzzleFormatError(f"cannot read it: {e.strerror or e}", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PuzzleFormatError("not UTF-8 text (a binary file?)", path, data[: e.start].count(b"\n") + 1) from None
+    return text.split("\n")
+
+
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads(text)``, but every failure is a ``ValueError`` with a short message:
+    bad syntax, nesting deeper than :data:`MAX_DEPTH` (checked before parsing, so a line
+    nested thousands deep costs no recursion) or a number too long to read."""
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
+        elif c in "]}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"bad JSON: {e.msg} at column {e.colno}") from None
+    except RecursionError:
+        raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError:  # Python's limit on the digits of an integer
+        raise ValueError("bad JSON: a number with too many digits") from None
+
+
 def load_jsonl(path: str | os.PathLike, *, check: bool = True) -> list[Puzzle]:
     """The puzzles of a JSON-lines file, in file order (blank lines are skipped).
 
     Raises :class:`PuzzleFormatError` naming the file and line of the first bad record
-    (bad JSON, a missing field, a bad position, ..., or an id given twice), and
-    ``OSError`` if the file cannot be read.
+    (bad JSON, a missing field, a bad position, ..., or an id given twice), or naming
+    the file if it cannot be read (missing, a folder, binary).
     """
     puzzles: list[Puzzle] = []
     seen: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, text in enumerate(f, 1):
-            if not text.strip():
-                continue
-            p = _parse_json_line(text, path, lineno, check=check)
-            if p.id in seen:
-                raise PuzzleFormatError(f"id {p.id} given twice (first on line {seen[p.id]})", path, lineno)
-            seen[p.id] = lineno
-            puzzles.append(p)
+    for lineno, text in enumerate(read_lines(path), 1):
+        if not text.strip():
+            continue
+        p = _parse_json_line(text, path, lineno, check=check)
+        if p.id in seen:
+            raise PuzzleFormatError(f"id {p.id} given twice (first on line {seen[p.id]})", path, lineno)
+        seen[p.id] = lineno
+        puzzles.append(p)
     return puzzles
 
 
 def _parse_json_line(text: str, path: str | os.PathLike | None, lineno: int | None, *, check: bool) -> Puzzle:
     try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PuzzleFormatError(f"bad JSON: {e.msg} at column {e.colno}", path, lineno) from None
+        d = parse_json(text)
+    except ValueError as e:
+        raise PuzzleFormatError(str(e), path, lineno) from None
     try:
         return Puzzle.from_dict(d, check=check)
     except PuzzleFormatError as e:
@@ -387,45 +457,49 @@ def write_jsonl(path: str | os.PathLike, puzzles: Iterable[Puzzle]) -> None:
     write_atomic(path, text)
 
 
-def default_search_files(*roots: str | os.PathLike) -> list[Path]:
-    """The ``results/puzzles/*.jsonl`` files under each root (default: the current
-    folder, then the checkout this package lives in), without repeats."""
-    if not roots:
-        roots = (Path.cwd(), Path(__file__).resolve().parent.parent)
-    files: list[Path] = []
-    for root in roots:
-        for f in sorted((Path(root) / "results" / "puzzles").glob("*.jsonl")):
-            if f.resolve() not in {g.resolve() for g in files}:
-                files.append(f)
-    return files
+#: where the committed puzzle sets are: beside the installed package, whatever the
+#: current folder
+COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
+
+
+def default_search_files(folder: str | os.PathLike | None = None) -> list[Path]:
+    """The ``*.jsonl`` files of ``folder`` (default :data:`COMMITTED`, the committed
+    sets beside the installed package, not the current folder)."""
+    return sorted(Path(COMMITTED if folder is None else folder).glob("*.jsonl"))
 
 
 def find_puzzle(puzzle_id: str, search_files: Iterable[str | os.PathLike], *, check: bool = True) -> Puzzle:
     """The puzzle with this id in the files; exactly one record may have it.
 
     Lines that are not JSON objects are skipped here (they are not the one asked for;
-    loading the file reports them); the record found is validated with its file and line.
+    loading the file reports them, and so does the error when no record has the id);
+    the record found is validated with its file and line.
     """
     files = [Path(f) for f in search_files]
     if not files:
-        raise PuzzleFormatError(f"no puzzle files to look up id {puzzle_id!r} in (results/puzzles/*.jsonl)")
+        raise PuzzleFormatError(f"no puzzle files to look up id {_short(puzzle_id)} in: the committed sets "
+                                f"are not in {COMMITTED} (give the file with --file)")
     hits: list[tuple[Path, int, str]] = []
+    skipped: tuple[Path, int, str] | None = None
     for f in files:
-        with open(f, encoding="utf-8") as fh:
-            for lineno, text in enumerate(fh, 1):
-                # every line is parsed: a substring test would miss ids that JSON escapes
-                try:
-                    d = json.loads(text)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(d, dict) and d.get("id") == puzzle_id:
-                    hits.append((f, lineno, text))
+        for lineno, text in enumerate(read_lines(f), 1):
+            if not text.strip():
+                continue
+            # every line is parsed: a substring test would miss ids that JSON escapes
+            try:
+                d = parse_json(text)
+            except ValueError as e:
+                skipped = skipped or (f, lineno, str(e))
+                continue
+            if isinstance(d, dict) and d.get("id") == puzzle_id:
+                hits.append((f, lineno, text))
     if not hits:
         names = ", ".join(str(f) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-        raise PuzzleFormatError(f"no puzzle with id {puzzle_id!r} in {names}")
+        why = f" ({skipped[0]}, line {skipped[1]} was skipped: {skipped[2]})" if skipped else ""
+        raise PuzzleFormatError(f"no puzzle with id {_short(puzzle_id)} in {names}{why}")
     if len(hits) > 1:
         where = " and ".join(f"{f}, line {n}" for f, n, _ in hits[:2])
-        raise PuzzleFormatError(f"id {puzzle_id!r} is given more than once: {where}")
+        raise PuzzleFormatError(f"id {_short(puzzle_id)} is given more than once: {where}")
     f, lineno, text = hits[0]
     return _parse_json_line(text, f, lineno, check=check)
 
@@ -443,7 +517,7 @@ def parse_puzzle_ref(text: str, search_files: Iterable[str | os.PathLike] | None
         return Puzzle.from_epd(t, check=check)
     if _ID_RE.match(t):
         return find_puzzle(t, default_search_files() if search_files is None else search_files, check=check)
-    raise PuzzleFormatError(f"{t!r} is neither a puzzle id, an EPD line ('<position> cm N; tg POINT; ...;') "
+    raise PuzzleFormatError(f"{_short(t)} is neither a puzzle id, an EPD line ('<position> cm N; tg POINT; ...;') "
                             "nor a JSON object")
 
 

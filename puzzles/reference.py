@@ -1,6 +1,7 @@
 """The slow, obviously-correct definition of a capture-in-N puzzle (issue 5).
 
-This is the twin of the fast verifier :mod:`puzzles.capture`.  It plays with the networkx
+This is the twin of the fast verifier (:mod:`puzzles.verdict` over
+:mod:`solver.search.capture`).  It plays with the networkx
 reference rules of :mod:`solver.reference` only (``Board`` and ``Position`` serve just to
 convert names and positions) and searches by plain recursion: no tables, no move
 ordering, no pruning beyond ``any``/``all`` stopping at the first answer.
@@ -34,32 +35,15 @@ from __future__ import annotations
 from solver import reference as R
 from solver.board import Board
 from solver.position import Position
+# one error type for both verifiers: a question one refuses, the other refuses alike
+from solver.search.capture import CaptureError
 
 __all__ = [
-    "CaptureSpecError",
-    "EmptyTargetError",
-    "OwnTargetError",
-    "BadDepthError",
+    "CaptureError",
     "capture_within",
     "move_forces_capture",
     "reference_verdict",
 ]
-
-
-class CaptureSpecError(ValueError):
-    """A capture-in-N question that makes no sense."""
-
-
-class EmptyTargetError(CaptureSpecError):
-    """The target point holds no stone."""
-
-
-class OwnTargetError(CaptureSpecError):
-    """The target point holds a stone of the side to move, not of the opponent."""
-
-
-class BadDepthError(CaptureSpecError):
-    """N is not a whole number of at least 1."""
 
 
 def _other(colour: str) -> str:
@@ -125,17 +109,23 @@ def capture_within(board: Board, light, dark, to_move: str, target: int, n: int,
 
 
 def _check(position: Position, target_name: str, n) -> int:
-    """The index of the target; raises a :class:`CaptureSpecError` for a bad question."""
+    """The index of the target; raises :class:`CaptureError` for a question that cannot
+    be posed (the same questions the fast search refuses, but any ``n >= 1``)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise BadDepthError(f"n must be a whole number of at least 1, not {n!r}")
+        raise CaptureError(f"n must be a whole number of at least 1, not {n!r}")
     board = position.board
-    target = board.index(target_name)  # solver.board.BoardError for an unknown point
+    try:
+        target = board.index(target_name)
+    except ValueError as e:
+        raise CaptureError(f"target: {e}") from None
     name = board.name_of(target)
     x = position.to_move
     if name in position.stones(x):
-        raise OwnTargetError(f"the target {name} holds a stone of the side to move ({x})")
+        raise CaptureError(f"target {name} is a stone of the side to move: it must hold a stone of the defender")
     if name not in position.stones(_other(x)):
-        raise EmptyTargetError(f"the target {name} is an empty point")
+        raise CaptureError(f"target {name} is empty: it must hold a stone of the defender")
+    if position.outcome is not None:
+        raise CaptureError(f"the game is over ({position.outcome_reason})")
     return target
 
 
@@ -153,10 +143,7 @@ def reference_verdict(position: Position, target_name: str, n: int) -> dict:
     light = frozenset(board.index(s) for s in position.stones("L"))
     dark = frozenset(board.index(s) for s in position.stones("D"))
     x = position.to_move
-    if R.outcome(board, light, dark, x) is not None:
-        moves = []  # the game is over: X has no move at all
-    else:
-        moves = R.legal_moves(board, light, dark, x)
+    moves = R.legal_moves(board, light, dark, x)
 
     def forcing(depth: int) -> list[str]:
         if depth < 1:

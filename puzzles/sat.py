@@ -51,13 +51,16 @@ MAX_ADDED = 3
 
 def _groups(pos: Position, color: str) -> list[set[int]]:
     b = pos.board
-    return [{b.index(x) for x in g} for g in pos.groups(color)]
+    # built in board order: a set of ints built from a set of names iterates in an order
+    # that follows the names' string hashes (it differs with PYTHONHASHSEED)
+    return [set(sorted(b.index(x) for x in g)) for g in pos.groups(color)]
 
 
 def paths_of(board, group: set[int], own: set[int], occupied: set[int]) -> list[tuple[int, ...]]:
-    """The paths of ``group``: for each, the empty points between its two stones."""
+    """The paths of ``group``: for each, the empty points between its two stones; in
+    board order of the group's stones, whatever the order of the set."""
     out = []
-    for s in group:
+    for s in sorted(group):
         for ray in board.rays[s]:
             between = []
             for p in ray:
@@ -74,7 +77,7 @@ def fresh_lines_of(board, group: set[int], occupied: set[int]) -> list[tuple[int
     are both empty, the second not touching the group."""
     near = {q for s in group for q in board.neighbours[s]}
     out = []
-    for s in group:
+    for s in sorted(group):  # board order: the items' order shapes the SAT encoding
         for ray in board.rays[s]:
             if len(ray) >= 2 and ray[0] not in occupied and ray[1] not in occupied and ray[1] not in near:
                 out.append((ray[0], ray[1]))

@@ -21,12 +21,17 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 #: (board, n, count), cheapest first
 SETS = [
     ("6/7", 1, 500), ("6/7", 2, 500), ("4/5", 1, 200), ("4/5", 2, 200), ("4/5", 3, 200),
     ("6/7", 3, 500), ("4/5", 4, 200), ("6/7", 4, 500), ("6/7", 5, 100),
 ]
+
+
+#: the committed sets, beside this script's checkout (whatever the current folder)
+SETS_DIR = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 
 
 def main() -> int:
@@ -43,8 +48,9 @@ def main() -> int:
     for board, n, count in SETS:
         if args.only and f"{board}:{n}" not in args.only:
             continue
+        out = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
         cmd = ["meridians", "puzzles", "generate", "--board", board, "--n", str(n), "--count", str(count),
-               "--method", "sat", "--seed", "1", "--jobs", str(args.jobs)]
+               "--method", "sat", "--seed", "1", "--jobs", str(args.jobs), "--out", str(out)]
         print(" ".join(cmd), flush=True)
         rc = subprocess.call(cmd)
         if rc:
@@ -61,15 +67,15 @@ def rescore(only: list[str], jobs: int) -> int:
 
     from joblib import Parallel, delayed
 
-    from puzzles.generate import _exclusive
+    from puzzles.generate import exclusive
     from puzzles.record import code_version, load_jsonl, write_jsonl
 
     version = code_version()
     for board, n, _ in SETS:
-        f = Path("results/puzzles") / f"{board.replace('/', '-')}-c{n}.jsonl"
+        f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
         if (only and f"{board}:{n}" not in only) or not f.exists():
             continue
-        with _exclusive(str(f) + ".lock"):
+        with exclusive(str(f) + ".lock"):
             ps = load_jsonl(f)
             t0 = time.time()
             new = Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps)
@@ -100,20 +106,19 @@ def _rescored(p, version):
 def summary() -> int:
     """Per set: puzzles, dual-free share, ratings 1-5, empty points, and the generator's
     yield from its state file (puzzles found per CPU-minute of the units)."""
-    import json
     from collections import Counter
-    from pathlib import Path
 
+    from puzzles.generate import read_state
     from puzzles.record import load_jsonl
 
     print("| set | puzzles | dual-free | rating 1/2/3/4/5 | empty points (min/median/max) | found | CPU s | found per CPU-minute |")
     print("|---|---|---|---|---|---|---|---|")
     for board, n, _ in SETS:
-        f = Path("results/puzzles") / f"{board.replace('/', '-')}-c{n}.jsonl"
+        f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
         if not f.exists():
             continue
         ps = load_jsonl(f)
-        st = json.loads(Path(str(f) + ".state.json").read_text())
+        st = read_state(str(f) + ".state.json")
         ratings = Counter(p.difficulty for p in ps)
         empty = sorted(p.to_position().board.size - len(p.to_position().stones("L")) - len(p.to_position().stones("D"))
                        for p in ps)

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from puzzles import generate as G
-from puzzles.capture import verify
+from puzzles.verdict import verify
 from puzzles.record import Puzzle, load_jsonl, write_jsonl
 from solver import Board
 from solver.cli import cli

@@ -1,4 +1,4 @@
-"""The capture-in-N verifier (:mod:`puzzles.capture`) against its slow twin
+"""The capture-in-N verifier (:mod:`puzzles.verdict` over :mod:`solver.search.capture`) against its slow twin
 (:mod:`puzzles.reference`, plain recursion on the networkx rules of solver.reference).
 
 1. Hand-built positions on 2/3 and 3/4 whose answers are derived by hand in the comments;
@@ -28,10 +28,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.reference import (
-    BadDepthError,
-    CaptureSpecError,
-    EmptyTargetError,
-    OwnTargetError,
     capture_within,
     move_forces_capture,
     reference_verdict,
@@ -40,13 +36,8 @@ from solver import Board, Position
 from solver import reference as R
 from refplay import random_position, reference_of, replay_line
 
-try:  # the fast verifier; the reference tests run without it
-    from puzzles.capture import CaptureError, verify
-except ImportError:  # pragma: no cover - only while puzzles/capture.py is being written
-    verify = None
-    CaptureError = ValueError
-
-needs_fast = pytest.mark.skipif(verify is None, reason="puzzles/capture.py is not there yet")
+from puzzles.verdict import verify
+from solver.search.capture import CaptureError
 
 #: what the random comparisons did, over the whole module
 STATS: Counter = Counter()
@@ -179,17 +170,28 @@ def test_repetition_is_a_draw():
     assert not capture_within(b, light, dark, side, a1, 1, history=[(light, dark, side)])
 
 
-def test_bad_questions():
-    with pytest.raises(EmptyTargetError):
-        reference_verdict(P1, "c3", 1)
-    with pytest.raises(OwnTargetError):
-        reference_verdict(P1, "b1", 1)
-    for n in (0, -1, 1.5, True):
-        with pytest.raises(BadDepthError):
-            reference_verdict(P1, "a1", n)
-    assert issubclass(EmptyTargetError, CaptureSpecError) and issubclass(CaptureSpecError, ValueError)
-    with pytest.raises(ValueError):
-        reference_verdict(P1, "z9", 1)
+#: questions that cannot be posed: an empty target, a stone of the side to move, n out
+#: of range, a point off the board, a finished game
+BAD = [(P1, "c3", 1), (P1, "b1", 1), (P1, "a1", 0), (P1, "a1", -1), (P1, "a1", 1.5), (P1, "a1", True),
+       (P1, "z9", 1)]
+
+
+@pytest.mark.parametrize("pos, target, n", BAD)
+def test_both_verifiers_refuse_bad_questions_with_one_error_type(pos, target, n):
+    assert issubclass(CaptureError, ValueError)
+    with pytest.raises(CaptureError):
+        reference_verdict(pos, target, n)
+    with pytest.raises(CaptureError):
+        verify(pos, target, n)
+
+
+def test_both_verifiers_refuse_a_finished_game():
+    pos = Position.parse("2/1D1/4/L1L/2 D")  # Dark to move has no legal placement: Light won
+    assert pos.outcome == "L"
+    with pytest.raises(CaptureError, match="over"):
+        reference_verdict(pos, "b1", 1)
+    with pytest.raises(CaptureError, match="over"):
+        verify(pos, "b1", 1)
 
 
 HAND = [
@@ -198,28 +200,16 @@ HAND = [
 ]
 
 
-@needs_fast
 @pytest.mark.parametrize("pos, target, n", HAND)
 def test_fast_on_hand_positions(pos, target, n):
     assert fast_verdict(pos, target, n) == reference_verdict(pos, target, n)
 
 
-@needs_fast
 def test_fast_line_on_hand_position():
     # P1 in one: the key a2, then any Dark reply, after which a1 is gone.
     v = verify(P1, "a1", 1)
     assert v.sound and v.line[0] == "a2" and len(v.line) == 2
     check_line(P1, "a1", 1, v)
-
-
-@needs_fast
-def test_fast_bad_questions():
-    with pytest.raises(CaptureError):
-        verify(P1, "c3", 1)
-    with pytest.raises(CaptureError):
-        verify(P1, "b1", 1)
-    with pytest.raises(CaptureError):
-        verify(P1, "a1", 0)
 
 
 # -- 2. random positions ----------------------------------------------------------------------
@@ -355,21 +345,18 @@ def compare(m: int, seed: int, plies: int, n: int) -> None:
             check_line(pos, target, n, fast)
 
 
-@needs_fast
 @settings(max_examples=80)
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(8, 40), n=st.integers(1, 3))
 def test_fast_matches_reference_3_4(seed, plies, n):
     compare(3, seed, plies, n)
 
 
-@needs_fast
 @settings(max_examples=50)
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(20, 100), n=st.integers(1, 3))
 def test_fast_matches_reference_4_5(seed, plies, n):
     compare(4, seed, plies, n)
 
 
-@needs_fast
 def test_enough_compared():
     """Run after the random tests (file order): they compared enough, of every kind."""
     if not STATS:

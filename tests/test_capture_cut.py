@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzles.capture import verify
+from puzzles.verdict import verify
 from solver import Board, Position
 
 from refplay import random_position

@@ -18,7 +18,7 @@ import pytest
 
 from puzzles import generate as G
 from puzzles import sat
-from puzzles.capture import verify
+from puzzles.verdict import verify
 from puzzles.record import load_jsonl
 from puzzles.reference import reference_verdict
 from solver import Board, Position
@@ -169,7 +169,7 @@ def test_a_run_stopped_between_batches_leaves_a_readable_file(tmp_path):
 
 def test_a_second_run_on_the_same_output_is_refused(tmp_path):
     out = str(tmp_path / "s.jsonl")
-    with G._exclusive(out + ".lock"):
+    with G.exclusive(out + ".lock"):
         with pytest.raises(ValueError, match="another run is writing"):
             G.generate("4/5", 1, 2, out, seed=1)
     G.generate("4/5", 1, 2, out, seed=1)
@@ -218,3 +218,151 @@ def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
     kept = load_jsonl(out)
     with open(out + ".state.json") as f:
         assert kept and json.loads(f.read())["kept"] == len(kept)
+
+
+# -- what a user of the driver and the command can get wrong (issue 18) -----------------------
+def _cli(*args: str, cwd=None):
+    """``meridians puzzles generate ARGS`` in process, through ``solver.cli.main``'s error
+    handling: (exit code, stdout, stderr)."""
+    import contextlib
+    import io
+    import os
+
+    from solver.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(["puzzles", "generate", *args])
+                code = 0
+            except SystemExit as e:
+                code = e.code
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_file_that_is_not_ours_is_not_written_over(tmp_path):
+    precious = tmp_path / "precious.txt"
+    precious.write_text("my notes\n")
+    with pytest.raises(ValueError, match="was not written by this command"):
+        G.generate("4/5", 1, 1, str(precious), seed=2)
+    code, out, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--out", str(precious))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and "--force" in err
+    assert precious.read_text() == "my notes\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]  # no state, no lock
+    # another run's file: refused too, and kept
+    G.generate("4/5", 1, 1, str(tmp_path / "a.jsonl"), seed=2)
+    before = (tmp_path / "a.jsonl").read_text()
+    code, _, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--seed", "3", "--out", str(tmp_path / "a.jsonl"))
+    assert code == 2 and "records another run" in err and (tmp_path / "a.jsonl").read_text() == before
+    # asked for: written over
+    st = G.generate("4/5", 1, 1, str(precious), seed=2, force=True)
+    assert st["kept"] == 1 and len(load_jsonl(precious)) == 1
+
+
+def test_the_lock_goes_and_a_complete_file_says_so(tmp_path):
+    out = tmp_path / "c.jsonl"
+    code, text, _ = _cli("--board", "4/5", "--n", "1", "--count", "2", "--seed", "1", "--out", str(out))
+    assert code == 0 and "2 puzzles, 2 added" in text
+    assert not (tmp_path / "c.jsonl.lock").exists()
+    code, text, _ = _cli("--board", "4/5", "--n", "1", "--count", "1", "--seed", "1", "--out", str(out))
+    assert code == 0 and text.strip() == f"{out} already holds 2 puzzles (asked 1): none added"
+    assert len(load_jsonl(out)) == 2
+    # resuming our own run adds what is missing
+    code, text, _ = _cli("--board", "4/5", "--n", "1", "--count", "3", "--seed", "1", "--out", str(out))
+    assert code == 0 and "3 puzzles, 1 added" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "c.jsonl.state.json"]
+
+
+def test_an_output_in_a_missing_folder_names_it(tmp_path):
+    code, out, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--out", str(tmp_path / "no" / "x.jsonl"))
+    assert code == 2 and err == f"meridians: error: cannot write {tmp_path / 'no' / 'x.jsonl'}: there is no folder {tmp_path / 'no'}\n"
+
+
+def test_the_default_output_is_in_the_current_folder(tmp_path):
+    code, text, err = _cli("--board", "4/5", "--n", "1", "--count", "1", cwd=tmp_path)
+    assert code == 0, err
+    assert load_jsonl(tmp_path / "4-5-c1.jsonl") and "wrote 4-5-c1.jsonl" in text
+
+
+@pytest.mark.parametrize("args", [
+    ["--board", "1/2", "--n", "1"],   # no capture can exist: ran forever
+    ["--board", "2/3", "--n", "8"],
+])
+def test_a_request_nothing_meets_stops_with_exit_3(tmp_path, args):
+    with pytest.raises(G.NothingFound, match="nothing found within the budget"):
+        G.generate(args[1], int(args[3]), 1, str(tmp_path / "x.jsonl"), give_up_after=8)
+    code, out, err = _cli(*args, "--count", "1", "--give-up-after", "16", "--out", str(tmp_path / "y.jsonl"))
+    assert code == 3 and out == ""
+    assert err.splitlines()[-1].startswith("meridians: stopped: no new puzzle in the last 16 seed positions")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [
+    ["--count", "0"], ["--count", "-1"], ["--count", str(10**30)], ["--n", "0"], ["--n", "100"],
+    ["--jobs", "0"], ["--jobs", "100000"], ["--seed", "-1"], ["--give-up-after", "0"], ["--board", "9/9"],
+])
+def test_absurd_options_are_one_line(tmp_path, args):
+    base = {"--n": "1", "--count": "1", "--board": "4/5"}
+    for k, v in zip(args[::2], args[1::2]):
+        base[k] = v
+    flat = [x for kv in base.items() for x in kv]
+    code, out, err = _cli(*flat, "--out", str(tmp_path / "z.jsonl"))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith("meridians: error:"), err
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError):
+        G.check_request(0, 1, "sat", 1, 0, 1)
+
+
+@pytest.mark.parametrize("state", [
+    "[]", '"x"', "null", "{}", '{"board": 5}', "[" * 3000, "\x00\xff", "", '{"board": "4/5"',
+    json.dumps({"board": "4/5", "n": 1, "method": "sat", "seed": 0, "units": -4, "candidates": 0,
+                "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0}),
+    '{"board": "4/5", "n": 1, "method": "sat", "seed": 0, "units": 0, "candidates": 0, '
+    '"cpu_seconds": NaN, "found": 0, "found_dual_free": 0}',
+])
+def test_a_bad_state_file_is_one_line(tmp_path, state):
+    out = tmp_path / "s.jsonl"
+    out.write_text("")
+    (tmp_path / "s.jsonl.state.json").write_bytes(state.encode("latin-1"))
+    code, text, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--out", str(out))
+    assert code == 2 and text == "" and len(err.splitlines()) == 1, err
+    assert "s.jsonl.state.json" in err
+    assert out.read_text() == ""
+
+
+def test_generation_does_not_depend_on_string_hashing():
+    # the SAT reshaping of one seed position (the generator's unit without the verifier,
+    # which takes 10 s more) in two interpreters with different string hashes: the
+    # candidates came out in other orders, so the sets differed from run to run
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from solver import Board\n"
+        "from puzzles import sat\n"
+        "from puzzles.generate import seed_position, _defender_targets\n"
+        "board = Board.parse('6/7'); pos = seed_position(board, 5000006)\n"
+        "for t in _defender_targets(pos):\n"
+        "    with sat.Reshaper(pos, t, 4) as r:\n"
+        "        for i in range(6):\n"
+        "            c = r.next()\n"
+        "            if c is None: break\n"
+        "            print(t, c)\n"
+        "            r.learn(('escapes', 'shorter', 'cooked')[i % 3])\n"
+    )
+    root = str(Path(__file__).resolve().parent.parent)
+    outs = []
+    for h in ("0", "1"):
+        env = dict(os.environ, PYTHONHASHSEED=h, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0].count("\n") >= 6 and outs[0] == outs[1]

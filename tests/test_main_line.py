@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles import capture
-from puzzles.capture import capture_within, verify
+from puzzles import verdict
+from puzzles.verdict import verify
+from solver.search.capture import capture_within
 from puzzles.record import find_puzzle
 
 PUZZLES = {
@@ -62,7 +63,7 @@ def test_the_tied_defences_are_searched(monkeypatch):
     assert v.dual_free and not v.duals
     check_line(pos, p.target, p.n, v.line, True)
     # turn by turn only (no search of the tied defences): a line with duals
-    monkeypatch.setattr(capture, "LINE_SEARCH", 0)
+    monkeypatch.setattr(verdict, "LINE_SEARCH", 0)
     greedy = verify(pos, p.target, p.n)
     assert greedy.sound and not greedy.dual_free and greedy.duals
     check_line(pos, p.target, p.n, greedy.line, False)

@@ -148,7 +148,9 @@ def test_file_round_trip(tmp_path: Path) -> None:
 
 def test_doctests() -> None:
     # pytest's --doctest-modules covers solver/ only; the puzzle modules are run here
-    for module in (puzzles.record, puzzles.book):
+    import puzzles.verdict
+
+    for module in (puzzles.record, puzzles.book, puzzles.verdict):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
@@ -176,7 +178,7 @@ _DROP = object()
 
 @pytest.mark.parametrize("bad, message", [
     ('{"id": "x", "position": ', "bad JSON"),
-    ("[1, 2]", "a puzzle is a JSON object, not list"),
+    ("[1, 2]", "a puzzle is a JSON object, not an array"),
     (_with(target=_DROP), "missing field target"),
     (_with(position="2/3/4/3 L"), "bad position '2/3/4/3 L'"),
     (_with(position="2/1X1/4/L2/2 L"), "bad position"),
@@ -260,12 +262,21 @@ def test_show_id_from_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert f"line: {ps[1].solution_text()}" in r.output
     svg = (tmp_path / "p.svg").read_text(encoding="utf-8")
     assert svg.startswith("<svg") and f'class="mark" data-point="{ps[1].target}"' in svg
-    # by default ids are looked up in results/puzzles/*.jsonl of the current folder
+    # by default ids are looked up in the committed sets beside the installed package,
+    # whatever the current folder (a results/puzzles folder there is not read)
     (tmp_path / "results" / "puzzles").mkdir(parents=True)
     shutil.copy(path, tmp_path / "results" / "puzzles" / path.name)
     monkeypatch.chdir(tmp_path)
     r = show(ps[2].id)
-    assert r.exit_code == 0 and ps[2].task() in r.output
+    assert r.exit_code == 2 and f"no puzzle with id {ps[2].id!r}" in r.output
+    committed = load_jsonl(sorted(puzzles.record.COMMITTED.glob("*.jsonl"))[0])[0]
+    r = show(committed.id)
+    assert r.exit_code == 0 and committed.task() in r.output
+    # without the committed sets: one line that says where they were looked for
+    monkeypatch.setattr(puzzles.record, "COMMITTED", tmp_path / "nowhere")
+    r = show(committed.id)
+    assert r.exit_code == 2 and "the committed sets are not in" in r.output and "--file" in r.output
+    assert len(r.output.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("args, message", [

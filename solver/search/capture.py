@@ -1,7 +1,7 @@
-"""Capture-in-N: the exact verifier.
+"""Capture within N: can the side to move force the capture of a target group?
 
-A capture-in-N puzzle is a position, the side to move X, a target stone of the opponent
-Y, and N.  The target group is the group holding the target stone (groups only grow or
+The question is a position, the side to move X, a target stone of the opponent Y, and
+N.  The target group is the group holding the target stone (groups only grow or
 vanish).  X plays, Y replies, and so on, X making at most N moves.  X succeeds at the
 first moment the target group is gone: the engine formulation of RULES.md removes a
 player's dead groups right after that player's own placement, so the target can only
@@ -10,14 +10,13 @@ the target counts as captured.  X fails if X loses first (X's own placement remo
 last stones) or if a position of the line repeats one before it (a draw).  Capture is
 checked before repetition: the goal is the capture, and it ends the line.
 
-The puzzle is **sound** when exactly one first move (the key) forces success within N
-X-moves against every defence and no first move forces it within N-1.
-
 >>> from solver import Position
 >>> pos = Position.parse("3/1L2/5/4D1/4L/1L2/3 L")   # a Light stone between two Dark
->>> v = verify(pos, "d5", 1)
->>> v.keys, v.shorter, v.sound
-([], [], False)
+>>> capture_within(pos, "d5", 1)
+False
+
+Puzzles built on this search (the key, the main line, duals, scoring) are in
+:mod:`puzzles.verdict`; its slow twin on the networkx rules is :mod:`puzzles.reference`.
 
 **Search.**  A compiled AND/OR search over every legal move at every ply, depth-first,
 with a table of proven bounds ("succeeds within k X-moves", "fails within k") and one
@@ -62,7 +61,6 @@ entry can repeat a position.
 
 from __future__ import annotations
 
-import time
 from typing import NamedTuple
 
 import numpy as np
@@ -76,9 +74,9 @@ from solver.bits import (
 from solver.core import kernel
 from solver.search.path import enter_child, repeats
 
-__all__ = ["verify", "Verdict", "CaptureError", "capture_within", "forget", "new_capture", "MAX_N"]
+__all__ = ["CaptureError", "CaptureSearch", "capture_within", "check_n", "forget", "new_capture", "MAX_N"]
 
-#: the longest puzzle the verifier takes (X-moves)
+#: the most X-moves a search takes
 MAX_N = 8
 _MAXP = 2 * MAX_N + 2
 
@@ -95,24 +93,25 @@ _NO_SUCC = 127
 
 
 class CaptureError(ValueError):
-    """A puzzle that cannot be posed: no stone of the defender on the target, a finished
-    game, or an N outside 1..MAX_N."""
+    """A capture question that cannot be posed: the target is not a point of the board
+    or holds no stone of the defender, the game is over, or N is out of range.  Both
+    the fast search and its reference twin (:mod:`puzzles.reference`) raise it."""
 
 
 class Capture(NamedTuple):
-    """The arrays of one verifier (reusable across puzzles of one board)."""
+    """The arrays of one capture search (reusable across targets of one board)."""
 
     stack: np.ndarray        # uint64 (2 * _MAXP, w): positions on the path
     path_keys: np.ndarray    # uint64 (_MAXP,): their identity keys (for repeats)
     keys: np.ndarray         # uint64 (_MAXP, 4): keys under each symmetry (child_keys)
     removals: np.ndarray     # int32 (_MAXP,): placements that removed stones, root to ply
-    tt_key: np.ndarray       # uint64 (size,): identity key xor the puzzle's salt
+    tt_key: np.ndarray       # uint64 (size,): identity key xor the target's salt
     tt_succ: np.ndarray      # int8 (size,): succeeds within this many X-moves, 127 none
     tt_fail: np.ndarray      # int8 (size,): fails within this many X-moves, -1 none
     tt_move: np.ndarray      # int16 (size,): the move that succeeded, -1 none
     stats: np.ndarray        # int64 (4,): NODES, TT_HITS, PRUNED, ABORTED
     limits: np.ndarray       # int64 (3,): node budget (0 none), use the table, use the cut
-    salt: np.ndarray         # uint64 (1,): xor-ed into keys, new for every puzzle
+    salt: np.ndarray         # uint64 (1,): xor-ed into keys, one per target
     adj: np.ndarray          # uint64 (64 w, w): the cells adjacent to each cell
     dirsign: np.ndarray      # int8 (6,): 1 where a ray's cells lie above its origin
     seg_between: np.ndarray  # uint64 (6 * 64 w, w): scratch, the empty points of segments
@@ -559,29 +558,6 @@ def _y_at(T, S, ply, x, tgt, k) -> int:
 
 
 # --- Python side ---------------------------------------------------------------------------
-class Verdict(NamedTuple):
-    """What the verifier found for one puzzle."""
-
-    keys: list          # first moves forcing the capture within n (names, board order)
-    shorter: list       # first moves forcing it within n - 1
-    sound: bool         # exactly one key and no shorter solution
-    line: list          # key, longest defence and X's answers (sound puzzles only)
-    dual_free: bool     # X's move is unique at every later X turn of the line
-    duals: list         # (ply, moves) where X had more than one move that works
-    tempting: int       # natural tries that fail: first moves on the target's paths or
-                        # lines or touching it
-    quiet: bool         # the key cuts none of the target's paths
-    nodes: int
-    seconds: float
-    complete: bool      # False when the node budget ran out (then nothing is proven)
-    late: tuple = ()    # the tempting tries that fail only late: they capture within
-                        # n + 1 (sound puzzles with a line; LATE_NODES nodes a try)
-
-
-#: node budget of the search that tells whether a tempting try captures within n + 1
-LATE_NODES = 100_000
-
-
 _VERIFIERS: dict = {}
 
 
@@ -596,19 +572,19 @@ def _verifier(position: Position, tt_mb: float, max_nodes: int, use_table: bool,
     S.stats[:] = 0
     S.killers[:] = -1
     # an entry means "X captures the group on tgt within k from this position", whatever
-    # the puzzle it was found in: the salt is the target's, so later searches for the
-    # same target (capture_within, then verify) reuse what earlier ones proved
+    # the search it was found in: the salt is the target's, so later searches for the
+    # same target (capture_within, then a full verification) reuse what earlier ones proved
     S.salt[0] = np.uint64(((tgt + 1) * 0x9E3779B97F4A7C15) & (2**64 - 1))
     return t, S
 
 
 def forget() -> None:
-    """Empty the tables of this process's verifiers.
+    """Empty the tables of this process's capture searches.
 
-    Entries stay true from puzzle to puzzle, so keeping them is safe, but they change
-    the order of search and so the nodes a later search needs: a generator that drops
+    Entries stay true from search to search, so keeping them is safe, but they change
+    the order of search and so the nodes a later search needs: a caller that drops
     candidates over a node budget calls this before each candidate, so that what it
-    keeps does not depend on what the same process verified before."""
+    keeps does not depend on what the same process searched before."""
     for S in _VERIFIERS.values():
         S.tt_key[:] = 0
         S.tt_succ[:] = _NO_SUCC
@@ -617,7 +593,7 @@ def forget() -> None:
 
 
 def _target(position: Position, target: str) -> tuple[int, int]:
-    """(X colour, target cell) after checking the puzzle can be posed."""
+    """(X colour, target cell) after checking the question can be posed."""
     board = position.board
     try:
         p = board.index(target)
@@ -638,7 +614,7 @@ def _target(position: Position, target: str) -> tuple[int, int]:
 
 
 def _load(t, S, positions: list) -> None:
-    """Put ``positions`` ((st, side) pairs, a line from the puzzle) on the path."""
+    """Put ``positions`` ((st, side) pairs, a line from the root) on the path."""
     out = np.empty(len(t.zobrist), np.uint64)
     total_before = None
     rem = 0
@@ -654,246 +630,116 @@ def _load(t, S, positions: list) -> None:
         total_before = total
 
 
+def check_n(n: int) -> None:
+    """Raise :class:`CaptureError` unless ``n`` is a whole number from 1 to :data:`MAX_N`."""
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_N:
+        raise CaptureError(f"n must be a whole number of moves from 1 to {MAX_N}, not {n!r}")
+
+
+class CaptureSearch:
+    """Capture searches for one target in one position (the *root*, X to move).
+
+    A search runs from the last position of the *line* on the search path: the root,
+    then positions after it (:meth:`load`), at most ``2 * MAX_N + 1`` of them.  Each
+    answer is True (X forces the capture), False (not), or None when the node budget
+    ran out (nothing is known then).  The table is this process's table for the board
+    and ``tt_mb``, shared by every search of that board (:func:`forget` empties it).
+    Raises :class:`CaptureError` when the question cannot be posed.
+    """
+
+    def __init__(self, position: Position, target: str, *, max_nodes: int = 0, tt_mb: float = 16,
+                 use_table: bool = True, use_cut: bool = True):
+        self.root = position
+        self.x, self._tgt = _target(position, target)
+        self._t, self._S = _verifier(position, tt_mb, max_nodes, use_table, use_cut, self._tgt)
+        self.max_nodes = max_nodes
+        self.load([position])
+
+    def load(self, line: list[Position]) -> None:
+        """Put ``line`` (the root, then the positions after it) on the search path."""
+        if len(line) > _MAXP - 1:
+            raise CaptureError(f"a line of {len(line)} positions is longer than the {_MAXP - 1} a search holds")
+        self._ply = len(line) - 1
+        _load(self._t, self._S, [(p.array(), 0 if p.to_move == "L" else 1) for p in line])
+
+    def _answer(self, r: int) -> bool | None:
+        return None if r & ABORT else bool(r & SUCC)
+
+    def captures(self, k: int) -> bool | None:
+        """Whether X, to move at the end of the line, captures within ``k >= 1`` moves."""
+        return self._answer(_x_at(self._t, self._S, self._ply, self.x, self._tgt, k))
+
+    def captures_after_reply(self, k: int) -> bool | None:
+        """Whether, Y to move at the end of the line, X captures within ``k >= 0`` more
+        moves whatever Y replies (``k = 0``: every reply loses the target)."""
+        return self._answer(_y_at(self._t, self._S, self._ply, self.x, self._tgt, k))
+
+    def move_captures(self, move: str, k: int) -> bool | None:
+        """Whether the first move ``move`` (legal at the root) captures within ``k``
+        moves in all; the line on the path is left as the root alone."""
+        self.load([self.root])
+        cell = int(self._t.cell_of[self.root.board.index(move)])
+        return self._answer(_first_move(self._t, self._S, self.x, self._tgt, cell, k))
+
+    def target_zone(self) -> tuple[frozenset[str], frozenset[str]]:
+        """At the root: (the empty points on the target group's paths, every empty point
+        on those paths, on the group's lines or touching it): the moves a solver
+        tries first."""
+        self.load([self.root])
+        segs, zone = _zone_at(self._t, self._S, 0, 1 - self.x, self._tgt)
+        board = self.root.board
+
+        def names(bb) -> frozenset[str]:
+            out = []
+            for p in range(board.size):
+                c = int(self._t.cell_of[p])
+                if (int(bb[c >> 6]) >> (c & 63)) & 1:
+                    out.append(board.name_of(p))
+            return frozenset(out)
+
+        return names(segs), names(zone)
+
+    def target_gone(self, position: Position) -> bool:
+        """Whether the target point holds no stone of the defender in ``position``."""
+        st = position.array()
+        c = self._tgt
+        return not (int(st[1 - self.x, c >> 6]) >> (c & 63)) & 1
+
+    @property
+    def nodes(self) -> int:
+        """The nodes searched since the search was made (what the budget counts)."""
+        return int(self._S.stats[NODES])
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self._S.stats[NODES] = value
+
+    @property
+    def node_limit(self) -> int:
+        """The node count at which searches stop (0: none)."""
+        return int(self._S.limits[0])
+
+    @node_limit.setter
+    def node_limit(self, value: int) -> None:
+        self._S.limits[0] = value
+
+    @property
+    def aborted(self) -> bool:
+        """Whether a search ran out of nodes (until :meth:`clear_aborted`)."""
+        return bool(self._S.stats[ABORTED])
+
+    def clear_aborted(self) -> None:
+        self._S.stats[ABORTED] = 0
+
+
 def capture_within(position: Position, target: str, n: int, max_nodes: int = 0, tt_mb: float = 16) -> bool | None:
     """Whether the side to move forces the capture of ``target``'s group within ``n``
-    moves (``None`` when ``max_nodes`` ran out).
+    moves (``None`` when ``max_nodes`` ran out).  Raises :class:`CaptureError` for a
+    question that cannot be posed.
 
     >>> from solver import Position
     >>> capture_within(Position.parse("3/1L2/5/4D1/4L/1L2/3 L"), "d5", 2)
     False
     """
-    _check_n(n)
-    x, tgt = _target(position, target)
-    t, S = _verifier(position, tt_mb, max_nodes, True, True, tgt)
-    _load(t, S, [(position.array(), x)])
-    r = _x_at(t, S, 0, x, tgt, n)
-    if r & ABORT:
-        return None
-    return bool(r & SUCC)
-
-
-def _check_n(n: int) -> None:
-    if not isinstance(n, int) or not 1 <= n <= MAX_N:
-        raise CaptureError(f"n must be a whole number of moves from 1 to {MAX_N}, not {n!r}")
-
-
-def verify(
-    position: Position, target: str, n: int, *, max_nodes: int = 0, tt_mb: float = 16,
-    line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
-) -> Verdict:
-    """Every first move that forces the capture within ``n`` and within ``n - 1``, the
-    main line with its duals, and the effort.  With ``all_duals`` False each dual lists
-    two of X's working moves only (which is enough to tell a dual, and spares proving
-    that every other move fails).  ``max_nodes`` bounds the whole work (0:
-    none); when it runs out, ``complete`` is False and the lists mean nothing."""
-    _check_n(n)
-    x, tgt = _target(position, target)
-    t, S = _verifier(position, tt_mb, max_nodes, use_table, use_cut, tgt)
-    t0 = time.perf_counter()
-    root = position.array()
-    _load(t, S, [(root, x)])
-    keys, shorter = [], []
-    tries = []
-    aborted = False
-    segs, zone = _zone_at(t, S, 0, 1 - x, tgt)
-    on = lambda bb, c: (int(bb[c >> 6]) >> (c & 63)) & 1  # noqa: E731
-    names = position.legal_moves()
-    cells = [int(t.cell_of[position.board.index(m)]) for m in names]
-    for name, cell in zip(names, cells):
-        r = _first_move(t, S, x, tgt, cell, n)
-        if r & ABORT:
-            aborted = True
-            break
-        if r & SUCC:
-            keys.append(name)
-            if n > 1:
-                r2 = _first_move(t, S, x, tgt, cell, n - 1)
-                if r2 & ABORT:
-                    aborted = True
-                    break
-                if r2 & SUCC:
-                    shorter.append(name)
-        elif on(zone, cell):
-            tries.append((name, cell))
-    tempting = len(tries)
-    if aborted:
-        return Verdict([], [], False, [], False, [], 0, False, int(S.stats[NODES]),
-                       time.perf_counter() - t0, False)
-    quiet = bool(keys) and not on(segs, cells[names.index(keys[0])])
-    sound = len(keys) == 1 and not shorter
-    main, duals = ([], [])
-    if line and sound:
-        main, duals = _main_line(t, S, position, x, tgt, n, keys[0], 0 if all_duals else 2)
-        if S.stats[ABORTED]:
-            return Verdict(keys, shorter, False, [], False, [], tempting, quiet, int(S.stats[NODES]),
-                           time.perf_counter() - t0, False)
-    nodes = int(S.stats[NODES])
-    late = _late(t, S, root, x, tgt, n, tries, max_nodes) if line and sound else ()
-    return Verdict(keys, shorter, sound, main, sound and not duals, duals, tempting, quiet,
-                   nodes, time.perf_counter() - t0, True, late)
-
-
-def _late(t, S, root, x, tgt, n, tries, max_nodes) -> tuple:
-    """The failing first moves of ``tries`` (name, cell) that capture within ``n + 1``: a try
-    that fails only by a move is one a solver has to read to the end.  Each gets
-    :data:`LATE_NODES` nodes; a try not decided within them does not count.  The
-    verifier's node count and budget are left as they were."""
-    if n + 1 > MAX_N:
-        return ()
-    before = int(S.stats[NODES])
-    late = []
-    for name, cell in tries:
-        _load(t, S, [(root, x)])
-        S.limits[0] = S.stats[NODES] + LATE_NODES
-        r = _first_move(t, S, x, tgt, cell, n + 1)
-        if S.stats[ABORTED]:
-            S.stats[ABORTED] = 0
-        elif r & SUCC:
-            late.append(name)
-    S.limits[0] = max_nodes
-    S.stats[NODES] = before
-    return tuple(late)
-
-
-def _min_x(t, S, ply, x, tgt, kmax) -> int:
-    """The fewest X-moves that capture from the X node at ``ply`` (``kmax + 1``: not
-    within ``kmax``)."""
-    for k in range(1, kmax + 1):
-        r = _x_at(t, S, ply, x, tgt, k)
-        if r & ABORT:
-            return kmax + 1
-        if r & SUCC:
-            return k
-    return kmax + 1
-
-
-def _main_line(t, S, position, x, tgt, n, key, stop=0) -> tuple[list, list]:
-    """The key, then Y's longest resistance and X's answers; X turns with more than one
-    move that keeps the capture within the moves left are the duals.
-
-    A main line is the defence a composer would show: among Y's equally long defences,
-    one along which X's answer is unique at every turn if there is one (searched over
-    all tied defences, :data:`LINE_SEARCH` Y turns at most), else the first in board
-    order, taking at each Y turn a reply after which X has a single working answer when
-    one exists.  X's answer is the first working move."""
-    free = _free_line(t, S, [(position.array(), x)], position.play(key), x, tgt, n - 1,
-                      [LINE_SEARCH])
-    if free is not None:
-        return [key] + free, []
-    path = [(position.array(), x)]
-    line = [key]
-    duals = []
-    cur = position.play(key)
-    left = n - 1
-    while True:
-        path.append((cur.array(), 1 - x))
-        tied, over = _longest(t, S, path, cur, x, tgt, left)
-        if over:
-            line.extend(tied[:1])
-            break
-        chosen, answers = None, None
-        for reply in tied:
-            after = cur.play(reply)
-            working = _working(t, S, path + [(after.array(), x)], after, x, tgt, left, stop=2)
-            if answers is None or (len(working) == 1 and len(answers) != 1):
-                chosen, answers = reply, working
-            if len(working) == 1:
-                break
-        line.append(chosen)
-        cur = cur.play(chosen)
-        path.append((cur.array(), x))
-        working = _working(t, S, path, cur, x, tgt, left, stop)
-        if not working:
-            break  # cannot happen for a proven key; the line just stops
-        if len(working) > 1:
-            duals.append((len(line), working))
-        line.append(working[0])
-        cur = cur.play(working[0])
-        left -= 1
-    return line, duals
-
-
-#: how many Y turns the search for a dual-free main line may try
-LINE_SEARCH = 64
-
-
-def _gone(st, x, tgt) -> bool:
-    return not (int(st[1 - x, tgt >> 6]) >> (tgt & 63)) & 1
-
-
-def _longest(t, S, path, cur, x, tgt, left) -> tuple[list, bool]:
-    """Y's replies at ``cur`` (the last position of ``path``, Y to move) after which X
-    needs the most moves, and whether the line ends with them (the target is gone or
-    the game over, or X has no move left).  A ``cur`` where the line already ended
-    gives ``([], True)``."""
-    if _gone(cur.array(), x, tgt) or cur.outcome is not None:
-        return [], True
-    replies = cur.legal_moves()
-    if left >= 2:
-        # after a working X move no reply needs more than ``left``: the replies that
-        # need all of them are those that hold out against left - 1, one search each
-        slow = []
-        for reply in replies:
-            after = cur.play(reply)
-            ast = after.array()
-            if _gone(ast, x, tgt) or after.outcome is not None:
-                continue
-            _load(t, S, path + [(ast, x)])
-            if not _x_at(t, S, len(path), x, tgt, left - 1) & SUCC:
-                slow.append(reply)
-        if slow:
-            return slow, False
-    tied, best_need = [], -1
-    for reply in replies:
-        after = cur.play(reply)
-        ast = after.array()
-        if _gone(ast, x, tgt) or after.outcome is not None:
-            need = 0  # the defence ends the line at once
-        else:
-            _load(t, S, path + [(ast, x)])
-            need = _min_x(t, S, len(path), x, tgt, left)
-        if need > best_need:
-            tied, best_need = [reply], need
-        elif need == best_need:
-            tied.append(reply)
-    return tied, best_need == 0 or left == 0
-
-
-def _free_line(t, S, path, cur, x, tgt, left, budget) -> list | None:
-    """A longest defence from ``cur`` (Y to move, after X's move; ``path`` ends before
-    it) along which X's working answer is unique at every turn, with those answers; None
-    if there is none or ``budget[0]`` Y turns were tried without finding one."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        return None
-    path = path + [(cur.array(), 1 - x)]
-    tied, over = _longest(t, S, path, cur, x, tgt, left)
-    if over:
-        return tied[:1]
-    for reply in tied:
-        after = cur.play(reply)
-        here = path + [(after.array(), x)]
-        working = _working(t, S, here, after, x, tgt, left, stop=2)
-        if len(working) != 1:
-            continue
-        rest = _free_line(t, S, here, after.play(working[0]), x, tgt, left - 1, budget)
-        if rest is not None:
-            return [reply, working[0]] + rest
-        if budget[0] < 0:
-            return None
-    return None
-
-
-def _working(t, S, path, cur, x, tgt, left, stop=0) -> list:
-    """X's moves at ``cur`` (the last position of ``path``) that keep the capture within
-    ``left`` moves; with ``stop``, at most that many."""
-    working = []
-    for move in cur.legal_moves():
-        after = cur.play(move)
-        _load(t, S, path + [(after.array(), 1 - x)])
-        r = _y_at(t, S, len(path), x, tgt, left - 1)
-        if r & SUCC:
-            working.append(move)
-            if stop and len(working) >= stop:
-                break
-    return working
+    check_n(n)
+    return CaptureSearch(position, target, max_nodes=max_nodes, tt_mb=tt_mb).captures(n)

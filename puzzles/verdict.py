@@ -1,0 +1,254 @@
+"""The verdict on a capture-in-N puzzle: its keys, shorter solutions, main line and duals.
+
+A capture-in-N puzzle is a position, the side to move X, a target stone of the opponent
+Y, and N (the question of :mod:`solver.search.capture`, which answers it).  The puzzle
+is **sound** when exactly one first move (the key) forces the capture within N X-moves
+against every defence and no first move forces it within N-1.
+
+>>> from solver import Position
+>>> pos = Position.parse("3/1L2/5/4D1/4L/1L2/3 L")   # a Light stone between two Dark
+>>> v = verify(pos, "d5", 1)
+>>> v.keys, v.shorter, v.sound
+([], [], False)
+
+The main line is the defence a composer would show (:func:`verify`); the tempting tries
+and the tries that fail only late feed the difficulty score of :mod:`puzzles.generate`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+from solver import Position
+from solver.search.capture import MAX_N, CaptureError, CaptureSearch, check_n
+
+__all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH"]
+
+
+class Verdict(NamedTuple):
+    """What the verifier found for one puzzle."""
+
+    keys: list          # first moves forcing the capture within n (names, board order)
+    shorter: list       # first moves forcing it within n - 1
+    sound: bool         # exactly one key and no shorter solution
+    line: list          # key, longest defence and X's answers (sound puzzles only)
+    dual_free: bool     # X's move is unique at every later X turn of the line
+    duals: list         # (ply, moves) where X had more than one move that works
+    tempting: int       # natural tries that fail: first moves on the target's paths or
+                        # lines or touching it
+    quiet: bool         # the key cuts none of the target's paths
+    nodes: int
+    seconds: float
+    complete: bool      # False when the node budget ran out (then nothing is proven)
+    late: tuple = ()    # the tempting tries that fail only late: they capture within
+                        # n + 1 (sound puzzles with a line; LATE_NODES nodes a try)
+
+
+#: node budget of the search that tells whether a tempting try captures within n + 1
+LATE_NODES = 100_000
+
+#: how many Y turns the search for a dual-free main line may try
+LINE_SEARCH = 64
+
+
+def verify(
+    position: Position, target: str, n: int, *, max_nodes: int = 0, tt_mb: float = 16,
+    line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
+) -> Verdict:
+    """Every first move that forces the capture within ``n`` and within ``n - 1``, the
+    main line with its duals, and the effort.  With ``all_duals`` False each dual lists
+    two of X's working moves only (which is enough to tell a dual, and spares proving
+    that every other move fails).  ``max_nodes`` bounds the whole work (0:
+    none); when it runs out, ``complete`` is False and the lists mean nothing.
+    Raises :class:`CaptureError` for a puzzle that cannot be posed."""
+    check_n(n)
+    s = CaptureSearch(position, target, max_nodes=max_nodes, tt_mb=tt_mb, use_table=use_table, use_cut=use_cut)
+    t0 = time.perf_counter()
+    keys, shorter, tries = [], [], []
+    aborted = False
+    segs, zone = s.target_zone()
+    for move in position.legal_moves():
+        r = s.move_captures(move, n)
+        if r is None:
+            aborted = True
+            break
+        if r:
+            keys.append(move)
+            if n > 1:
+                r2 = s.move_captures(move, n - 1)
+                if r2 is None:
+                    aborted = True
+                    break
+                if r2:
+                    shorter.append(move)
+        elif move in zone:
+            tries.append(move)
+    tempting = len(tries)
+    if aborted:
+        return Verdict([], [], False, [], False, [], 0, False, s.nodes, time.perf_counter() - t0, False)
+    quiet = bool(keys) and keys[0] not in segs
+    sound = len(keys) == 1 and not shorter
+    main, duals = ([], [])
+    if line and sound:
+        main, duals = _main_line(s, n, keys[0], 0 if all_duals else 2)
+        if s.aborted:
+            return Verdict(keys, shorter, False, [], False, [], tempting, quiet, s.nodes,
+                           time.perf_counter() - t0, False)
+    nodes = s.nodes
+    late = _late(s, n, tries) if line and sound else ()
+    return Verdict(keys, shorter, sound, main, sound and not duals, duals, tempting, quiet,
+                   nodes, time.perf_counter() - t0, True, late)
+
+
+def _late(s: CaptureSearch, n: int, tries: list[str]) -> tuple:
+    """The failing first moves ``tries`` that capture within ``n + 1``: a try that fails
+    only by a move is one a solver has to read to the end.  Each gets
+    :data:`LATE_NODES` nodes; a try not decided within them does not count.  The
+    search's node count and budget are left as they were."""
+    if n + 1 > MAX_N:
+        return ()
+    before, limit = s.nodes, s.node_limit
+    late = []
+    for move in tries:
+        s.node_limit = s.nodes + LATE_NODES
+        r = s.move_captures(move, n + 1)
+        if s.aborted:
+            s.clear_aborted()
+        elif r:
+            late.append(move)
+    s.node_limit = limit
+    s.nodes = before
+    return tuple(late)
+
+
+def _min_x(s: CaptureSearch, kmax: int) -> int:
+    """The fewest X-moves that capture from the end of the line loaded in ``s`` (X to
+    move); ``kmax + 1``: not within ``kmax``."""
+    for k in range(1, kmax + 1):
+        r = s.captures(k)
+        if r is None:
+            return kmax + 1
+        if r:
+            return k
+    return kmax + 1
+
+
+def _main_line(s: CaptureSearch, n: int, key: str, stop: int = 0) -> tuple[list, list]:
+    """The key, then Y's longest resistance and X's answers; X turns with more than one
+    move that keeps the capture within the moves left are the duals.
+
+    A main line is the defence a composer would show: among Y's equally long defences,
+    one along which X's answer is unique at every turn if there is one (searched over
+    all tied defences, :data:`LINE_SEARCH` Y turns at most), else the first in board
+    order, taking at each Y turn a reply after which X has a single working answer when
+    one exists.  X's answer is the first working move."""
+    position = s.root
+    free = _free_line(s, [position], position.play(key), n - 1, [LINE_SEARCH])
+    if free is not None:
+        return [key] + free, []
+    path = [position]
+    line = [key]
+    duals = []
+    cur = position.play(key)
+    left = n - 1
+    while True:
+        path.append(cur)
+        tied, over = _longest(s, path, cur, left)
+        if over:
+            line.extend(tied[:1])
+            break
+        chosen, answers = None, None
+        for reply in tied:
+            after = cur.play(reply)
+            working = _working(s, path + [after], after, left, stop=2)
+            if answers is None or (len(working) == 1 and len(answers) != 1):
+                chosen, answers = reply, working
+            if len(working) == 1:
+                break
+        line.append(chosen)
+        cur = cur.play(chosen)
+        path.append(cur)
+        working = _working(s, path, cur, left, stop)
+        if not working:
+            break  # cannot happen for a proven key; the line just stops
+        if len(working) > 1:
+            duals.append((len(line), working))
+        line.append(working[0])
+        cur = cur.play(working[0])
+        left -= 1
+    return line, duals
+
+
+def _longest(s: CaptureSearch, path: list, cur: Position, left: int) -> tuple[list, bool]:
+    """Y's replies at ``cur`` (the last position of ``path``, Y to move) after which X
+    needs the most moves, and whether the line ends with them (the target is gone or
+    the game over, or X has no move left).  A ``cur`` where the line already ended
+    gives ``([], True)``."""
+    if s.target_gone(cur) or cur.outcome is not None:
+        return [], True
+    replies = cur.legal_moves()
+    if left >= 2:
+        # after a working X move no reply needs more than ``left``: the replies that
+        # need all of them are those that hold out against left - 1, one search each
+        slow = []
+        for reply in replies:
+            after = cur.play(reply)
+            if s.target_gone(after) or after.outcome is not None:
+                continue
+            s.load(path + [after])
+            if not s.captures(left - 1):
+                slow.append(reply)
+        if slow:
+            return slow, False
+    tied, best_need = [], -1
+    for reply in replies:
+        after = cur.play(reply)
+        if s.target_gone(after) or after.outcome is not None:
+            need = 0  # the defence ends the line at once
+        else:
+            s.load(path + [after])
+            need = _min_x(s, left)
+        if need > best_need:
+            tied, best_need = [reply], need
+        elif need == best_need:
+            tied.append(reply)
+    return tied, best_need == 0 or left == 0
+
+
+def _free_line(s: CaptureSearch, path: list, cur: Position, left: int, budget: list) -> list | None:
+    """A longest defence from ``cur`` (Y to move, after X's move; ``path`` ends before
+    it) along which X's working answer is unique at every turn, with those answers; None
+    if there is none or ``budget[0]`` Y turns were tried without finding one."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    path = path + [cur]
+    tied, over = _longest(s, path, cur, left)
+    if over:
+        return tied[:1]
+    for reply in tied:
+        after = cur.play(reply)
+        here = path + [after]
+        working = _working(s, here, after, left, stop=2)
+        if len(working) != 1:
+            continue
+        rest = _free_line(s, here, after.play(working[0]), left - 1, budget)
+        if rest is not None:
+            return [reply, working[0]] + rest
+        if budget[0] < 0:
+            return None
+    return None
+
+
+def _working(s: CaptureSearch, path: list, cur: Position, left: int, stop: int = 0) -> list:
+    """X's moves at ``cur`` (the last position of ``path``) that keep the capture within
+    ``left`` moves; with ``stop``, at most that many."""
+    working = []
+    for move in cur.legal_moves():
+        s.load(path + [cur.play(move)])
+        if s.captures_after_reply(left - 1):
+            working.append(move)
+            if stop and len(working) >= stop:
+                break
+    return working
