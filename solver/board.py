@@ -51,7 +51,8 @@ def _is_number(t: str) -> bool:
 def _small_int(digits: str, text: object) -> int:
     """``int(digits)`` for a board size; a number far beyond any board is refused here,
     before ``int`` meets Python's limit on the digits of an integer."""
-    if len(digits.lstrip("0")) > 3:
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > 3:
         raise BoardError(f"unsupported board {_shown(text)}: boards 1/2 to {MAX_M}/{MAX_M + 1} are supported")
     return int(digits)
 

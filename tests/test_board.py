@@ -336,7 +336,8 @@ def test_parse_takes_only_ascii_digits(text):
         Board.parse(text)
 
 
-@pytest.mark.parametrize("text", ["9" * 5000, "9" * 5000 + "/" + "9" * 5000, "1" * 4301, "0" * 5000 + "12"])
+@pytest.mark.parametrize("text", ["9" * 5000, "9" * 5000 + "/" + "9" * 5000, "1" * 4301, "0" * 5000 + "12"],
+                         ids=["5000 digits", "two of 5000", "4301 digits", "leading zeros"])
 def test_parse_long_numbers_without_int_limit_message(text):
     with pytest.raises(BoardError) as e:
         Board.parse(text)
