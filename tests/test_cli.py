@@ -188,7 +188,11 @@ def test_version_and_help():
         (["show", "2/3/4/3/x2 L"], "'x'"),  # malformed position
         (["show", "2/3/5/3/2 L"], "row widths"),  # wrong row width
         (["show", "2/3/99999999999999999999/3/2 L"], "row"),  # wrong row width (BUG: traceback)
-        (["show", "2/3/4/3/2"], "unknown board"),  # no side: read as a board name
+        (["show", "2/3/4/3/2"], "has no side to move"),  # rows without the side letter
+        (["show", "2/3/4/3/2X"], "unknown board"),
+        (["show", "²"], "unknown board '²'"),  # int() took str.isdigit()'s '²' with its own message
+        (["show", "9" * 5000], "unsupported board"),  # Python's int digit limit
+        (["show", "2/3/" + "9" * 5000 + "/3/2 L"], "5000 digits"),
         (["perft", "2/3/4/3/2 X", "1"], "side to move"),
         (["show", "1D/3/LDL1/3/2 D"], "not to move"),  # Light, not to move, is dead
         (["play", "--board", "2/3", "--moves", "c1,e2,z9"], "z9"),  # unknown point
@@ -202,9 +206,12 @@ def test_version_and_help():
         (["frobnicate"], "frobnicate"),  # unknown command
         (["perft", "2/3", "-1"], "-1"),  # bad depth
         (["perft", "2/3"], "DEPTH"),  # missing argument
-        (["show", "2/3", "--svg", "/nonexistent-dir/x/pos.svg"], "nonexistent-dir"),
+        (["bench", "--seconds", "nan"], "--seconds nan"),  # ZeroDivisionError
+        (["bench", "--seconds", "inf"], "--seconds inf"),  # ran forever
+        (["bench", "--seconds", "3601"], "--seconds 3601"),
+        (["perft", "2/3", "1", "--divide", "--bogus"], "--bogus"),
     ],
-    ids=lambda v: v if isinstance(v, str) else " ".join(v),
+    ids=lambda v: v if isinstance(v, str) and len(v) < 40 else " ".join(x[:20] for x in v),
 )
 def test_bad_input(args, fragment):
     proc = run(*args)
@@ -224,3 +231,79 @@ def test_play_reports_a_repetition():
     assert "   1. L f5  removes d4" in lines and "   4. D f3  removes d6" in lines
     assert f"final position: {start}" in lines
     assert lines[-1] == "draw by repetition after 4 moves"
+
+
+@pytest.mark.parametrize("sep", ["\t", "\u00a0", "\n"])
+def test_show_takes_any_whitespace_between_rows_and_side(sep):
+    out = invoke("show", f"2/1D1/4/L2/2{sep}D").stdout
+    assert out.splitlines()[-1] == "legal moves (1): b3"
+
+
+# -- output files: missing folders are created, the umask is kept, errors name the path ----------
+
+
+def test_output_options_create_missing_folders(tmp_path):
+    svg = tmp_path / "new" / "deeper" / "pos.svg"
+    invoke("show", "2/3", "--svg", str(svg))
+    assert ET.parse(svg).getroot().tag == NS + "svg"
+    final = tmp_path / "other" / "end.svg"
+    invoke("play", "--board", "1/2", "--seed", "1", "--quiet", "--svg", str(final))
+    assert final.exists()
+
+
+def test_output_file_keeps_the_umask(tmp_path):
+    import os
+
+    old = os.umask(0o027)
+    try:
+        invoke("show", "2/3", "--svg", str(tmp_path / "a.svg"))
+        os.umask(0o002)
+        invoke("show", "2/3", "--svg", str(tmp_path / "b.svg"))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.svg").stat().st_mode & 0o777 == 0o640  # mkstemp alone gives 0o600
+    assert (tmp_path / "b.svg").stat().st_mode & 0o777 == 0o664
+
+
+def test_output_error_names_the_users_path(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    target = blocker / "pos.svg"
+    proc = run("show", "2/3", "--svg", str(target))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and str(target) in lines[0], proc.stderr
+    assert ".part" not in lines[0] and ".tmp-" not in lines[0]
+
+
+# -- help: full summaries and examples ---------------------------------------------------------
+
+SOLVER_COMMANDS = ["show", "play", "perft", "solve", "verify", "bench"]
+
+
+def test_help_lists_whole_sentences():
+    listing = invoke("--help").stdout.split("Commands:", 1)[1]
+    # each command's summary, joined over its wrapped lines
+    entries: dict[str, str] = {}
+    name = None
+    for line in listing.splitlines():
+        m = re.match(r"^  (\S+)\s+(.*)$", line)
+        if m:
+            name = m.group(1)
+            entries[name] = m.group(2)
+        elif name and line.strip():
+            entries[name] += " " + line.strip()
+    for command in SOLVER_COMMANDS + ["check"]:
+        assert not entries[command].endswith("..."), entries[command]
+        assert entries[command].endswith("."), entries[command]
+
+
+@pytest.mark.parametrize("command", SOLVER_COMMANDS)
+def test_help_ends_with_examples(command):
+    text = invoke(command, "--help").stdout
+    body = text.split("Options:", 1)[0].rstrip().splitlines()
+    at = max(i for i, line in enumerate(body) if line.strip() == "Examples:")
+    examples = [line.strip() for line in body[at + 1:]]
+    assert 1 <= len(examples) <= 2
+    for example in examples:
+        assert example.startswith(f"meridians {command} ")  # as written, one a line (click's \b)

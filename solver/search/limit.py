@@ -28,8 +28,8 @@ __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "chec
 MAX_SECONDS = 30 * 24 * 3600
 #: the most nodes accepted: what the compiled searches count in 64-bit integers, with room
 MAX_NODES = 2**62
-#: the smallest table accepted: one KiB (a few buckets; smaller means no table at all)
-MIN_TT_MB = 1 / 1024
+#: the smallest table accepted, about one KiB (a few buckets of the table)
+MIN_TT_MB = 0.001
 
 
 class LimitError(ValueError):
