@@ -49,12 +49,13 @@ def test_show_prints_the_diagram_and_legal_moves():
     out = invoke("show", "2/1D1/4/L2/2 D").stdout
     assert out == (
         "      1 2\n"
-        "  e    . .    e\n"
-        "  d   . D .   d\n"
-        "  c  . . . .  c\n"
-        "  b   L . .   b\n"
-        "  a    . .    a\n"
+        "  e    . . 3    e\n"
+        "  d   . D . 4   d\n"
+        "  c  . . . .    c\n"
+        "  b   L . . 4   b\n"
+        "  a    . . 3    a\n"
         "      1 2\n"
+        "L Light, D Dark, . empty; columns count from 1 at the left of each row\n"
         "Dark to move\n"
         "legal moves (1): b3\n"
     )
@@ -69,7 +70,8 @@ def test_show_board_name_and_finished_position():
     assert out[-1] == "Light wins (Dark has no legal placement)"
     # dead stones of the player to move are drawn x / X
     out = invoke("show", "1D/3/LDL1/3/2 L").stdout.splitlines()
-    assert out[3] == "  c  x D x .  c"
+    assert out[3] == "  c  x D x .    c"
+    assert out[7].startswith("L Light, D Dark, . empty, x dead Light stone (dead: removed unless")
 
 
 def test_show_writes_svg(tmp_path):
@@ -307,3 +309,115 @@ def test_help_ends_with_examples(command):
     assert 1 <= len(examples) <= 2
     for example in examples:
         assert example.startswith(f"meridians {command} ")  # as written, one a line (click's \b)
+
+
+# -- solve: exit codes, resuming, the scheduler address -----------------------------------------
+
+
+def test_solve_exits_3_when_the_value_is_not_decided(tmp_path):
+    ck = tmp_path / "ck.json"
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--max-nodes", "20", "--checkpoint", str(ck)])
+    assert result.exit_code == 3, result.output
+    assert result.stdout.splitlines()[0] == "2/3/4/3/2 L: Light to move: unknown"
+    assert "exit code 3" in result.stderr
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--max-nodes", "20", "--checkpoint", str(ck), "--json"])
+    assert result.exit_code == 3 and json.loads(result.stdout)["value"] == "unknown"
+    # decided: exit 0, the unknown classes run again from the checkpoint
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--checkpoint", str(ck), "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["value"] == "win"
+
+
+def test_solve_help_documents_exit_code_3():
+    text = " ".join(invoke("solve", "--help").stdout.split())
+    assert "3 when it is not" in text
+
+
+def test_solve_summary_names_the_checkpoint_it_resumed_from(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    kept = tmp_path / "kept.json"
+    invoke("solve", "2/3", "--checkpoint", str(kept))
+    data = json.loads(kept.read_text())
+    first = sorted(data["results"])[0]
+    data["results"][first]["value"] = "unknown"  # one class to run again, four to resume
+    default = tmp_path / ".meridians" / "solve-2-3-dfpn.json"
+    default.parent.mkdir()
+    default.write_text(json.dumps(data))
+    out = invoke("solve", "2/3").stdout
+    summary = next(line for line in out.splitlines() if " classes by dfpn: " in line)
+    assert summary.endswith(", 4 resumed from .meridians/solve-2-3-dfpn.json"), summary
+    assert "None" not in out
+    assert not default.exists()  # every class decided: the default checkpoint is removed
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://", "tcp://host", "host:99999", "tcp://host:port",
+                                     "http://x:1", "tcp://a b:8786", "", "tcp://host:8786/path"])
+def test_solve_refuses_a_malformed_scheduler_at_once(address):
+    import time
+
+    t0 = time.perf_counter()
+    proc = run("solve", "2/3", "--backend", "dask", "--scheduler", address)
+    assert time.perf_counter() - t0 < 15  # distributed took 20 s to time out, then a traceback
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "--scheduler" in lines[0], proc.stderr
+
+
+def test_scheduler_address_forms():
+    from solver.cli import _SCHEDULER
+
+    for good in ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786",
+                 "ws://localhost:8787"]:
+        assert _SCHEDULER.match(good), good
+    for bad in ["garbage", "tcp://host", ":8786", "tcp://host:", "tcp//host:8786"]:
+        assert not _SCHEDULER.match(bad), bad
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--time", "nan"], "--time nan"),        # every class silently unknown, exit 0
+    (["--time", "inf"], "--time inf"),
+    (["--time", "-1"], "--time -1"),
+    (["--tt-mb", "nan"], "--tt-mb nan"),      # cannot convert float NaN to integer
+    (["--tt-mb", "inf"], "--tt-mb inf"),
+    (["--tt-mb", "1e9"], "does not fit"),     # MemoryError late, exit 1
+    (["--max-nodes", "-1"], "--max-nodes -1"),
+    (["--max-nodes", "9" * 40], "--max-nodes of 40 digits"),
+])
+def test_solve_bad_budgets(args, fragment, tmp_path):
+    proc = run("solve", "2/3", "--checkpoint", str(tmp_path / "ck.json"), *args)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert not (tmp_path / "ck.json").exists()
+
+
+def test_solve_tables_of_all_jobs_must_fit(monkeypatch, tmp_path):
+    import solver.search.limit
+
+    monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 1000.0)
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--tt-mb", "600", "--jobs", "2",
+                                      "--checkpoint", str(tmp_path / "ck.json")])
+    assert result.exit_code == 2
+    assert "--tt-mb 600: a table of 600 MiB each for 2 processes does not fit in the 1,000 MiB" in result.stderr
+    # the default table (16 MiB on 2/3) is checked too
+    monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 10.0)
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--checkpoint", str(tmp_path / "ck.json")])
+    assert result.exit_code == 2 and "--tt-mb 16: " in result.stderr
+
+
+def test_diagram_labels_every_column_on_6_7():
+    lines = invoke("show", "6/7").stdout.splitlines()
+    rows = {line[2]: line for line in lines[1:14]}
+    assert lines[0].split() == ["1", "2", "3", "4", "5", "6"] == lines[14].split()
+    # the columns beyond the top and bottom rows' six: where their diagonals leave the board
+    right = {letter: line.split()[-2] for letter, line in rows.items() if line.split()[-2].isdigit()}
+    assert right == {"m": "7", "l": "8", "k": "9", "j": "10", "i": "11", "h": "12",
+                     "f": "12", "e": "11", "d": "10", "c": "9", "b": "8", "a": "7"}
+    assert set().union(*(range(1, 7), map(int, right.values()))) == set(range(1, 13))
+    # each number stands where the next point of its column's diagonal would be
+    # (up and right of g12 on h's line, down and right of it on f's; up and right of l7
+    # on m's line)
+    g12 = rows["g"].rindex(".")
+    assert rows["h"].index(" 12 ") + 1 == g12 + 1 == rows["f"].index(" 12 ") + 1
+    assert rows["m"].index(" 7 ") + 1 == rows["l"].rindex(".") + 1
+    assert lines[15].startswith("L Light, D Dark, . empty;")
+    assert lines[16] == "Light to move"

@@ -255,7 +255,7 @@ def test_verify_help_states_the_default_budget():
 
 @pytest.mark.parametrize("args,fragment", [
     (["--tt-mb", "1e12"], "--tt-mb 1e+12: a table of"),      # numpy tried 271 PiB
-    (["--tt-mb", "100000"], "does not fit in the"),            # MemoryError late, exit 1
+    (["--tt-mb", "1e7"], "does not fit in the"),               # 100000: MemoryError late, exit 1
     (["--tt-mb", "nan"], "--tt-mb nan"),
     (["--tt-mb", "inf"], "--tt-mb inf"),
     (["--tt-mb", "0"], "--tt-mb 0"),
@@ -281,3 +281,12 @@ def test_cli_verify_certificate_in_a_new_folder_and_gzip_record(tmp_path):
     out = invoke("verify", "--game", str(record), "--certificate", str(cert)).stdout
     assert "replayed 1 moves" in out and f"certificate: {cert}" in out
     assert json.loads(cert.read_text())["node_count"] > 0
+
+
+def test_cli_verify_table_checked_against_the_available_memory(monkeypatch):
+    import solver.search.limit
+
+    monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 50_000.0)
+    result = CliRunner().invoke(cli, ["verify", EMPTY_23, "--tt-mb", "100000"])
+    assert result.exit_code == 2
+    assert "--tt-mb 100000: a table of 100,000 MiB does not fit in the 50,000 MiB" in result.stderr
