@@ -254,7 +254,7 @@ def test_verify_help_states_the_default_budget():
 
 
 @pytest.mark.parametrize("args,fragment", [
-    (["--tt-mb", "1e12"], "--tt-mb 1e+12: a table of"),      # numpy tried 271 PiB
+    (["--tt-mb", "1e12"], "--tt-mb 1000000000000: a table of"),      # numpy tried 271 PiB
     (["--tt-mb", "1e7"], "does not fit in the"),               # 100000: MemoryError late, exit 1
     (["--tt-mb", "nan"], "--tt-mb nan"),
     (["--tt-mb", "inf"], "--tt-mb inf"),

@@ -85,7 +85,7 @@ def check_tt_mb(value: float | None, option: str = "--tt-mb", copies: int = 1) -
 
 
 def _shown(x: float) -> str:
-    return f"{x:g}"
+    return f"{x:.15g}"
 
 
 def available_memory_mb() -> float | None:
