@@ -120,7 +120,7 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
       meridians play --board 2/3 --seed 1
       meridians play --board 6/7 --moves c1,e2 --quiet --svg end.svg
     """
-    game = Game(Position.parse(start) if start else Position.start(Board.parse(board_name)))
+    game = Game(Position.parse(start) if start is not None else Position.start(Board.parse(board_name)))
     given = [m.strip() for m in moves.split(",") if m.strip()] if moves else []
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
