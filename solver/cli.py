@@ -214,15 +214,15 @@ def _check_checkpoint_file(path) -> None:
     try:
         data = read_json(path, "checkpoint", dict)
     except FileFormatError as e:
-        _fail(f"{e}: {hint}")
+        _fail(f"checkpoint {path}: {e.problem}: {hint}")  # worded as the solve's own checks
     results = data.get("results", {})
     if not isinstance(results, dict):
-        _fail(f"{path}: checkpoint: 'results' is not an object: {hint}")
+        _fail(f"checkpoint {path}: 'results' is not an object: {hint}")
     kinds = {"value": str, "nodes": int, "seconds": (int, float), "runs": int, "method": str,
              "line": list, "verified": bool, "horizon": int, "notes": list}
     for key, rec in results.items():
         if not isinstance(rec, dict):
-            _fail(f"{path}: checkpoint: the result of job {key!r} is not an object: {hint}")
+            _fail(f"checkpoint {path}: the result of job {key!r} is not an object: {hint}")
         for field_name, kind in kinds.items():
             value = rec.get(field_name)
             wrong = value is not None and (not isinstance(value, kind) or
@@ -230,7 +230,7 @@ def _check_checkpoint_file(path) -> None:
             if not wrong and field_name in ("line", "notes") and value is not None:
                 wrong = not all(isinstance(x, str) for x in value)
             if wrong:
-                _fail(f"{path}: checkpoint: job {key!r} has a malformed {field_name!r}: {hint}")
+                _fail(f"checkpoint {path}: job {key!r} has a malformed {field_name!r}: {hint}")
 
 
 @cli.command(short_help="Solve a position or an empty board: its value and every move's, in parallel.")

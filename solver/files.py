@@ -33,7 +33,16 @@ MAX_JSON_DIGITS = 1000
 
 
 class FileFormatError(ValueError):
-    """A file that cannot be read as what it should be; the message starts with its path."""
+    """A file that cannot be read as what it should be.  The message is
+    ``PATH: WHAT: PROBLEM``; ``path``, ``what`` and ``problem`` are kept for callers that
+    word their own message."""
+
+    def __init__(self, path: str | os.PathLike, what: str, problem: str):
+        self.path, self.what, self.problem = os.fspath(path), what, problem
+        super().__init__(f"{self.path}: {what}: {problem}")
+
+    def __reduce__(self):  # raised in a worker process, it travels back pickled
+        return type(self), (self.path, self.what, self.problem)
 
 
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
@@ -102,7 +111,7 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
     (``"game record"``): messages read ``PATH: WHAT: PROBLEM``.  Raises :class:`FileFormatError`, never OSError, zlib.error or
     UnicodeDecodeError."""
     def fail(problem: str) -> FileFormatError:
-        return FileFormatError(f"{os.fspath(path)}: {what}: {problem}")
+        return FileFormatError(path, what, problem)
 
     try:
         with open(path, "rb") as f:
@@ -140,7 +149,7 @@ def read_json(path: str | os.PathLike, what: str = "file", kind: type | None = N
     text = read_text(path, what)
 
     def fail(problem: str) -> FileFormatError:
-        return FileFormatError(f"{os.fspath(path)}: {what}: {problem}")
+        return FileFormatError(path, what, problem)
 
     if not text.strip():
         raise fail("the file is empty")

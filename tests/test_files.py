@@ -203,3 +203,16 @@ def test_check_seconds_with_its_own_option_and_range():
     assert check_seconds(0.5, "--seconds", maximum=3600) == 0.5
     with pytest.raises(LimitError, match=r"^--seconds 3601: .* at most 3600\)$"):
         check_seconds(3601, "--seconds", maximum=3600)
+
+
+def test_file_format_error_parts_and_pickling(tmp_path):
+    import pickle
+
+    path = tmp_path / "x.json"
+    path.write_text("[")
+    with pytest.raises(FileFormatError) as e:
+        read_json(path, "checkpoint")
+    err = e.value
+    assert (err.path, err.what) == (str(path), "checkpoint") and err.problem.startswith("not valid JSON")
+    again = pickle.loads(pickle.dumps(err))
+    assert str(again) == str(err) and again.problem == err.problem
