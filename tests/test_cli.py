@@ -421,3 +421,26 @@ def test_diagram_labels_every_column_on_6_7():
     assert rows["m"].index(" 7 ") + 1 == rows["l"].rindex(".") + 1
     assert lines[15].startswith("L Light, D Dark, . empty;")
     assert lines[16] == "Light to move"
+
+
+@pytest.mark.parametrize("error,fragment", [
+    (RecursionError("maximum recursion depth exceeded"), "nested too deeply"),
+    (MemoryError(), "out of memory"),
+    (EOFError("Compressed file ended before the end-of-stream marker was reached"), "truncated"),
+    (__import__("zlib").error("invalid distance too far back"), "invalid distance too far back"),
+    (OSError(13, "Permission denied", "/some/where.svg"), "/some/where.svg: Permission denied"),
+    (ValueError("first line\nsecond line"), "first line second line"),
+])
+def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, capsys, error, fragment):
+    import solver.verify
+    from solver.cli import main
+
+    def broken(text, board):
+        raise error
+
+    monkeypatch.setattr(solver.verify, "start_position", broken)
+    with pytest.raises(SystemExit) as e:
+        main(["show", "2/3"])
+    assert e.value.code == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("meridians: error: ") and fragment in lines[0], lines
