@@ -64,6 +64,15 @@ class _Group(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def invoke(self, ctx: click.Context):
+        # click turns an EOFError into Abort, "interrupted" and exit 130, after an empty
+        # line; here it comes from truncated compressed data (a last resort: the readers
+        # of solver.files name the file)
+        try:
+            return super().invoke(ctx)
+        except EOFError as e:
+            raise ValueError(f"truncated compressed data ({e})") from None
+
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="meridians", message=f"%(prog)s %(version)s (rules {RULES_VERSION})")
@@ -610,8 +619,8 @@ def main(argv: list[str] | None = None) -> None:
         _fail("the input is nested too deeply")
     except MemoryError:
         _fail("out of memory: give a smaller --tt-mb or a smaller input")
-    except (zlib.error, EOFError) as e:
-        _fail(f"corrupt or truncated compressed data ({e})")
+    except zlib.error as e:
+        _fail(f"corrupt compressed data ({e})")
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
