@@ -444,3 +444,17 @@ def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, capsys, er
     assert e.value.code == 2
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("meridians: error: ") and fragment in lines[0], lines
+
+
+def test_solve_with_an_unreachable_scheduler_is_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run("solve", "2/3", "--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}",
+               "--checkpoint", str(tmp_path / "ck.json"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in lines[0], proc.stderr
