@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -18,7 +19,12 @@ def playout_rate(board: Board, seconds: float, seed: int = 1, chunk: int | None 
     Games run in compiled chunks; the chunk size is tuned so that a chunk takes about a
     tenth of a second, which keeps the Python overhead out of the figure.  Games are cut
     (and counted as draws) after 20 * points plies, far beyond any game seen so far.
+    ``seconds`` must be finite and positive (ValueError): NaN would time nothing and
+    infinity would never stop.
     """
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
+            math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"a benchmark lasts a finite positive number of seconds, not {seconds!r}")
     T = core.tables(board)
     start = core.new_position(T)
     rng = np.array([seed], dtype=np.uint64)

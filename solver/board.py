@@ -36,12 +36,44 @@ MAX_M = 7
 #: DIRECTIONS[d] and DIRECTIONS[d ^ 1] point in opposite ways along axis d // 2.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
 
-_BOARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
-_NAME_RE = re.compile(r"^([a-z])(\d+)$")
+_BOARD_RE = re.compile(r"^\s*([0-9]+)\s*/\s*([0-9]+)\s*$")
 
 
 class BoardError(ValueError):
     """An unknown or unsupported board, or a point name that is not on the board."""
+
+
+def _is_number(t: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes ``"²"``, which ``int`` refuses."""
+    return t.isascii() and t.isdecimal()
+
+
+def _small_int(digits: str, text: object) -> int:
+    """``int(digits)`` for a board size; a number far beyond any board is refused here,
+    before ``int`` meets Python's limit on the digits of an integer."""
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > 3:
+        raise BoardError(f"unsupported board {_shown(text)}: boards 1/2 to {MAX_M}/{MAX_M + 1} are supported")
+    return int(digits)
+
+
+def _rows_of_a_position(t: str) -> bool:
+    """Whether ``t`` is the rows of a position (a position without its side letter)."""
+    from .notation import parse_position  # the notation builds on boards: imported late
+
+    if t.count("/") < 2:
+        return False
+    try:
+        parse_position(t + " L")
+    except ValueError:
+        return False
+    return True
+
+
+def _shown(text: object, limit: int = 40) -> str:
+    """``repr(text)``, cut to ``limit`` characters for a message of one short line."""
+    r = repr(str(text))
+    return r if len(r) <= limit else r[: limit - 4] + "...'"
 
 
 class Board:
@@ -111,6 +143,8 @@ class Board:
     @staticmethod
     def parse(text: str) -> "Board":
         """A board from its name, ``"6/7"``; also accepts ``"6-7"`` and the bare ``"6"``.
+        Only ASCII digits count (``"²"`` is not a board); a position's rows without the
+        side to move (``"2/3/4/3/2"``) are reported as such.
 
         >>> Board.parse("3/4").size
         30
@@ -118,14 +152,17 @@ class Board:
         if isinstance(text, Board):
             return text
         t = str(text).strip().replace("-", "/")
-        if t.isdigit():
-            return Board.get(int(t))
+        if _is_number(t):
+            return Board.get(_small_int(t, text))
         mt = _BOARD_RE.match(t)
         if not mt:
-            raise BoardError(f"unknown board {text!r}: expected m/m+1, such as 6/7")
-        m, m1 = int(mt.group(1)), int(mt.group(2))
+            if _rows_of_a_position(t):
+                raise BoardError(f"{_shown(text)} has no side to move: a position is its rows, a space "
+                                 f"and L or D, such as '2/3/4/3/2 L'")
+            raise BoardError(f"unknown board {_shown(text)}: expected m/m+1, such as 6/7")
+        m, m1 = _small_int(mt.group(1), text), _small_int(mt.group(2), text)
         if m1 != m + 1:
-            raise BoardError(f"unknown board {text!r}: the second number must be the first plus one")
+            raise BoardError(f"unknown board {_shown(text)}: the second number must be the first plus one")
         return Board.get(m)
 
     @staticmethod

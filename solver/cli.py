@@ -1,13 +1,17 @@
 """The ``meridians`` command: thin; it parses arguments and calls the library.
 
 Every error the user can cause (a malformed position, an unknown board or point, an
-illegal move) ends in one line on stderr and exit code 2, never a traceback.
+illegal move, an absurd option value, an unreadable or malformed file) ends in one line
+on stderr naming the option or the file, and exit code 2, never a traceback.  Output
+options (``--svg``, ``--map``, ``--certificate``, ``--checkpoint``) create the missing
+folders of their path.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import time
 
@@ -15,10 +19,15 @@ import click
 
 from . import RULES_VERSION, __version__
 from .board import Board
-from .files import write_atomic
+from .files import FileFormatError, read_json, write_atomic
 from .position import Game, Position
+from .search.limit import Limit, LimitError, check_seconds
 
 EXIT_USAGE = 2
+#: exit code of ``solve`` and ``verify`` when the asked value is not decided
+EXIT_UNKNOWN = 3
+#: the longest ``bench``: a benchmark, not a run
+MAX_BENCH_SECONDS = 3600
 
 
 def _fail(message: str) -> None:
@@ -28,22 +37,70 @@ def _fail(message: str) -> None:
 
 def _position_arg(text: str) -> Position:
     """A position in notation, or a board name for its empty start position."""
-    if " " in text.strip():
-        return Position.parse(text)
-    return Position.start(Board.parse(text))
+    from .verify import start_position
+
+    return start_position(text, None)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _limit(**values) -> Limit:
+    """The checked budget of a command's options; one line and exit 2 when one is bad."""
+    try:
+        return Limit(**values)
+    except LimitError as e:
+        _fail(str(e))
+
+
+class _Group(click.Group):
+    """The command group, listing each command's whole first sentence (click cuts it at
+    the terminal width less the names, mid-sentence), wrapped over lines if need be."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=200)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context):
+        # click turns an EOFError into Abort, "interrupted" and exit 130, after an empty
+        # line; here it comes from truncated compressed data (a last resort: the readers
+        # of solver.files name the file)
+        try:
+            return super().invoke(ctx)
+        except EOFError as e:
+            raise ValueError(f"truncated compressed data ({e})") from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="meridians", message=f"%(prog)s %(version)s (rules {RULES_VERSION})")
 def cli() -> None:
-    """Meridians: rules engine, exact solver and puzzle generator."""
+    """Meridians: rules engine, exact solver and puzzle generator.
+
+    Bad input gives one line on stderr and exit code 2; see each command's --help.
+
+    \b
+    Examples:
+      meridians show 6/7
+      meridians solve 2/3
+    """
 
 
-@cli.command()
+@cli.command(short_help="Draw a position or an empty board, with its legal moves.")
 @click.argument("position")
-@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False),
+              help="Also write an SVG picture here (missing folders are created).")
 def show(position: str, svg_file: str | None) -> None:
-    """Draw POSITION (notation such as '2/3/4/3/2 L', or a board such as 6/7)."""
+    """Draw POSITION (notation such as '2/3/4/3/2 L', or a board such as 6/7) as ASCII
+    with coordinates, and list its legal moves.
+
+    \b
+    Examples:
+      meridians show 6/7
+      meridians show '2/1D1/4/L2/2 D' --svg pos.svg
+    """
     pos = _position_arg(position)
     click.echo(pos.diagram())
     moves = pos.legal_moves()
@@ -54,17 +111,25 @@ def show(position: str, svg_file: str | None) -> None:
         click.echo(f"wrote {svg_file}")
 
 
-@cli.command()
+@cli.command(short_help="Play the given moves, then random moves to the end of the game.")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
 @click.option("--seed", type=int, default=None, help="Seed of the random moves (default: random).")
 @click.option("--moves", default=None, help="Moves to play first, comma-separated: c1,e2,c3.")
 @click.option("--start", default=None, help="Start from this position instead of the empty board.")
 @click.option("--max-plies", type=click.IntRange(min=0), default=None, help="Stop after this many moves.")
-@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Write the final position as SVG.")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False),
+              help="Write the final position as SVG (missing folders are created).")
 @click.option("--quiet", is_flag=True, help="Print only the result line.")
 def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
-    """Play a game: the given --moves, then random moves until the game ends."""
-    game = Game(Position.parse(start) if start else Position.start(Board.parse(board_name)))
+    """Play a game: the given --moves (each checked), then random moves until the game
+    ends.
+
+    \b
+    Examples:
+      meridians play --board 2/3 --seed 1
+      meridians play --board 6/7 --moves c1,e2 --quiet --svg end.svg
+    """
+    game = Game(Position.parse(start) if start is not None else Position.start(Board.parse(board_name)))
     given = [m.strip() for m in moves.split(",") if m.strip()] if moves else []
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
@@ -102,12 +167,19 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
         write_atomic(svg_file, pos.svg(title=f"after {len(game.moves)} moves"))
 
 
-@cli.command()
+@cli.command(short_help="Count the leaves of the move tree below a position.")
 @click.argument("position")
 @click.argument("depth", type=click.IntRange(min=0, max=64))
 @click.option("--divide", is_flag=True, help="Also print the count below each first move.")
 def perft(position: str, depth: int, divide: bool) -> None:
-    """Count the leaves of the move tree DEPTH plies below POSITION."""
+    """Count the leaves of the move tree DEPTH plies below POSITION (a position or a
+    board).  The count goes to stdout, the time to stderr.
+
+    \b
+    Examples:
+      meridians perft 2/3 2
+      meridians perft '2/3/4/3/2 L' 3 --divide
+    """
     from . import core
 
     pos = _position_arg(position)
@@ -126,25 +198,72 @@ def perft(position: str, depth: int, divide: bool) -> None:
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
 
 
-@cli.command()
+_SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9._-]*):([0-9]{1,5})$")
+
+
+def _check_scheduler(address: str) -> None:
+    """A Dask scheduler address, ``[scheme://]host:port``, checked before any connection
+    is tried (distributed takes 20 s to give up on a malformed one, with a traceback)."""
+    mt = _SCHEDULER.match(address)
+    if not mt or not 1 <= int(mt.group(2)) <= 65535:
+        shown = address if len(address) <= 60 else address[:57] + "..."
+        _fail(f"--scheduler {shown!r}: expected a Dask scheduler address scheme://host:port, "
+              f"such as tcp://10.0.0.5:8786")
+
+
+def _check_checkpoint_file(path) -> None:
+    """Refuse, in one line naming the file, a checkpoint that exists but cannot be read as
+    a JSON object, or whose results have fields of the wrong type (the solve would stop
+    on them with a traceback).  Whether it matches this solve is for the solve to say."""
+    import os
+
+    if not os.path.lexists(path):
+        return
+    hint = "remove it or give another --checkpoint"
+    try:
+        data = read_json(path, "checkpoint", dict)
+    except FileFormatError as e:
+        _fail(f"checkpoint {path}: {e.problem}: {hint}")  # worded as the solve's own checks
+    results = data.get("results", {})
+    if not isinstance(results, dict):
+        _fail(f"checkpoint {path}: 'results' is not an object: {hint}")
+    kinds = {"value": str, "nodes": int, "seconds": (int, float), "runs": int, "method": str,
+             "line": list, "verified": bool, "horizon": int, "notes": list}
+    for key, rec in results.items():
+        if not isinstance(rec, dict):
+            _fail(f"checkpoint {path}: the result of job {key!r} is not an object: {hint}")
+        for field_name, kind in kinds.items():
+            value = rec.get(field_name)
+            wrong = value is not None and (not isinstance(value, kind) or
+                                           (kind is int and isinstance(value, bool)))
+            if not wrong and field_name in ("line", "notes") and value is not None:
+                wrong = not all(isinstance(x, str) for x in value)
+            if wrong:
+                _fail(f"checkpoint {path}: job {key!r} has a malformed {field_name!r}: {hint}")
+
+
+@cli.command(short_help="Solve a position or an empty board: its value and every move's, in parallel.")
 @click.argument("position")
 @click.option("--pie", is_flag=True, help="The pie variant: who wins after every pair of first stones (Light, Dark).")
 @click.option("--method", type=click.Choice(["dfpn", "alphabeta", "horizon"]), default="dfpn", show_default=True,
               help="Search of each job (see solver/search/prove.py).")
-@click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Wall-time budget in seconds, shared fairly by the jobs; unproven classes are 'unknown' with their effort.")
-@click.option("--jobs", "jobs_n", type=click.IntRange(min=1), default=None,
+@click.option("--time", "seconds", type=float, default=None,
+              help="Wall-time budget in seconds (at most 30 days), shared fairly by the jobs; unproven classes "
+                   "are 'unknown' with their effort.")
+@click.option("--jobs", "jobs_n", type=click.IntRange(min=1, max=4096), default=None,
               help="Jobs at once (default 1; with --backend dask, the cluster's threads).")
-@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=None,
-              help="Transposition table size of each job in MiB (default 16 on boards up to 2/3, 1024 on larger ones).")
-@click.option("--max-nodes", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--tt-mb", type=float, default=None,
+              help="Transposition table size of each job in MiB (default 16 on boards up to 2/3, 1024 on larger "
+                   "ones); the tables of all --jobs must fit in the available memory.")
+@click.option("--max-nodes", type=int, default=0, show_default=True,
               help="Node budget of each job (0: none); beyond it values are 'unknown', never guessed.")
 @click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False), default=None,
               help="Checkpoint file (default .meridians/solve-<board>...json, removed once every job is decided).")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="loky: worker processes here; dask: the cluster at --scheduler.")
-@click.option("--scheduler", default=None, help="Dask scheduler address, such as tcp://10.0.0.5:8786.")
-@click.option("--map", "map_file", type=click.Path(dir_okay=False), help="Write an SVG map of the value of every move (or pie pair).")
+@click.option("--scheduler", default=None, help="Dask scheduler address scheme://host:port, such as tcp://10.0.0.5:8786.")
+@click.option("--map", "map_file", type=click.Path(dir_okay=False),
+              help="Write an SVG map of the value of every move (or pie pair); missing folders are created.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: float | None,
@@ -155,25 +274,41 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     One job per class of moves up to symmetry (per class of pairs with --pie), run in
     parallel with --jobs; every finished job goes to a checkpoint at once, so that after
     Ctrl-C or a kill the same command resumes where it stopped.
+
+    Exit code 0 when the value is decided, 3 when it is not (a budget ran out: the value
+    is 'unknown'), 2 bad input, 1 a job failed, 130 interrupted.
+
+    \b
+    Examples:
+      meridians solve 2/3
+      meridians solve 3/4 --jobs 2 --time 600 --map 3-4.svg
     """
     from .openings import default_checkpoint, pie_map_svg, solve_openings
     from .search.jobs import JobError, JobsInterrupted
     from .svg import map_svg
 
-    pos = _position_arg(position)
-    if tt_mb is None:
-        # a big table costs its allocation time on a board solved in a fraction of a second
-        tt_mb = 16 if len(pos.board.names) <= 14 else 1024
     if scheduler and backend != "dask":
         _fail("--scheduler needs --backend dask")
+    if backend == "dask":
+        if not scheduler:
+            _fail("--backend dask needs --scheduler ADDRESS (a Dask scheduler, such as tcp://10.0.0.5:8786)")
+        _check_scheduler(scheduler)
+    copies = (jobs_n or 1) if backend == "loky" else 1  # dask workers are on their own machines
+    limit = _limit(seconds=seconds, nodes=max_nodes, tt_mb=tt_mb, copies=copies)
+    pos = _position_arg(position)
+    tt_mb = limit.tt_mb
+    if tt_mb is None:
+        # a big table costs its allocation time on a board solved in a fraction of a second
+        tt_mb = _limit(tt_mb=16 if len(pos.board.names) <= 14 else 1024, copies=copies).tt_mb
     keep = checkpoint is not None
     path = checkpoint or default_checkpoint(pos, pie=pie, method=method)
+    _check_checkpoint_file(path)
     params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json")}
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
     try:
-        r = solve_openings(pos, pie=pie, method=method, seconds=seconds, jobs_n=jobs_n, tt_mb=tt_mb,
-                           max_nodes=max_nodes, checkpoint=path, keep_checkpoint=keep, backend=backend,
+        r = solve_openings(pos, pie=pie, method=method, seconds=limit.seconds, jobs_n=jobs_n, tt_mb=tt_mb,
+                           max_nodes=limit.nodes, checkpoint=path, keep_checkpoint=keep, backend=backend,
                            scheduler=scheduler, progress_ui=mode, params=params)
     except JobsInterrupted as e:
         click.echo(f"meridians: {e}", err=True)
@@ -191,9 +326,10 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
             light = [pos.board.index(x) for x in pos.stones("L")]
             dark = [pos.board.index(x) for x in pos.stones("D")]
             write_atomic(map_file, map_svg(pos.board, values, title=title, light=light, dark=dark))
+    code = EXIT_UNKNOWN if r.value == "unknown" else 0
     if as_json:
         click.echo(json.dumps(r.as_dict()))
-        return
+        sys.exit(code)
     if pie:
         counts = r.summary()
         wins = ", ".join(f"{label} {counts[v]}" for v, label in
@@ -215,64 +351,81 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
         click.echo(f"  line: {' '.join(r.line)}")
     if not r.classes:
         click.echo(f"  the game is over: {pos.outcome_reason or 'a draw by repetition'}")
-        return
+        sys.exit(code)
     click.echo(f"  {'class':8} {'members':30} {'value':8} {'nodes':>14} {'seconds':>9} {'runs':>4}")
     for c in r.classes:
         members = " ".join(c.members)
         members = members if len(members) <= 30 else members[:27] + "..."
         mark = " (resumed)" if c.resumed else ""
         click.echo(f"  {c.key:8} {members:30} {c.shown:8} {c.nodes:>14,} {c.seconds:>9.2f} {c.runs:>4}{mark}")
-    resumed = f", {r.resumed} resumed from {r.checkpoint}" if r.resumed else ""
+    # the checkpoint read: a default one is removed once every class is decided, so
+    # r.checkpoint is then None, but the classes were still read from it
+    resumed = f", {r.resumed} resumed from {r.checkpoint or path}" if r.resumed else ""
     click.echo(f"  {len(r.classes)} classes by {method}: {r.nodes:,} nodes, {r.seconds:.2f} s of search, "
                f"{r.wall_seconds:.2f} s wall{resumed}")
     if r.checkpoint:
         click.echo(f"  checkpoint: {r.checkpoint}")
     for note in r.notes:
         click.echo(f"  note: {note}")
+    if code:
+        click.echo("  the value is not decided (exit code 3): give more --time or --max-nodes, or run again "
+                   "to resume", err=True)
+    sys.exit(code)
 
 
 _COLOUR = {"L": "Light", "D": "Dark"}
 
 
-@cli.command()
+@cli.command(short_help="Prove or refute a claim about a position (or a game record's end).")
 @click.argument("position", required=False)
 @click.option("--claim", type=click.Choice(["win", "loss", "draw"]), default=None,
               help="The claimed value for the player to move (of the final position with --game).")
-@click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Wall-time budget in seconds; beyond it the verdict is 'unknown', never a guess.")
-@click.option("--max-plies", type=click.IntRange(min=0), default=None,
+@click.option("--time", "seconds", type=float, default=None,
+              help="Wall-time budget in seconds (at most 30 days); beyond it the verdict is 'unknown', never a "
+                   "guess.  Default: none on boards up to 3/4, 60 s on larger boards.")
+@click.option("--max-plies", type=click.IntRange(min=0, max=1000), default=None,
               help="If df-pn does not decide: look for the shortest win within this many plies (horizon search).")
 @click.option("--certificate", "cert_file", type=click.Path(dir_okay=False), default=None,
-              help="Write the proof as a certificate that 'meridians check' verifies.")
+              help="Write the proof as a certificate that 'meridians check' verifies (missing folders are created).")
 @click.option("--game", "game_file", type=click.Path(dir_okay=False), default=None,
-              help="Replay a game record (moves by comma, space or line; optional first line a start position).")
+              help="Replay a game record (moves by comma, space or line; optional first line a start position; "
+                   "gzip too).")
 @click.option("--moves", default=None, help="Moves from POSITION (or the empty --board), comma-separated: c1,e2,c3.")
 @click.option("--board", "board_name", default=None, help="Board of --moves or --game without a start (default 6/7).")
-@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=256, show_default=True,
-              help="df-pn table size in MiB.")
+@click.option("--tt-mb", type=float, default=256, show_default=True,
+              help="df-pn table size in MiB; it must fit in the available memory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, as_json) -> None:
     """Prove or refute a claim about POSITION: its exact value for the player to move.
 
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
-    --claim the value found is 'proven' when it is known.
+    --claim the value found is 'proven' when it is known.  Without --time a verify on a
+    board larger than 3/4 gets a budget of 60 s (a proof of an opening there cannot
+    finish); the output says which budget was used.
+
+    \b
+    Examples:
+      meridians verify '2/3/4/3/2 L' --claim win
+      meridians verify --game game.txt --time 30 --certificate proof.json.gz
     """
     from .search.certificate import CertificateError, write_certificate
-    from .verify import EXIT, GameRecordError, parse_game, replay, start_position, verdict_of, verify_position
+    from .verify import (EXIT, GameRecordError, default_seconds, parse_game, replay, start_position, verdict_of,
+                         verify_position)
 
+    limit = _limit(seconds=seconds, tt_mb=tt_mb)
     record_result = None
     start_text = position
     move_list: list[str] = []
     if game_file is not None:
+        from .files import read_text
+
         if moves:
             _fail("give either --game or --moves, not both")
         try:
-            with open(game_file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            _fail(f"cannot read {game_file}: {e.strerror or e}")
-        try:
+            text = read_text(game_file, "game record")
             start, move_list, record_result = parse_game(text)
+        except FileFormatError as e:
+            _fail(str(e))
         except GameRecordError as e:
             _fail(f"{game_file}: {e}")
         if start is not None:
@@ -290,6 +443,12 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         _fail(f"{game_file}: {e}" if game_file else str(e))
     pos = game.position
     side = _COLOUR[pos.to_move]
+    budget = limit.seconds
+    budget_note = None
+    if budget is None and default_seconds(pos) is not None:
+        budget = default_seconds(pos)
+        budget_note = (f"no --time: a budget of {budget:g} s, the default on boards larger than 3/4 "
+                       f"(give --time for another)")
     if claim is None and record_result is not None:
         claim = "draw" if record_result == "draw" else ("win" if record_result == pos.to_move else "loss")
     if pos.outcome is not None:
@@ -300,9 +459,12 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
         v.notes.append(f"the game is over: {pos.outcome_reason}")
     else:
-        v = verify_position(pos, claim=claim, seconds=seconds, max_plies=max_plies, tt_mb=tt_mb)
+        v = verify_position(pos, claim=claim, seconds=budget, max_plies=max_plies, tt_mb=limit.tt_mb)
+    if budget_note:
+        v.notes.insert(0, budget_note)
     out = v.as_dict()
     out["to_move"] = pos.to_move
+    out["budget_seconds"] = budget
     from .verify import territory
 
     out["territory"] = territory(pos)
@@ -311,7 +473,7 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     if cert_file:
         try:
             if v.value in ("win", "loss") and (v.method == "dfpn" or pos.outcome is not None):
-                cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=tt_mb)
+                cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb)
                 out["certificate"] = {"file": cert_file, "positions": cert["node_count"]}
             else:
                 raise CertificateError(f"no df-pn proof (value {v.value}, by {v.method})")
@@ -330,7 +492,8 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         if v.line:
             click.echo(f"  line: {' '.join(v.line)}")
         horizon = f", horizon {v.horizon} plies" if v.method == "horizon" else ""
-        click.echo(f"  {v.method}: {v.nodes:,} nodes, {v.seconds:.2f} s{horizon}")
+        spent = f" of a budget of {budget:g} s" if budget is not None else ""
+        click.echo(f"  {v.method}: {v.nodes:,} nodes, {v.seconds:.2f} s{spent}{horizon}")
         for note in v.notes:
             click.echo(f"  note: {note}")
         if out["territory"]:
@@ -377,17 +540,29 @@ def check_certificate(file: str, jobs_n: int | None) -> None:
     click.echo(summary(head, n, time.perf_counter() - t0))
 
 
-@cli.command()
+@cli.command(short_help="Measure random playouts of the compiled core on one core.")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
-@click.option("--seconds", type=click.FloatRange(min=0.01), default=3.0, show_default=True)
+@click.option("--seconds", type=float, default=3.0, show_default=True,
+              help=f"How long to play, in seconds (more than 0, at most {MAX_BENCH_SECONDS}).")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
-    """Random playouts of the compiled core from the empty board, on one core."""
+    """Random playouts of the compiled core from the empty board, on one core: games
+    and plies per second.
+
+    \b
+    Examples:
+      meridians bench --board 6/7
+      meridians bench --board 3/4 --seconds 10 --json
+    """
     from .bench import playout_rate
 
+    try:
+        seconds = check_seconds(seconds, "--seconds", maximum=MAX_BENCH_SECONDS)
+    except LimitError as e:
+        _fail(str(e))
     board = Board.parse(board_name)
-    r = playout_rate(board, seconds, seed)
+    r = playout_rate(board, seconds, seed & (2**64 - 1))
     if as_json:
         click.echo(json.dumps(r))
     else:
@@ -418,25 +593,49 @@ def _add_plugin_commands(group: click.Group) -> None:
 _add_plugin_commands(cli)
 
 
+def _os_message(e: OSError) -> str:
+    """``PATH: reason`` for an OSError about a file (``[Errno 13] ...`` otherwise)."""
+    if e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return str(e)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the command group, turning every user error into one line."""
+    import zlib
+
     try:
         code = cli.main(args=argv, prog_name="meridians", standalone_mode=False)
     except click.UsageError as e:
         # command_path names a subcommand of a group too ('meridians puzzles show')
         hint = f" (see '{e.ctx.command_path} --help')" if e.ctx and e.ctx.parent else " (see 'meridians --help')"
-        _fail(e.format_message() + hint)
+        _fail(_one_line(e.format_message()) + hint)
     except click.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except click.ClickException as e:
-        _fail(e.format_message())
-    except (ValueError, OSError) as e:
-        _fail(str(e))
+        _fail(_one_line(e.format_message()))
+    except OSError as e:
+        _fail(_one_line(_os_message(e)))
+    except ValueError as e:
+        _fail(_one_line(str(e)))
+    # the last resort: each of these has its cause fixed where it is known (the readers
+    # of solver.files, the checks of solver.search.limit); one line all the same
+    except RecursionError:
+        _fail("the input is nested too deeply")
+    except MemoryError:
+        _fail("out of memory: give a smaller --tt-mb or a smaller input")
+    except zlib.error as e:
+        _fail(f"corrupt compressed data ({e})")
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _one_line(message: str) -> str:
+    """A message on one line (a value the user typed may hold a newline)."""
+    return " ".join(message.split("\n")) if "\n" in message else message
 
 
 if __name__ == "__main__":  # pragma: no cover

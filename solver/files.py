@@ -1,14 +1,48 @@
-"""Writing files safely: nothing already written is lost or left half-written, also when
-a long run is stopped."""
+"""Reading and writing files safely.
+
+Writing: nothing already written is lost or left half-written, also when a long run is
+stopped (a temporary file in the same folder, then a rename).  Every writer here creates
+the missing folders of its path, and a new file gets the mode that the user's umask
+gives (a file written over keeps its mode); an error names the user's path, never the
+temporary file.
+
+Reading: :func:`read_text` and :func:`read_json` turn every way a file can be unusable
+(missing, a folder, unreadable, binary, truncated or corrupt gzip, not JSON, nested too
+deeply, NaN or a number too long) into one :class:`FileFormatError` whose message starts
+with the path, so a command can print it as its one line of error.
+"""
 
 from __future__ import annotations
 
+import gzip
+import json
+import math
 import os
 import signal
 import tempfile
+import threading
+import zlib
 from collections.abc import Iterable
 
-__all__ = ["write_atomic", "write_atomic_chunks", "claim", "interrupt_on_sigterm"]
+__all__ = ["write_atomic", "write_atomic_chunks", "read_text", "read_json", "FileFormatError",
+           "claim", "interrupt_on_sigterm"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+#: the longest integer a JSON file may hold, in digits (Python's own limit is 4300)
+MAX_JSON_DIGITS = 1000
+
+
+class FileFormatError(ValueError):
+    """A file that cannot be read as what it should be.  The message is
+    ``PATH: WHAT: PROBLEM``; ``path``, ``what`` and ``problem`` are kept for callers that
+    word their own message."""
+
+    def __init__(self, path: str | os.PathLike, what: str, problem: str):
+        self.path, self.what, self.problem = os.fspath(path), what, problem
+        super().__init__(f"{self.path}: {what}: {problem}")
+
+    def __reduce__(self):  # raised in a worker process, it travels back pickled
+        return type(self), (self.path, self.what, self.problem)
 
 
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
@@ -19,20 +53,148 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
 
 def write_atomic_chunks(path: str | os.PathLike, chunks: Iterable[bytes]) -> None:
     """:func:`write_atomic` of the bytes ``chunks`` yields, written as they come: a file
-    too large to hold in memory at once."""
+    too large to hold in memory at once.  Missing folders of ``path`` are created; an
+    OSError names ``path`` (``e.filename``), not the temporary file."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
+    tmp = None
     try:
+        os.makedirs(directory, exist_ok=True)
+        try:
+            mode = os.stat(path).st_mode & 0o7777  # written over: keep its mode
+        except OSError:
+            mode = 0o666 & ~_umask()
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)  # mkstemp makes 0600
             for chunk in chunks:
                 f.write(chunk)
         os.replace(tmp, path)
+    except OSError as e:
+        _remove(tmp)
+        raise type(e)(e.errno, e.strerror or str(e), os.fspath(path)) from None
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass  # the temporary file is already gone; the original error matters
+        _remove(tmp)
         raise
+
+
+def _remove(tmp: str | None) -> None:
+    if tmp is None:
+        return
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass  # the temporary file is already gone; the original error matters
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where /proc tells it (Linux); else
+    by setting and restoring it under a lock (os.umask can only be read by setting it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def read_text(path: str | os.PathLike, what: str = "file") -> str:
+    """The text of ``path`` (UTF-8; gzip-compressed too, known by its first bytes, so
+    a ``.gz`` name is not needed).  ``what`` says in messages what the file should be
+    (``"game record"``): messages read ``PATH: WHAT: PROBLEM``.  Raises :class:`FileFormatError`, never OSError, zlib.error or
+    UnicodeDecodeError."""
+    def fail(problem: str) -> FileFormatError:
+        return FileFormatError(path, what, problem)
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except IsADirectoryError:
+        raise fail("is a folder, not a file") from None
+    except FileNotFoundError:
+        raise fail("no such file") from None
+    except PermissionError:
+        raise fail("permission denied") from None
+    except OSError as e:
+        raise fail(f"cannot be read: {e.strerror or e}") from None
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except EOFError:
+            raise fail("truncated gzip data (the file ends too early)") from None
+        except (zlib.error, gzip.BadGzipFile, OSError) as e:
+            raise fail(f"corrupt gzip data ({e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise fail(f"not a UTF-8 text file (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+    if "\x00" in text:
+        raise fail(f"a binary file, not text (a NUL byte at offset {text.index(chr(0))})")
+    return text
+
+
+def read_json(path: str | os.PathLike, what: str = "file", kind: type | None = None):
+    """The JSON value in ``path`` (read by :func:`read_text`), of type ``kind`` when
+    given (``dict``: a JSON object).  Refused with :class:`FileFormatError`: invalid
+    JSON, ``NaN`` and ``Infinity`` (not JSON, though Python writes them), numbers too
+    large for a float or longer than 1000 digits, nesting deeper than the parser's
+    recursion limit."""
+    text = read_text(path, what)
+
+    def fail(problem: str) -> FileFormatError:
+        return FileFormatError(path, what, problem)
+
+    if not text.strip():
+        raise fail("the file is empty")
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_int, parse_float=_float)
+    except _BadNumber as e:
+        raise fail(str(e)) from None
+    except RecursionError:
+        raise fail("JSON nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise fail(f"not valid JSON ({e})") from None
+    if kind is not None and not isinstance(value, kind):
+        raise fail(f"expected a JSON {_JSON_NAMES.get(kind, kind.__name__)}, not {_json_name(value)}")
+    return value
+
+
+class _BadNumber(Exception):
+    pass
+
+
+def _refuse_constant(name: str):
+    raise _BadNumber(f"{name} is not a JSON number")
+
+
+def _int(digits: str) -> int:
+    if len(digits) > MAX_JSON_DIGITS:
+        raise _BadNumber(f"a number of {len(digits)} digits")
+    return int(digits)
+
+
+def _float(text: str) -> float:
+    x = float(text)
+    if not math.isfinite(x):
+        raise _BadNumber(f"the number {text[:20]} is too large")
+    return x
+
+
+_JSON_NAMES = {dict: "object", list: "array", str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _json_name(value: object) -> str:
+    if value is None:
+        return "null"
+    return "an " + _JSON_NAMES[type(value)] if type(value) in (dict, list, int) else "a " + _JSON_NAMES.get(
+        type(value), type(value).__name__)
 
 
 def claim(lock: str | os.PathLike) -> bool:

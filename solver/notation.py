@@ -3,7 +3,8 @@
 ``<rows> <side>``: the rows from the TOP row to the bottom row, separated by ``/``; within
 a row, points left to right: ``L`` a Light stone, ``D`` a Dark stone, a decimal number
 ``k`` for ``k`` empty points.  ``<side>`` is ``L`` or ``D``, the player to move.  The board
-is inferred from the row widths.
+is inferred from the row widths.  The rows and the side are separated by whitespace: a
+space, or any other (a tab, a no-break space, a newline), which is read as one space.
 
 >>> board, light, dark, side = parse_position("2/3/4/3/2 L")
 >>> board.name, len(light), len(dark), side
@@ -20,11 +21,13 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from .board import Board, BoardError
+from .board import MAX_M, Board, BoardError, _shown
 
 __all__ = ["NotationError", "parse_position", "format_position"]
 
 _TOKEN_RE = re.compile(r"L|D|[1-9][0-9]*")
+#: counts of more digits are refused at once (a row has at most 2 * MAX_M points)
+_MAX_COUNT_DIGITS = 4
 
 
 class NotationError(ValueError):
@@ -39,14 +42,18 @@ def parse_position(text: str) -> tuple[Board, frozenset[int], frozenset[int], st
     """
     if not isinstance(text, str):
         raise NotationError(f"a position must be a string, not {type(text).__name__}")
-    parts = text.split()
+    parts = text.split()  # any whitespace, Unicode's too (a tab, a no-break space)
+    if len(parts) == 1 and "/" in parts[0] and re.fullmatch(r"[0-9LD/]+", parts[0]):
+        raise NotationError(
+            f"position {_shown(text)} has no side to move: '<rows> <side>', such as '2/3/4/3/2 L'"
+        )
     if len(parts) != 2:
         raise NotationError(
-            f"position {text!r} must be '<rows> <side>', such as '2/3/4/3/2 L'"
+            f"position {_shown(text)} must be '<rows> <side>', such as '2/3/4/3/2 L'"
         )
     rows_text, side = parts
     if side not in ("L", "D"):
-        raise NotationError(f"side to move must be L or D, not {side!r}")
+        raise NotationError(f"side to move must be L or D, not {_shown(side)}")
     rows = rows_text.split("/")
     tokens_of: list[list[str]] = []
     for i, row in enumerate(rows):
@@ -56,8 +63,16 @@ def parse_position(text: str) -> tuple[Board, frozenset[int], frozenset[int], st
         if "".join(tokens) != row:
             bad = _first_bad_char(row)
             raise NotationError(
-                f"row {i + 1} from the top, {row!r}, has {bad!r}: expected L, D or a number"
+                f"row {i + 1} from the top, {_shown(row)}, has {bad!r}: expected L, D or a number"
             )
+        for tok in tokens:
+            # a count longer than any row, refused before int() meets Python's limit on
+            # the digits of an integer (and before a row of a billion points is built)
+            if len(tok) > _MAX_COUNT_DIGITS:
+                raise NotationError(
+                    f"row {i + 1} from the top counts {_shown(tok, 24)} empty points ({len(tok)} digits): "
+                    f"no board has a row of more than {2 * MAX_M} points"
+                )
         tokens_of.append(tokens)
     # the board first, from the widths alone: a count such as 10**9 is rejected here
     # without building a row of a billion points

@@ -16,11 +16,15 @@ from dataclasses import dataclass, field
 from .board import Board
 from .position import Game, IllegalMoveError, Position
 
-__all__ = ["Verdict", "verify_position", "parse_game", "replay", "GameRecordError", "CLAIMS", "EXIT"]
+__all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
+           "GameRecordError", "CLAIMS", "EXIT", "DEFAULT_SECONDS"]
 
 CLAIMS = ("win", "loss", "draw")
 #: exit codes of ``meridians verify`` by verdict
 EXIT = {"proven": 0, "refuted": 1, "unknown": 3}
+#: the time budget of a verify without one on a board larger than 3/4, where a proof of
+#: the opening cannot finish (without it a verify of the empty 6/7 board never returns)
+DEFAULT_SECONDS = 60.0
 
 
 class GameRecordError(ValueError):
@@ -50,6 +54,12 @@ class Verdict:
             "seconds": round(self.seconds, 3), "method": self.method, "horizon": self.horizon,
             "notes": self.notes,
         }
+
+
+def default_seconds(position: Position) -> float | None:
+    """The time budget of a verify that gives none: :data:`DEFAULT_SECONDS` on boards
+    larger than 3/4, else None (no limit: every proof on them can finish)."""
+    return DEFAULT_SECONDS if position.board.m > 3 and position.outcome is None else None
 
 
 def verdict_of(value: str, claim: str | None) -> str:
@@ -118,6 +128,8 @@ def parse_game(text: str) -> tuple[str | None, list[str], str | None]:
     notation, or a board name such as ``2/3`` for its empty board).  ``#`` starts a
     comment.  A line ``result: L`` (or ``D``, ``draw``) states the result the record
     claims.  Without a start line the game starts on the empty board of ``--board``.
+    A record with neither a start position nor a move is an error: there is nothing
+    to verify in it.
     """
     start = None
     result = None
@@ -142,15 +154,18 @@ def parse_game(text: str) -> tuple[str | None, list[str], str | None]:
         for tok in re.split(r"[,\s]+", line):
             if tok and not _NUMBER.match(tok):
                 moves.append(tok)
+    if start is None and not moves:
+        raise GameRecordError("the record is empty: it has no start position and no moves")
     return start, moves, result
 
 
 def start_position(text: str | None, board: str | None) -> Position:
-    """A position from its notation, or a board name for its empty board."""
+    """A position from its notation, or a board name for its empty board (``board``,
+    default 6/7, when ``text`` is None).  Text with whitespace inside is a position
+    (any whitespace separates the rows and the side, see :mod:`solver.notation`)."""
     if text is None:
         return Position.start(Board.parse(board or "6/7"))
-    text = text.strip()
-    if " " in text:
+    if len(text.split()) > 1:
         return Position.parse(text)
     return Position.start(Board.parse(text))
 

@@ -326,3 +326,29 @@ def test_symmetry_examples():
     b = Board.get(6)
     syms = {tuple(b.name_of(s[b.index(n)]) for n in ("a1", "g1", "m6")) for s in b.symmetries}
     assert syms == {("a1", "g1", "m6"), ("a6", "g12", "m1"), ("m1", "g1", "a6"), ("m6", "g12", "a1")}
+
+
+@pytest.mark.parametrize("text", ["²", "³/⁴", "٣/٤", "６/７", "6\u00b2"])
+def test_parse_takes_only_ascii_digits(text):
+    # str.isdigit() and the regex's \d take these; int() then refuses some ('²') with its
+    # own message, or reads others ('٣') as a board
+    with pytest.raises(BoardError, match="unknown board"):
+        Board.parse(text)
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "9" * 5000 + "/" + "9" * 5000, "1" * 4301, "0" * 5000 + "12"],
+                         ids=["5000 digits", "two of 5000", "4301 digits", "leading zeros"])
+def test_parse_long_numbers_without_int_limit_message(text):
+    with pytest.raises(BoardError) as e:
+        Board.parse(text)
+    message = str(e.value)
+    assert "unsupported board" in message
+    assert "Exceeds the limit" not in message and "sys.set_int_max_str_digits" not in message
+    assert len(message) < 120
+
+
+@pytest.mark.parametrize("text", ["2/3/4/3/2", "1/2/1", "2/1D1/4/L2/2", "6/7/8/9/10/11/12/11/10/9/8/7/6"])
+def test_parse_rows_without_side_letter(text):
+    with pytest.raises(BoardError, match="has no side to move") as e:
+        Board.parse(text)
+    assert "unknown board" not in str(e.value)

@@ -49,12 +49,13 @@ def test_show_prints_the_diagram_and_legal_moves():
     out = invoke("show", "2/1D1/4/L2/2 D").stdout
     assert out == (
         "      1 2\n"
-        "  e    . .    e\n"
-        "  d   . D .   d\n"
-        "  c  . . . .  c\n"
-        "  b   L . .   b\n"
-        "  a    . .    a\n"
+        "  e    . . 3    e\n"
+        "  d   . D . 4   d\n"
+        "  c  . . . .    c\n"
+        "  b   L . . 4   b\n"
+        "  a    . . 3    a\n"
         "      1 2\n"
+        "L Light, D Dark, . empty; columns count from 1 at the left of each row\n"
         "Dark to move\n"
         "legal moves (1): b3\n"
     )
@@ -69,7 +70,8 @@ def test_show_board_name_and_finished_position():
     assert out[-1] == "Light wins (Dark has no legal placement)"
     # dead stones of the player to move are drawn x / X
     out = invoke("show", "1D/3/LDL1/3/2 L").stdout.splitlines()
-    assert out[3] == "  c  x D x .  c"
+    assert out[3] == "  c  x D x .    c"
+    assert out[7].startswith("L Light, D Dark, . empty, x dead Light stone (dead: removed unless")
 
 
 def test_show_writes_svg(tmp_path):
@@ -188,7 +190,11 @@ def test_version_and_help():
         (["show", "2/3/4/3/x2 L"], "'x'"),  # malformed position
         (["show", "2/3/5/3/2 L"], "row widths"),  # wrong row width
         (["show", "2/3/99999999999999999999/3/2 L"], "row"),  # wrong row width (BUG: traceback)
-        (["show", "2/3/4/3/2"], "unknown board"),  # no side: read as a board name
+        (["show", "2/3/4/3/2"], "has no side to move"),  # rows without the side letter
+        (["show", "2/3/4/3/2X"], "unknown board"),
+        (["show", "²"], "unknown board '²'"),  # int() took str.isdigit()'s '²' with its own message
+        (["show", "9" * 5000], "unsupported board"),  # Python's int digit limit
+        (["show", "2/3/" + "9" * 5000 + "/3/2 L"], "5000 digits"),
         (["perft", "2/3/4/3/2 X", "1"], "side to move"),
         (["show", "1D/3/LDL1/3/2 D"], "not to move"),  # Light, not to move, is dead
         (["play", "--board", "2/3", "--moves", "c1,e2,z9"], "z9"),  # unknown point
@@ -202,9 +208,12 @@ def test_version_and_help():
         (["frobnicate"], "frobnicate"),  # unknown command
         (["perft", "2/3", "-1"], "-1"),  # bad depth
         (["perft", "2/3"], "DEPTH"),  # missing argument
-        (["show", "2/3", "--svg", "/nonexistent-dir/x/pos.svg"], "nonexistent-dir"),
+        (["bench", "--seconds", "nan"], "--seconds nan"),  # ZeroDivisionError
+        (["bench", "--seconds", "inf"], "--seconds inf"),  # ran forever
+        (["bench", "--seconds", "3601"], "--seconds 3601"),
+        (["perft", "2/3", "1", "--divide", "--bogus"], "--bogus"),
     ],
-    ids=lambda v: v if isinstance(v, str) else " ".join(v),
+    ids=lambda v: v if isinstance(v, str) and len(v) < 40 else " ".join(x[:20] for x in v),
 )
 def test_bad_input(args, fragment):
     proc = run(*args)
@@ -224,3 +233,228 @@ def test_play_reports_a_repetition():
     assert "   1. L f5  removes d4" in lines and "   4. D f3  removes d6" in lines
     assert f"final position: {start}" in lines
     assert lines[-1] == "draw by repetition after 4 moves"
+
+
+@pytest.mark.parametrize("sep", ["\t", "\u00a0", "\n"])
+def test_show_takes_any_whitespace_between_rows_and_side(sep):
+    out = invoke("show", f"2/1D1/4/L2/2{sep}D").stdout
+    assert out.splitlines()[-1] == "legal moves (1): b3"
+
+
+# -- output files: missing folders are created, the umask is kept, errors name the path ----------
+
+
+def test_output_options_create_missing_folders(tmp_path):
+    svg = tmp_path / "new" / "deeper" / "pos.svg"
+    invoke("show", "2/3", "--svg", str(svg))
+    assert ET.parse(svg).getroot().tag == NS + "svg"
+    final = tmp_path / "other" / "end.svg"
+    invoke("play", "--board", "1/2", "--seed", "1", "--quiet", "--svg", str(final))
+    assert final.exists()
+
+
+def test_output_file_keeps_the_umask(tmp_path):
+    import os
+
+    old = os.umask(0o027)
+    try:
+        invoke("show", "2/3", "--svg", str(tmp_path / "a.svg"))
+        os.umask(0o002)
+        invoke("show", "2/3", "--svg", str(tmp_path / "b.svg"))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.svg").stat().st_mode & 0o777 == 0o640  # mkstemp alone gives 0o600
+    assert (tmp_path / "b.svg").stat().st_mode & 0o777 == 0o664
+
+
+def test_output_error_names_the_users_path(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    target = blocker / "pos.svg"
+    proc = run("show", "2/3", "--svg", str(target))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and str(target) in lines[0], proc.stderr
+    assert ".part" not in lines[0] and ".tmp-" not in lines[0]
+
+
+# -- help: full summaries and examples ---------------------------------------------------------
+
+SOLVER_COMMANDS = ["show", "play", "perft", "solve", "verify", "bench"]
+
+
+def test_help_lists_whole_sentences():
+    listing = invoke("--help").stdout.split("Commands:", 1)[1]
+    # each command's summary, joined over its wrapped lines
+    entries: dict[str, str] = {}
+    name = None
+    for line in listing.splitlines():
+        m = re.match(r"^  (\S+)\s+(.*)$", line)
+        if m:
+            name = m.group(1)
+            entries[name] = m.group(2)
+        elif name and line.strip():
+            entries[name] += " " + line.strip()
+    for command in SOLVER_COMMANDS + ["check"]:
+        assert not entries[command].endswith("..."), entries[command]
+        assert entries[command].endswith("."), entries[command]
+
+
+@pytest.mark.parametrize("command", SOLVER_COMMANDS)
+def test_help_ends_with_examples(command):
+    text = invoke(command, "--help").stdout
+    body = text.split("Options:", 1)[0].rstrip().splitlines()
+    at = max(i for i, line in enumerate(body) if line.strip() == "Examples:")
+    examples = [line.strip() for line in body[at + 1:]]
+    assert 1 <= len(examples) <= 2
+    for example in examples:
+        assert example.startswith(f"meridians {command} ")  # as written, one a line (click's \b)
+
+
+# -- solve: exit codes, resuming, the scheduler address -----------------------------------------
+
+
+def test_solve_exits_3_when_the_value_is_not_decided(tmp_path):
+    ck = tmp_path / "ck.json"
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--max-nodes", "20", "--checkpoint", str(ck)])
+    assert result.exit_code == 3, result.output
+    assert result.stdout.splitlines()[0] == "2/3/4/3/2 L: Light to move: unknown"
+    assert "exit code 3" in result.stderr
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--max-nodes", "20", "--checkpoint", str(ck), "--json"])
+    assert result.exit_code == 3 and json.loads(result.stdout)["value"] == "unknown"
+    # decided: exit 0, the unknown classes run again from the checkpoint
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--checkpoint", str(ck), "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["value"] == "win"
+
+
+def test_solve_help_documents_exit_code_3():
+    text = " ".join(invoke("solve", "--help").stdout.split())
+    assert "3 when it is not" in text
+
+
+def test_solve_summary_names_the_checkpoint_it_resumed_from(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    kept = tmp_path / "kept.json"
+    invoke("solve", "2/3", "--checkpoint", str(kept))
+    data = json.loads(kept.read_text())
+    first = sorted(data["results"])[0]
+    data["results"][first]["value"] = "unknown"  # one class to run again, four to resume
+    default = tmp_path / ".meridians" / "solve-2-3-dfpn.json"
+    default.parent.mkdir()
+    default.write_text(json.dumps(data))
+    out = invoke("solve", "2/3").stdout
+    summary = next(line for line in out.splitlines() if " classes by dfpn: " in line)
+    assert summary.endswith(", 4 resumed from .meridians/solve-2-3-dfpn.json"), summary
+    assert "None" not in out
+    assert not default.exists()  # every class decided: the default checkpoint is removed
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://", "tcp://host", "host:99999", "tcp://host:port",
+                                     "http://x:1", "tcp://a b:8786", "", "tcp://host:8786/path"])
+def test_solve_refuses_a_malformed_scheduler_at_once(address):
+    import time
+
+    t0 = time.perf_counter()
+    proc = run("solve", "2/3", "--backend", "dask", "--scheduler", address)
+    assert time.perf_counter() - t0 < 15  # distributed took 20 s to time out, then a traceback
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "--scheduler" in lines[0], proc.stderr
+
+
+def test_scheduler_address_forms():
+    from solver.cli import _SCHEDULER
+
+    for good in ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786",
+                 "ws://localhost:8787"]:
+        assert _SCHEDULER.match(good), good
+    for bad in ["garbage", "tcp://host", ":8786", "tcp://host:", "tcp//host:8786"]:
+        assert not _SCHEDULER.match(bad), bad
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--time", "nan"], "--time nan"),        # every class silently unknown, exit 0
+    (["--time", "inf"], "--time inf"),
+    (["--time", "-1"], "--time -1"),
+    (["--tt-mb", "nan"], "--tt-mb nan"),      # cannot convert float NaN to integer
+    (["--tt-mb", "inf"], "--tt-mb inf"),
+    (["--tt-mb", "1e9"], "does not fit"),     # MemoryError late, exit 1
+    (["--max-nodes", "-1"], "--max-nodes -1"),
+    (["--max-nodes", "9" * 40], "--max-nodes of 40 digits"),
+])
+def test_solve_bad_budgets(args, fragment, tmp_path):
+    proc = run("solve", "2/3", "--checkpoint", str(tmp_path / "ck.json"), *args)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert not (tmp_path / "ck.json").exists()
+
+
+def test_solve_tables_of_all_jobs_must_fit(monkeypatch, tmp_path):
+    import solver.search.limit
+
+    monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 1000.0)
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--tt-mb", "600", "--jobs", "2",
+                                      "--checkpoint", str(tmp_path / "ck.json")])
+    assert result.exit_code == 2
+    assert "--tt-mb 600: a table of 600 MiB each for 2 processes does not fit in the 1,000 MiB" in result.stderr
+    # the default table (16 MiB on 2/3) is checked too
+    monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 10.0)
+    result = CliRunner().invoke(cli, ["solve", "2/3", "--checkpoint", str(tmp_path / "ck.json")])
+    assert result.exit_code == 2 and "--tt-mb 16: " in result.stderr
+
+
+def test_diagram_labels_every_column_on_6_7():
+    lines = invoke("show", "6/7").stdout.splitlines()
+    rows = {line[2]: line for line in lines[1:14]}
+    assert lines[0].split() == ["1", "2", "3", "4", "5", "6"] == lines[14].split()
+    # the columns beyond the top and bottom rows' six: where their diagonals leave the board
+    right = {letter: line.split()[-2] for letter, line in rows.items() if line.split()[-2].isdigit()}
+    assert right == {"m": "7", "l": "8", "k": "9", "j": "10", "i": "11", "h": "12",
+                     "f": "12", "e": "11", "d": "10", "c": "9", "b": "8", "a": "7"}
+    assert set().union(*(range(1, 7), map(int, right.values()))) == set(range(1, 13))
+    # each number stands where the next point of its column's diagonal would be
+    # (up and right of g12 on h's line, down and right of it on f's; up and right of l7
+    # on m's line)
+    g12 = rows["g"].rindex(".")
+    assert rows["h"].index(" 12 ") + 1 == g12 + 1 == rows["f"].index(" 12 ") + 1
+    assert rows["m"].index(" 7 ") + 1 == rows["l"].rindex(".") + 1
+    assert lines[15].startswith("L Light, D Dark, . empty;")
+    assert lines[16] == "Light to move"
+
+
+@pytest.mark.parametrize("error,fragment", [
+    (RecursionError("maximum recursion depth exceeded"), "nested too deeply"),
+    (MemoryError(), "out of memory"),
+    (EOFError("Compressed file ended before the end-of-stream marker was reached"), "truncated"),
+    (__import__("zlib").error("invalid distance too far back"), "invalid distance too far back"),
+    (OSError(13, "Permission denied", "/some/where.svg"), "/some/where.svg: Permission denied"),
+    (ValueError("first line\nsecond line"), "first line second line"),
+])
+def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, capsys, error, fragment):
+    import solver.verify
+    from solver.cli import main
+
+    def broken(text, board):
+        raise error
+
+    monkeypatch.setattr(solver.verify, "start_position", broken)
+    with pytest.raises(SystemExit) as e:
+        main(["show", "2/3"])
+    assert e.value.code == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("meridians: error: ") and fragment in lines[0], lines
+
+
+def test_solve_with_an_unreachable_scheduler_is_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run("solve", "2/3", "--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}",
+               "--checkpoint", str(tmp_path / "ck.json"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in lines[0], proc.stderr

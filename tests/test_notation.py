@@ -216,7 +216,7 @@ def test_long_count_is_rejected_without_building_the_row():
 
     tracemalloc.start()
     try:
-        with pytest.raises(NotationError, match="do not match"):
+        with pytest.raises(NotationError, match="row 3 from the top counts '10000000'"):
             Position.parse("2/3/10000000/3/2 L")
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -310,3 +310,29 @@ def test_corrupted_notation(m, seed, cut, edit):
         assert isinstance(e, (NotationError, InvalidPositionError)) and str(e)
         return
     assert str(pos) == " ".join(bad.split())
+
+
+@pytest.mark.parametrize("sep", ["\t", "\u00a0", "\n", "  ", " \t\n ", "\u2003"])
+def test_any_whitespace_separates_rows_and_side(sep):
+    # the documented rule: any whitespace between the rows and the side reads as one space
+    assert str(Position.parse(f"2/1D1/4/L2/2{sep}D")) == "2/1D1/4/L2/2 D"
+    assert str(Position.parse(f"{sep}2/3/4/3/2{sep}L{sep}")) == "2/3/4/3/2 L"
+
+
+@pytest.mark.parametrize("text", ["2/3/4/3/2", "2/1D1/4/L2/2", "1/2/1"])
+def test_missing_side_letter_is_reported_as_such(text):
+    with pytest.raises(NotationError, match="has no side to move"):
+        Position.parse(text)
+
+
+def test_glued_invisible_character_is_not_a_missing_side():
+    with pytest.raises(NotationError, match="must be '<rows> <side>'"):
+        Position.parse("2/3/4/3/2\u200bL")
+
+
+@pytest.mark.parametrize("digits", [4301, 5000, 100_000])
+def test_count_beyond_pythons_int_digit_limit(digits):
+    with pytest.raises(NotationError, match=f"row 3 from the top counts .*{digits} digits") as e:
+        Position.parse(f"2/3/{'9' * digits}/3/2 L")
+    message = str(e.value)
+    assert "Exceeds the limit" not in message and len(message) < 160

@@ -203,3 +203,90 @@ def test_cli_verify_reports_territory_as_a_heuristic():
     r = json.loads(invoke("verify", FILLING, "--json").stdout)
     assert r["value"] == "loss" and r["territory"]["heuristic"] is True
     assert json.loads(invoke("verify", EMPTY_23, "--json").stdout)["territory"] is None
+
+
+# -- empty records, default budgets, files -----------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", "result: L\n", "  \t \n# x\n"])
+def test_parse_game_refuses_an_empty_record(text):
+    with pytest.raises(GameRecordError, match="the record is empty"):
+        parse_game(text)
+
+
+def test_cli_verify_empty_game_record(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_text("# nothing yet\n")
+    proc = run("verify", "--game", str(path))
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and "empty" in lines[0], proc.stderr
+
+
+def test_default_budget_only_where_a_proof_cannot_finish():
+    from solver.verify import DEFAULT_SECONDS, default_seconds
+
+    assert DEFAULT_SECONDS == 60
+    assert default_seconds(Position.start(Board.parse("6/7"))) == DEFAULT_SECONDS
+    assert default_seconds(Position.start(Board.parse("4/5"))) == DEFAULT_SECONDS
+    assert default_seconds(Position.start(Board.parse("3/4"))) is None
+    assert default_seconds(Position.start(Board.parse("2/3"))) is None
+
+
+def test_cli_verify_without_time_uses_the_default_budget(monkeypatch):
+    import solver.verify
+
+    monkeypatch.setattr(solver.verify, "DEFAULT_SECONDS", 0.5)  # 60 s in use
+    out = invoke("verify", "4/5", code=3).stdout
+    assert "verdict: unknown (the budget ran out)" in out
+    assert "of a budget of 0.5 s" in out
+    assert "no --time: a budget of 0.5 s, the default on boards larger than 3/4" in out
+    r = json.loads(invoke("verify", "4/5", "--json", code=3).stdout)
+    assert r["budget_seconds"] == 0.5 and r["seconds"] < 30
+    # a --time given is the budget, on any board
+    assert json.loads(invoke("verify", "4/5", "--time", "0.3", "--json", code=3).stdout)["budget_seconds"] == 0.3
+    assert json.loads(invoke("verify", EMPTY_23, "--json").stdout)["budget_seconds"] is None
+
+
+def test_verify_help_states_the_default_budget():
+    text = " ".join(invoke("verify", "--help").stdout.split())
+    assert "60 s on larger boards" in text and "a budget of 60 s" in text
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--tt-mb", "1e12"], "--tt-mb 1000000000000: a table of"),      # numpy tried 271 PiB
+    (["--tt-mb", "1e7"], "does not fit in the"),               # 100000: MemoryError late, exit 1
+    (["--tt-mb", "nan"], "--tt-mb nan"),
+    (["--tt-mb", "inf"], "--tt-mb inf"),
+    (["--tt-mb", "0"], "--tt-mb 0"),
+    (["--time", "nan"], "--time nan"),                          # no limit at all
+    (["--time", "inf"], "--time inf"),
+    (["--time", "-1"], "--time -1"),
+    (["--time", "0"], "--time 0"),
+    (["--time", "1e300"], "--time 1e+300"),
+])
+def test_cli_verify_bad_budgets(args, fragment):
+    proc = run("verify", EMPTY_23, *args)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+
+
+def test_cli_verify_certificate_in_a_new_folder_and_gzip_record(tmp_path):
+    import gzip
+
+    record = tmp_path / "game.txt.gz"
+    record.write_bytes(gzip.compress(b"2/3\nc1\n"))
+    cert = tmp_path / "new" / "folder" / "cert.json"
+    out = invoke("verify", "--game", str(record), "--certificate", str(cert)).stdout
+    assert "replayed 1 moves" in out and f"certificate: {cert}" in out
+    assert json.loads(cert.read_text())["node_count"] > 0
+
+
+def test_cli_verify_table_checked_against_the_available_memory(monkeypatch):
+    import solver.search.limit
+
+    monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 50_000.0)
+    result = CliRunner().invoke(cli, ["verify", EMPTY_23, "--tt-mb", "100000"])
+    assert result.exit_code == 2
+    assert "--tt-mb 100000: a table of 100,000 MiB does not fit in the 50,000 MiB" in result.stderr

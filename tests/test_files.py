@@ -1,0 +1,218 @@
+"""Reading and writing files (solver/files.py) and search budgets (solver/search/limit.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+
+import pytest
+
+from solver.files import FileFormatError, read_json, read_text, write_atomic, write_atomic_chunks
+from solver.search.limit import MAX_NODES, MAX_SECONDS, Limit, LimitError, check_seconds
+
+# -- write_atomic -------------------------------------------------------------------------------
+
+
+def test_new_file_gets_the_umask_mode(tmp_path):
+    old = os.umask(0o077)
+    try:
+        write_atomic(tmp_path / "private.txt", "x")
+        os.umask(0o022)
+        write_atomic(tmp_path / "shared.txt", "x")
+        os.umask(0)
+        write_atomic(tmp_path / "open.txt", b"x")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert modes == {"private.txt": 0o600, "shared.txt": 0o644, "open.txt": 0o666}
+
+
+def test_file_written_over_keeps_its_mode(tmp_path):
+    path = tmp_path / "book.html"
+    path.write_text("old")
+    path.chmod(0o640)
+    write_atomic(path, "new")
+    assert path.read_text() == "new" and path.stat().st_mode & 0o777 == 0o640
+
+
+def test_missing_folders_are_created(tmp_path):
+    path = tmp_path / "a" / "b" / "c.txt"
+    write_atomic_chunks(path, [b"one ", b"two"])
+    assert path.read_text() == "one two"
+
+
+def test_write_error_names_the_path_and_leaves_nothing(tmp_path):
+    blocker = tmp_path / "plain"
+    blocker.write_text("a file, not a folder")
+    with pytest.raises(OSError) as e:
+        write_atomic(blocker / "x.svg", "data")
+    assert e.value.filename == str(blocker / "x.svg")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    with pytest.raises(OSError) as e:
+        write_atomic(folder, "data")  # a folder where the file should go: the rename fails
+    assert e.value.filename == str(folder) and ".part" not in str(e.value)
+    assert [p.name for p in folder.iterdir()] == [] and sorted(p.name for p in tmp_path.iterdir()) == [
+        "folder", "plain"]
+
+
+def test_interrupted_write_keeps_the_old_file(tmp_path):
+    path = tmp_path / "precious.json"
+    path.write_text("old")
+
+    def chunks():
+        yield b"half"
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic_chunks(path, chunks())
+    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["precious.json"]
+
+
+# -- read_text and read_json --------------------------------------------------------------------
+
+
+def _corrupt_gzip() -> bytes:
+    data = bytearray(gzip.compress(json.dumps({"nodes": list(range(2000))}).encode()))
+    data[len(data) // 2] ^= 0x55  # deflate data damaged: zlib.error or a CRC failure
+    return bytes(data)
+
+
+BAD_FILES = {
+    "empty": (b"", "the file is empty"),
+    "blank": (b"  \n\t\n", "the file is empty"),
+    "binary": (bytes(range(256)) * 4, "not a UTF-8 text file"),
+    "nul bytes": (b"{}\x00\x00", "binary file"),
+    "latin-1": ("{\"name\": \"é\"}".encode("latin-1"), "not a UTF-8 text file (byte 0xe9"),
+    "deep list": (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    "deep object": (b'{"a":' * 50_000 + b"1" + b"}" * 50_000, "nested too deeply"),
+    "deep gzip": (gzip.compress(b"[" * 200_000), "nested too deeply"),
+    "truncated gzip": (gzip.compress(b'{"a": [1, 2, 3]}' * 100)[:40], "truncated gzip"),
+    "gzip header only": (b"\x1f\x8b", "gzip"),
+    "corrupt gzip": (_corrupt_gzip(), "corrupt gzip"),
+    "nan": (b'{"seconds": NaN}', "NaN is not a JSON number"),
+    "infinity": (b'[-Infinity]', "-Infinity is not a JSON number"),
+    "huge float": (b'{"x": 1e400}', "too large"),
+    "long int": (b'[' + b"7" * 5000 + b']', "a number of 5000 digits"),
+    "not json": (b"hello", "not valid JSON"),
+    "truncated json": (b'{"a": [1, 2', "not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_FILES)
+def test_read_json_refuses_with_the_path_first(tmp_path, name):
+    data, fragment = BAD_FILES[name]
+    path = tmp_path / "in.json"
+    path.write_bytes(data)
+    with pytest.raises(FileFormatError) as e:
+        read_json(path, "checkpoint")
+    message = str(e.value)
+    assert isinstance(e.value, ValueError)
+    assert message.startswith(f"{path}: checkpoint: "), message
+    assert fragment in message, message
+    assert "\n" not in message and len(message) < 300
+
+
+def test_read_json_missing_folder_and_unreadable(tmp_path):
+    with pytest.raises(FileFormatError, match=f"^{tmp_path / 'nope.json'}: game record: no such file$"):
+        read_json(tmp_path / "nope.json", "game record")
+    with pytest.raises(FileFormatError, match="is a folder, not a file"):
+        read_text(tmp_path, "game record")
+    locked = tmp_path / "locked.json"
+    locked.write_text("{}")
+    locked.chmod(0)
+    try:
+        if os.access(locked, os.R_OK):
+            pytest.skip("running as a user who reads any file (root)")
+        with pytest.raises(FileFormatError, match="permission denied"):
+            read_json(locked)
+    finally:
+        locked.chmod(0o600)
+
+
+def test_read_json_types_and_gzip(tmp_path):
+    path = tmp_path / "x"
+    path.write_bytes(gzip.compress(b'{"a": [1, 2.5, "z", null, true]}'))  # gzip known by its bytes
+    assert read_json(path, kind=dict) == {"a": [1, 2.5, "z", None, True]}
+    assert read_text(path) == '{"a": [1, 2.5, "z", null, true]}'
+    for text, name in (("[]", "an array"), ('"s"', "a string"), ("3", "an integer"), ("null", "null")):
+        path.write_text(text)
+        with pytest.raises(FileFormatError, match=f"expected a JSON object, not {name}$"):
+            read_json(path, kind=dict)
+
+
+# -- Limit -------------------------------------------------------------------------------------
+
+
+def test_limit_accepts_sensible_values():
+    assert Limit() == Limit(seconds=None, nodes=0, tt_mb=None)
+    limit = Limit(seconds=3, nodes=10**6, tt_mb=16)
+    assert (limit.seconds, limit.nodes, limit.tt_mb) == (3.0, 10**6, 16.0)
+    assert isinstance(limit.seconds, float)
+    assert Limit(seconds=MAX_SECONDS, nodes=MAX_NODES).nodes == MAX_NODES
+    with pytest.raises(AttributeError):
+        limit.seconds = 5  # frozen
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(seconds=math.nan), "--time nan"),
+    (dict(seconds=math.inf), "--time inf"),
+    (dict(seconds=-1), "--time -1"),
+    (dict(seconds=0), "--time 0"),
+    (dict(seconds=MAX_SECONDS * 2), "--time 5184000: give a number of seconds greater than 0 (and at most 2592000)"),
+    (dict(seconds="5"), "--time '5'"),
+    (dict(seconds=10**400), "--time: the number is far too large"),
+    (dict(nodes=-1), "--max-nodes -1"),
+    (dict(nodes=2**63), "--max-nodes 9223372036854775808"),
+    (dict(nodes=1.5), "--max-nodes 1.5"),
+    (dict(nodes=True), "--max-nodes True"),
+    (dict(tt_mb=math.nan), "--tt-mb nan"),
+    (dict(tt_mb=-math.inf), "--tt-mb -inf"),
+    (dict(tt_mb=0), "--tt-mb 0"),
+    (dict(tt_mb=1e12), "--tt-mb 1000000000000: a table of 1,000,000,000,000 MiB does not fit"),
+])
+def test_limit_refuses_with_the_option_named(kwargs, message):
+    with pytest.raises(LimitError) as e:
+        Limit(**kwargs)
+    assert isinstance(e.value, ValueError) and str(e.value).startswith(message), str(e.value)
+
+
+def test_limit_checks_tables_against_the_memory(monkeypatch):
+    import solver.search.limit as limit
+
+    monkeypatch.setattr(limit, "available_memory_mb", lambda: 1000.0)
+    assert Limit(tt_mb=900).tt_mb == 900
+    with pytest.raises(LimitError, match="--tt-mb 1100: a table of 1,100 MiB does not fit in the 1,000 MiB"):
+        Limit(tt_mb=1100)
+    with pytest.raises(LimitError, match="600 MiB each for 2 processes"):
+        Limit(tt_mb=600, copies=2)
+    monkeypatch.setattr(limit, "available_memory_mb", lambda: None)  # unknown: nothing refused
+    assert Limit(tt_mb=10**6).tt_mb == 10**6
+
+
+def test_available_memory_is_plausible():
+    from solver.search.limit import available_memory_mb
+
+    mb = available_memory_mb()
+    assert mb is None or 16 < mb < 2**40
+
+
+def test_check_seconds_with_its_own_option_and_range():
+    assert check_seconds(0.5, "--seconds", maximum=3600) == 0.5
+    with pytest.raises(LimitError, match=r"^--seconds 3601: .* at most 3600\)$"):
+        check_seconds(3601, "--seconds", maximum=3600)
+
+
+def test_file_format_error_parts_and_pickling(tmp_path):
+    import pickle
+
+    path = tmp_path / "x.json"
+    path.write_text("[")
+    with pytest.raises(FileFormatError) as e:
+        read_json(path, "checkpoint")
+    err = e.value
+    assert (err.path, err.what) == (str(path), "checkpoint") and err.problem.startswith("not valid JSON")
+    again = pickle.loads(pickle.dumps(err))
+    assert str(again) == str(err) and again.problem == err.problem
