@@ -318,3 +318,32 @@ def test_zeroed_tables_are_zeros_that_can_take_huge_pages_later(monkeypatch):
     assert memory.zeroed(10, np.int16).tolist() == [0] * 10
     with pytest.raises(MemoryError, match="cannot allocate"):
         memory.zeroed(1 << 60, np.uint64)
+
+
+def test_compiling_is_announced_once_per_board(monkeypatch, capsys):
+    """One line before a cold compile, whatever compiles next on the same board (the
+    rules kernels, then a search's)."""
+    t = core.tables(Board.parse("2/3"))
+    monkeypatch.setattr(core, "_ANNOUNCED", set())
+    monkeypatch.setattr(core, "is_compiled", lambda fn, *args: False)
+    calls = []
+    for what in ("the df-pn search", "the horizon search"):
+        core.load_kernels(t, what, [(calls.append, (what,))])
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["compiling the 2/3 kernels once: about 25 s for the df-pn search "
+                   "(later runs load them from the cache)"]
+    assert calls == ["the df-pn search", "the horizon search"]
+    # a warm cache: no line, the calls made all the same
+    monkeypatch.setattr(core, "_ANNOUNCED", set())
+    monkeypatch.setattr(core, "is_compiled", lambda fn, *args: True)
+    core.load_kernels(t, "the df-pn search", [(calls.append, ("again",))])
+    assert capsys.readouterr().err == "" and calls[-1] == "again"
+
+
+def test_is_compiled_reads_the_cache_of_a_loaded_kernel():
+    t = core.tables(Board.parse("1/2"))
+    st = core.new_position(t)
+    core.zobrist_keys(t, st, 0, np.zeros(4, np.uint64))
+    assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros(4, np.uint64)) is True
+    # a signature never used: 2-D keys
+    assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros((1, 4), np.uint64)) is False
