@@ -26,6 +26,7 @@ while the opponent has two or more).
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -42,7 +43,7 @@ __all__ = [
     "PH_FIRST", "PH_SECOND", "PH_NORMAL", "PH_LOST", "NO_RESULT", "DRAW",
     "count", "phase", "legal_bb", "legal_moves", "dead_bb", "group_labels", "play",
     "outcome", "zobrist_keys", "transform", "perft", "random_playout", "run_playouts",
-    "run_perft",
+    "run_perft", "is_compiled", "announce_compiling", "compile_seconds", "load_kernels",
 ]
 
 #: Kernels are compiled without numba's reference counting (``_nrt=False``): the atomic
@@ -117,12 +118,76 @@ def tables(board: Board) -> Tables:
         np.uint64(side_key),
     )
     _TABLES[m] = t
+    _announce_if_cold(board, t)
     return t
 
 
 def new_position(t: Tables) -> np.ndarray:
     """An empty ``(2, w)`` position array."""
     return np.zeros((2, t.w), dtype=np.uint64)
+
+
+# --- compiling ----------------------------------------------------------------------------
+#: Seconds to compile a board's kernels on its first use (measured on a 2-core machine):
+#: the rules kernels, and those of one search, by words per bitboard.
+_COMPILE_SECONDS = {1: (6, 25), 2: (8, 30), 3: (10, 35)}
+_ANNOUNCED: set[int] = set()
+
+
+def compile_seconds(t: Tables) -> tuple[int, int]:
+    """About how long a first use of the board of ``t`` compiles: ``(rules, search)``
+    seconds."""
+    return _COMPILE_SECONDS.get(t.w, _COMPILE_SECONDS[max(_COMPILE_SECONDS)])
+
+
+def is_compiled(fn, *args) -> bool | None:
+    """Whether a call of the kernel ``fn`` with ``args`` runs without compiling: its machine
+    code for these argument types is loaded already or is in numba's cache on disk (and
+    not stale).  None when numba's cache cannot be read (another numba, caching off).
+
+    Reads numba's cache index, as numba does before it compiles; nothing is loaded."""
+    try:
+        sig = tuple(fn.typeof_pyval(a) for a in args)
+        if sig in fn.overloads:
+            return True
+        cache = fn._cache
+        key = cache._index_key(sig, fn.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:  # numba's internals moved: say nothing rather than fail
+        return None
+
+
+def announce_compiling(board: Board, how_long: str) -> None:
+    """Print one line on stderr, "compiling the <board> kernels once: <how_long>", at most
+    once per board in a process: said before the wait, a cold first use (tens of seconds)
+    does not look like a hang."""
+    if board.m in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(board.m)
+    print(f"compiling the {board.name} kernels once: {how_long} "
+          "(later runs load them from the cache)", file=sys.stderr, flush=True)
+
+
+def load_kernels(t: Tables, what: str, calls: list) -> None:
+    """Make the kernel calls ``calls`` (``(kernel, args)`` pairs, each a call that returns
+    at once) so that their machine code is loaded, compiling it first if the cache lacks
+    it; before compiling, one line on stderr says so (``what``: the search, for it).
+    Search drivers do this before their clock starts: a budget counts search only."""
+    if any(is_compiled(fn, *args) is False for fn, args in calls):
+        announce_compiling(Board.get(t.m), f"about {compile_seconds(t)[1]} s for {what}")
+    for fn, args in calls:
+        fn(*args)
+
+
+def _announce_if_cold(board: Board, t: Tables) -> None:
+    """:func:`announce_compiling` when the rules kernels of ``board`` are not in the
+    cache (two that every position uses are looked up)."""
+    st = new_position(t)
+    frozen = new_position(t)
+    frozen.flags.writeable = False  # a Position's stones are read-only: another signature
+    if is_compiled(legal_bb, t, frozen, 0) is False or is_compiled(play, t, st, 0, 0) is False:
+        rules, search = compile_seconds(t)
+        announce_compiling(board, f"about {rules} s for the rules, {search} s more for a search")
 
 
 # --- lines -----------------------------------------------------------------------------

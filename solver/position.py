@@ -120,6 +120,55 @@ class Position:
         board, light, dark, side = parse_position(text)
         return cls(board, light, dark, side)
 
+    @classmethod
+    def from_arrays(
+        cls,
+        board: Board | str | int,
+        bitboards: np.ndarray,
+        side_index: int,
+        *,
+        history: Iterable[tuple] = (),
+        check: bool = True,
+    ) -> "Position":
+        """A position from the compiled kernels' layout (:mod:`solver.core`), for searches
+        and file readers that hold positions as arrays.
+
+        ``bitboards``: a ``(2, w)`` uint64 array, row 0 Light, row 1 Dark, one bit per
+        cell (as :attr:`bitboards` gives it); kept as it is when read-only, else copied.
+        ``side_index``: the colour to move, 0 (Light) or 1 (Dark).  ``history``: the
+        :attr:`key` of each earlier position of the game, oldest first (repeating one is
+        a draw).  ``check`` (default): raise :class:`InvalidPositionError` for stones
+        off the board, on both colours, or a dead group of the player not to move, as the
+        constructor does; without it (a reader of millions of positions it wrote itself)
+        only the array's shape and type are checked.
+        """
+        board = _as_board(board)
+        T = core.tables(board)
+        st = bitboards
+        if not isinstance(st, np.ndarray) or st.dtype != np.uint64 or st.shape != (2, T.w):
+            raise InvalidPositionError(
+                f"the stones of a {board.name} position are a (2, {T.w}) uint64 array, not "
+                + (f"a {st.shape} {st.dtype} array" if isinstance(st, np.ndarray) else type(st).__name__))
+        if side_index not in (0, 1):
+            raise InvalidPositionError(f"the colour to move is 0 (Light) or 1 (Dark), not {side_index!r}")
+        if st.flags.writeable or not st.flags.c_contiguous:
+            st = np.ascontiguousarray(st).copy()
+            st.flags.writeable = False
+        pos = object.__new__(cls)
+        pos.board, pos._T, pos._st, pos._side = board, T, st, int(side_index)
+        pos._history = tuple(history)
+        pos.last_move, pos.removed = None, frozenset()
+        if check:
+            full = np.array(T.full, np.uint64)
+            if np.any(st & ~full):
+                raise InvalidPositionError(f"stones off the {board.name} board")
+            both = pos._points(st[0] & st[1])
+            if both:
+                names = ", ".join(sorted(board.name_of(p) for p in both))
+                raise InvalidPositionError(f"points with both a Light and a Dark stone: {names}")
+            pos._validate()
+        return pos
+
     def _child(self, st: np.ndarray, side: int, move: str, removed: frozenset[str]) -> "Position":
         child = object.__new__(Position)
         child.board = self.board
@@ -133,6 +182,25 @@ class Position:
         return child
 
     # -- reading ------------------------------------------------------------------------
+    @property
+    def bitboards(self) -> np.ndarray:
+        """The stones in the compiled kernels' layout (:mod:`solver.core`): a read-only
+        ``(2, w)`` uint64 array, row 0 Light, row 1 Dark, one bit per cell.  Searches
+        load it as it is; :meth:`array` gives a copy to change."""
+        return self._st
+
+    @property
+    def side_index(self) -> int:
+        """The colour to move as the kernels number it: 0 Light, 1 Dark."""
+        return self._side
+
+    def earlier(self) -> list["Position"]:
+        """The positions before this one in its game, oldest first (a position that
+        repeats one of them is a draw).  They carry no history of their own."""
+        return [Position.from_arrays(self.board, np.frombuffer(st, np.uint64).reshape(2, self._T.w),
+                                     side, check=False)
+                for _, st, side in self._history]
+
     @property
     def to_move(self) -> str:
         """``'L'`` or ``'D'``."""

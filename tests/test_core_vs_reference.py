@@ -91,13 +91,13 @@ def reference_outcome(board: Board, ref: RefPos, earlier: set) -> str | None:
 
 def kernel_points(pos: Position, cells) -> list[int]:
     """Board indices of points the kernels return in their own numbering."""
-    return [int(pos._T.point_of[c]) for c in cells]
+    return [int(core.tables(pos.board).point_of[c]) for c in cells]
 
 
 def check_kernels(pos: Position, ref: RefPos, ref_moves: list[int]) -> None:
     """The stable kernels called directly on the Position's own arrays."""
     board = pos.board
-    T, st_, side = pos._T, pos._st, pos._side
+    T, st_, side = core.tables(pos.board), pos.bitboards, pos.side_index
     assert core.phase(st_, side) == _PHASE_CODES[R.phase(board, *ref)]
     buf = np.full(64 * T.w + board.size, -1, dtype=np.int32)
     k = core.legal_moves(T, st_, side, buf)
@@ -118,7 +118,7 @@ def check_kernels(pos: Position, ref: RefPos, ref_moves: list[int]) -> None:
 
 
 def cells_of(pos: Position, points) -> list[int]:
-    return [int(pos._T.cell_of[p]) for p in points]
+    return [int(core.tables(pos.board).cell_of[p]) for p in points]
 
 
 def bits(bb) -> list[int]:
@@ -135,14 +135,14 @@ def bits(bb) -> list[int]:
 
 def kernel_dead(pos: Position, c: int) -> frozenset[int]:
     """The dead-group kernel on the position: the points of ``c``'s dead groups."""
-    bb = core.dead_bb(pos._T, pos._st, c)
+    bb = core.dead_bb(core.tables(pos.board), pos.bitboards, c)
     return frozenset(kernel_points(pos, bits(bb)))
 
 
 def kernel_play(pos: Position, p: int) -> tuple[bool, frozenset[int], np.ndarray]:
     """The play kernel on a copy: (mover lost, removed points, the new array)."""
-    st_ = pos._st.copy()
-    lost, removed = core.play(pos._T, st_, pos._side, cells_of(pos, [p])[0])
+    st_ = pos.bitboards.copy()
+    lost, removed = core.play(core.tables(pos.board), st_, pos.side_index, cells_of(pos, [p])[0])
     return bool(lost), frozenset(kernel_points(pos, bits(removed))), st_
 
 
@@ -182,7 +182,7 @@ def compare(pos: Position, ref: RefPos, earlier: set, rng: random.Random) -> str
         lost, removed, st_ = kernel_play(pos, p)
         assert removed == (before | {p}) - after, board.name_of(p)
         assert lost == (not after), board.name_of(p)
-        assert st_.tobytes() == child._st.tobytes()
+        assert st_.tobytes() == child.bitboards.tobytes()
     return None
 
 
@@ -240,7 +240,7 @@ def test_perft_agrees_on_random_positions(m, seed, plies):
     depth = 3 if m == 2 else 2
     for d in range(depth + 1):
         expected = R.perft(pos.board, *ref, d)
-        assert core.run_perft(pos.board, pos._st, pos._side, d) == expected
+        assert core.run_perft(pos.board, pos.bitboards, pos.side_index, d) == expected
 
 
 def test_enough_positions_were_compared(request):

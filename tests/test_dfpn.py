@@ -3,6 +3,11 @@ its proof re-walk against tampered tables; budgets and chunking."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -133,8 +138,8 @@ def test_the_rewalk_rejects_a_forged_proof():
             continue
         base, key = _table_row(t, D, p)
         D.tt_key[base], D.tt_pn[base], D.tt_dn[base] = key, 0, F.INF
-    ply = F.load_root(D, t, [(pos._st, pos._side)])
-    assert F.rewalk(t, D, ply, pos._side, 0) == 0
+    ply = F.load_root(D, t, [(pos.bitboards, pos.side_index)])
+    assert F.rewalk(t, D, ply, pos.side_index, 0) == 0
     assert D.stats[F.RESEARCHED] >= 1
 
 
@@ -147,13 +152,13 @@ def test_a_repetition_counts_against_the_prover():
         pos = pos.play(m)
     t = core.tables(start.board)
     D = F.new_dfpn(t, 0, 1)
-    path = [(start._st, 0)]
+    path = [(start.bitboards, 0)]
     mid = start
     for m in "f5 d6 d4".split():
         mid = mid.play(m)
-        path.append((mid._st, mid._side))
+        path.append((mid.bitboards, mid.side_index))
     ply = F.load_root(D, t, path)
-    nc, _ = F._expand(t, D, ply, mid._side)
+    nc, _ = F._expand(t, D, ply, mid.side_index)
     cells = [int(D.ch_cell[ply, i]) for i in range(nc)]
     f3 = int(t.cell_of[start.board.index("f3")])
     assert D.ch_flag[ply, cells.index(f3)] == F.TAINTED
@@ -202,3 +207,143 @@ def test_a_re_walk_longer_than_a_chunk_finishes():
     p = prove(Position.start(Board.parse("2/3")), chunk_nodes=100)
     assert p.value == "win" and p.verified
     assert p.stats["rewalked"] > 100
+
+
+# --- latency: the table costs what the search uses, the clock starts after loading ------
+def test_prove_names_its_methods_and_refuses_others():
+    from solver.search.prove import METHODS, UnknownMethodError
+
+    assert set(METHODS) == {"dfpn", "alphabeta", "horizon"}
+    assert all(isinstance(d, str) and d and "\n" not in d for d in METHODS.values())
+    pos = Position.start(Board.parse("1/2"))
+    with pytest.raises(UnknownMethodError, match="'nope'.*dfpn, alphabeta, horizon"):
+        prove(pos, method="nope")
+    assert issubclass(UnknownMethodError, ValueError)
+
+
+@pytest.mark.parametrize("method", ["dfpn", "alphabeta", "horizon"])
+def test_after_load_kernels_a_proof_compiles_nothing(method):
+    """load_kernels calls each kernel with the argument types prove gives it: after it,
+    prove finds every signature it needs (no compile inside a budget)."""
+    from solver.search import alphabeta as ab
+    from solver.search import horizon as hz
+    from solver.search.prove import load_kernels
+
+    board = Board.parse("2/3")
+    load_kernels(board, method)
+    kernels = {"dfpn": [F.mid, F.rewalk, F.probe], "alphabeta": [ab.negamax],
+               "horizon": [hz.win_within]}[method] + [core.zobrist_keys]
+    before = [len(k.signatures) for k in kernels]
+    pos = Position.start(board).play("c1").play("e2")  # with a history of two positions
+    p = prove(pos, method=method, max_depth=12)
+    assert p.value != "unknown"
+    assert [len(k.signatures) for k in kernels] == before
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+@pytest.mark.parametrize("method", ["dfpn", "alphabeta", "horizon"])
+def test_a_big_table_costs_only_what_the_search_writes(method):
+    """An empty table is all zero bits, so its pages are mapped as the search writes
+    them: a small proof with a 1 GiB table touches a few MiB of it."""
+    pos = Position.start(Board.parse("2/3")).play("c1")
+    small = prove(pos, method=method, tt_mb=1, max_depth=12)
+    before = _rss_bytes()
+    big = prove(pos, method=method, tt_mb=1024, max_depth=12)
+    grown = _rss_bytes() - before
+    assert (big.value, big.nodes) == (small.value, small.nodes)
+    assert grown < 64 * 2**20, f"{grown / 2**20:.0f} MiB resident for a {big.nodes}-node search"
+
+
+def test_a_time_budget_is_spent_searching():
+    """The clock starts after the kernels load: a short budget searches nodes."""
+    p = prove(Position.start(Board.parse("3/4")), seconds=0.3, tt_mb=16)
+    assert p.value == "unknown" and p.nodes > 1_000
+    assert p.seconds < 1.0
+
+
+_COLD_RUN = """
+from solver import Board, Position
+from solver.search.prove import prove
+pos = Position.start(Board.parse("{board}")).play("{move}")
+print(prove(pos, method="dfpn").value, flush=True)
+"""
+
+
+def _cli_env(**extra) -> dict:
+    env = dict(os.environ, **extra)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                         env.get("PYTHONPATH", "")])
+    return env
+
+
+def test_a_cold_kernel_cache_is_announced_before_compiling(tmp_path):
+    """With an empty numba cache, one line on stderr says that the board's kernels
+    compile, before the wait (the process is stopped once the line is read)."""
+    code = _COLD_RUN.format(board="1/2", move="a1")
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
+                            stdout=subprocess.DEVNULL, env=_cli_env(NUMBA_CACHE_DIR=str(tmp_path)))
+    try:
+        line = proc.stderr.readline()
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    assert line.startswith("compiling the 1/2 kernels once: about "), line
+
+
+def test_a_warm_kernel_cache_prints_nothing():
+    prove(Position.start(Board.parse("1/2")).play("a1"))  # compiles into the cache if need be
+    r = subprocess.run([sys.executable, "-c", _COLD_RUN.format(board="1/2", move="a1")],
+                       capture_output=True, text=True, env=_cli_env(), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "" and r.stdout.strip() in ("win", "loss")
+
+
+def test_zeroed_tables_are_zeros_that_can_take_huge_pages_later(monkeypatch):
+    from solver.search import memory
+
+    advised = []
+    monkeypatch.setattr(memory, "_advise", lambda mm, name: advised.append(name))
+    a = memory.zeroed(1 << 20, np.uint32)
+    assert a.shape == (1 << 20,) and a.dtype == np.uint32 and a.flags.writeable
+    assert not a[::4096].any()
+    memory.prefer_huge_pages(a, np.zeros(3))  # a numpy array of its own: left alone
+    if hasattr(__import__("mmap"), "MAP_ANONYMOUS"):
+        assert advised == ["MADV_NOHUGEPAGE", "MADV_HUGEPAGE"]
+    assert memory.zeroed(10, np.int16).tolist() == [0] * 10
+    with pytest.raises(MemoryError, match="cannot allocate"):
+        memory.zeroed(1 << 60, np.uint64)
+
+
+def test_compiling_is_announced_once_per_board(monkeypatch, capsys):
+    """One line before a cold compile, whatever compiles next on the same board (the
+    rules kernels, then a search's)."""
+    t = core.tables(Board.parse("2/3"))
+    monkeypatch.setattr(core, "_ANNOUNCED", set())
+    monkeypatch.setattr(core, "is_compiled", lambda fn, *args: False)
+    calls = []
+    for what in ("the df-pn search", "the horizon search"):
+        core.load_kernels(t, what, [(calls.append, (what,))])
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["compiling the 2/3 kernels once: about 25 s for the df-pn search "
+                   "(later runs load them from the cache)"]
+    assert calls == ["the df-pn search", "the horizon search"]
+    # a warm cache: no line, the calls made all the same
+    monkeypatch.setattr(core, "_ANNOUNCED", set())
+    monkeypatch.setattr(core, "is_compiled", lambda fn, *args: True)
+    core.load_kernels(t, "the df-pn search", [(calls.append, ("again",))])
+    assert capsys.readouterr().err == "" and calls[-1] == "again"
+
+
+def test_is_compiled_reads_the_cache_of_a_loaded_kernel():
+    t = core.tables(Board.parse("1/2"))
+    st = core.new_position(t)
+    core.zobrist_keys(t, st, 0, np.zeros(4, np.uint64))
+    assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros(4, np.uint64)) is True
+    # a signature never used: 2-D keys
+    assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros((1, 4), np.uint64)) is False

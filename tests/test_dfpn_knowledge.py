@@ -31,12 +31,12 @@ VARIANTS = {
 def value(pos: Position, options: dict, expansions: int = 0, tt_mb: float = 4) -> str:
     """The df-pn value of ``pos`` for its player to move: both provers tried, as prove does."""
     t = core.tables(pos.board)
-    D = F.new_dfpn(t, pos._side, tt_mb, **options)
-    for prover in (pos._side, 1 - pos._side):
+    D = F.new_dfpn(t, pos.side_index, tt_mb, **options)
+    for prover in (pos.side_index, 1 - pos.side_index):
         D.limits[F.PROVER] = prover
         D.limits[F.MAX_EXPANSIONS] = expansions
-        ply = F.load_root(D, t, [(pos._st, pos._side)])
-        pn, dn, tainted = F.mid(t, D, ply, pos._side, F.INF - 1, F.INF - 1)
+        ply = F.load_root(D, t, [(pos.bitboards, pos.side_index)])
+        pn, dn, tainted = F.mid(t, D, ply, pos.side_index, F.INF - 1, F.INF - 1)
         if D.stats[F.ABORTED]:
             return "unknown"
         if pn == 0:
@@ -46,18 +46,18 @@ def value(pos: Position, options: dict, expansions: int = 0, tt_mb: float = 4) -
         else:
             continue
         # the proof must also survive its re-walk with the knowledge switched on
-        ply = F.load_root(D, t, [(pos._st, pos._side)])
-        assert F.rewalk(t, D, ply, pos._side, won) == 1, (str(pos), options)
-        return "win" if won == pos._side else "loss"
+        ply = F.load_root(D, t, [(pos.bitboards, pos.side_index)])
+        assert F.rewalk(t, D, ply, pos.side_index, won) == 1, (str(pos), options)
+        return "win" if won == pos.side_index else "loss"
     return "draw"
 
 
 def children(pos: Position, options: dict) -> tuple[int, int, np.ndarray, np.ndarray]:
     """df-pn's expansion of ``pos``: (count, decided, cells, flags)."""
     t = core.tables(pos.board)
-    D = F.new_dfpn(t, pos._side, 1, **options)
-    ply = F.load_root(D, t, [(pos._st, pos._side)])
-    nc, decided = F._expand(t, D, ply, pos._side)
+    D = F.new_dfpn(t, pos.side_index, 1, **options)
+    ply = F.load_root(D, t, [(pos.bitboards, pos.side_index)])
+    nc, decided = F._expand(t, D, ply, pos.side_index)
     return nc, decided, D.ch_cell[ply, :nc].copy(), D.ch_flag[ply, :nc].copy()
 
 

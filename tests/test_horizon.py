@@ -211,7 +211,7 @@ def test_repetition_of_the_game_history_is_not_a_win():
     t = core.tables(B23)
     H = hz.new_horizon(t)
     other_side = pos.play(pos.legal_moves()[0])
-    assert hz.search(H, t, [pos, other_side, pos], pos._side, 30) == hz.FAIL
+    assert hz.search(H, t, [pos, other_side, pos], pos.side_index, 30) == hz.FAIL
     assert shortest_win(pos, 30, path=[pos, other_side]).plies is None
 
 

@@ -55,7 +55,7 @@ def test_core_perft(case):
     pos = Position.parse(entry["position"])
     assert pos.board.name == entry["board"]
     assert str(pos) == entry["position"]
-    assert core.run_perft(pos.board, pos._st, pos._side, depth) == entry["counts"][depth]
+    assert core.run_perft(pos.board, pos.bitboards, pos.side_index, depth) == entry["counts"][depth]
 
 
 def api_perft(pos: Position, depth: int) -> int:
@@ -80,7 +80,7 @@ def test_perft_of_finished_positions():
     # Dark's second stone has no point seeing d2 across an empty point: Light has won
     pos = Position.parse("2/1D1/4/L1L/2 D")
     assert pos.outcome == "L"
-    assert [core.run_perft(pos.board, pos._st, pos._side, d) for d in range(3)] == [1, 0, 0]
+    assert [core.run_perft(pos.board, pos.bitboards, pos.side_index, d) for d in range(3)] == [1, 0, 0]
     ref = (frozenset(pos.board.index(n) for n in pos.stones("L")), frozenset(pos.board.index(n) for n in pos.stones("D")), "D")
     assert [R.perft(pos.board, *ref, d) for d in range(3)] == [1, 0, 0]
 

@@ -15,6 +15,7 @@ are worked out by hand on these lines, or computed by solver.reference.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from solver import Board, BoardError, Game, IllegalMoveError, InvalidPositionError, Position
@@ -262,3 +263,68 @@ def test_diagram_and_svg():
     assert pos.diagram().splitlines()[-1] == "Light to move"
     assert pos.diagram(coordinates=False).splitlines()[:5] == ["  . D", " . . .", "x D x .", " . . .", "  . ."]
     assert pos.svg().startswith("<svg") and pos._repr_svg_() == pos.svg()
+
+
+# -- the kernels' layout: from_arrays, bitboards, side_index, earlier ------------------------
+
+
+def test_from_arrays_rebuilds_a_position_from_its_bitboards():
+    pos = Position.start(2).play("c1").play("e2").play("c3")
+    again = Position.from_arrays(pos.board, pos.bitboards, pos.side_index)
+    assert again == pos and str(again) == str(pos) and again.to_move == "D"
+    assert again.legal_moves() == pos.legal_moves() and again.outcome is None
+    # read-only, kept as it is; a writable array is copied, so changing it changes nothing
+    assert not pos.bitboards.flags.writeable
+    assert again.bitboards is pos.bitboards
+    mine = pos.array()
+    copy = Position.from_arrays("2/3", mine, 1)
+    mine[:] = 0
+    assert copy == pos and not copy.bitboards.flags.writeable
+    assert Position.from_arrays(2, Position.start(2).array(), 0) == Position.start(2)
+
+
+def test_from_arrays_keeps_a_history_so_a_repetition_is_a_draw():
+    start = Position.parse(CYCLE_START)
+    pos = start
+    for move in CYCLE_MOVES[:-1]:
+        pos = pos.play(move)
+    last = pos.play(CYCLE_MOVES[-1])
+    assert last.outcome == "draw"
+    keys = [p.key for p in pos.earlier()] + [pos.key]
+    rebuilt = Position.from_arrays(last.board, last.bitboards, last.side_index, history=keys)
+    assert rebuilt.outcome == "draw"
+    assert Position.from_arrays(last.board, last.bitboards, last.side_index).outcome is None
+    # earlier(): the game's positions before this one, oldest first
+    assert last.earlier() == [start] + [p for p in _line(start, CYCLE_MOVES[:-1])]
+    assert start.earlier() == []
+
+
+def _line(pos, moves):
+    for m in moves:
+        pos = pos.play(m)
+        yield pos
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda b: np.zeros((2, 2), np.uint64), r"\(2, 1\) uint64 array, not a \(2, 2\) uint64"),
+    (lambda b: np.zeros((2, 1), np.int64), "uint64 array"),
+    (lambda b: [[0], [0]], "not list"),
+    (lambda b: np.array([[1 << 63], [0]], np.uint64), "off the 2/3 board"),
+    (lambda b: Position(b, ["c1", "e2"]).array() | Position(b, [], ["c1"]).array(), "both a Light and a Dark stone: c1"),
+])
+def test_from_arrays_refuses_what_is_not_a_position(make, fragment):
+    b = Board.parse("2/3")
+    with pytest.raises(InvalidPositionError, match=fragment):
+        Position.from_arrays(b, make(b), 0)
+
+
+def test_from_arrays_refuses_a_side_or_dead_group_the_constructor_refuses():
+    pos = Position.start(2)
+    with pytest.raises(InvalidPositionError, match="0 \\(Light\\) or 1 \\(Dark\\)"):
+        Position.from_arrays(pos.board, pos.bitboards, 2)
+    # Dark, not to move, with a dead group (two adjacent stones: one group)
+    dead = Position(2, [], ["c1", "c2"], "D")
+    with pytest.raises(InvalidPositionError, match="dead stones"):
+        Position.from_arrays(dead.board, dead.bitboards, 0)
+    # check=False trusts the caller past the shape and type
+    assert str(Position.from_arrays(dead.board, dead.bitboards, 0, check=False)) == str(dead).replace(" D", " L")

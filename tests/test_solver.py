@@ -128,9 +128,10 @@ def check_tactical_moves(pos: Position) -> int:
     """tactical_moves against its definition on the Position API; returns how many."""
     t = core.tables(pos.board)
     me, opp = pos.to_move, "D" if pos.to_move == "L" else "L"
-    legal = tuple(np.uint64(x) for x in core.legal_bb(t, pos._st, pos._side))
-    bb = ab.tactical_moves(t, pos._st, pos._side, legal, core.new_position(t))
-    got = {pos.board.name_of(p) for p in pos._points(bb)}
+    legal = tuple(np.uint64(x) for x in core.legal_bb(t, pos.bitboards, pos.side_index))
+    bb = ab.tactical_moves(t, pos.bitboards, pos.side_index, legal, core.new_position(t))
+    cells = [64 * i + b for i, word in enumerate(bb) for b in range(64) if int(word) >> b & 1]
+    got = {pos.board.name_of(int(t.point_of[x])) for x in cells}
     want = set()
     if len(pos.stones(me)) >= 2:
         dead = set().union(*pos.dead_groups(me))

@@ -4,11 +4,12 @@ another search is refused with a clear error."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from solver import Board
 from solver.search.prove import prove
-from solver.search.tablefile import TableFileError
+from solver.search.tablefile import TableFileError, read_header
 
 from refplay import random_position
 
@@ -79,3 +80,58 @@ def test_a_damaged_table_is_refused(tmp_path, damage):
 def test_only_df_pn_takes_a_table_file(tmp_path):
     with pytest.raises(ValueError, match="df-pn"):
         prove(POS, method="alphabeta", table_file=tmp_path / "t.table")
+
+
+def _as_format_1(f):
+    """Rewrite the table file ``f`` as format 1 wrote it: moves as the cell, -1 none."""
+    import json
+    import zlib
+
+    head, _, body = f.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    n = header["slots"]
+    parts, at = [], 0
+    for dtype in (np.uint64, np.uint32, np.uint32, np.int16, np.uint32):
+        size = n * np.dtype(dtype).itemsize
+        parts.append(np.frombuffer(body[at:at + size], dtype).copy())
+        at += size
+    parts[3] -= 1
+    crc = 0
+    for a in parts:
+        crc = zlib.crc32(a.tobytes(), crc)
+    header.update(format="meridians-dfpn-table/1", crc32=crc)
+    f.write_bytes((json.dumps(header) + "\n").encode() + b"".join(a.tobytes() for a in parts))
+    return parts
+
+
+def test_a_format_1_table_still_loads(tmp_path, whole):
+    """Format 2 stores a move plus one (an empty slot is all zeros); a format 1 file is
+    converted as it is read, and the search goes on from it."""
+    from solver import core
+    from solver.search import dfpn as F
+    from solver.search.tablefile import load_table
+
+    f = tmp_path / "t.table"
+    part = prove(POS, tt_mb=16, max_nodes=whole.nodes // 3, table_file=f)
+    t = core.tables(POS.board)
+    now = F.new_dfpn(t, POS.side_index, 16)
+    load_table(f, t, now, str(POS))
+    old = _as_format_1(f)
+    assert (old[3] == -1).any() and (old[3] >= 0).any()
+    then = F.new_dfpn(t, POS.side_index, 16)
+    load_table(f, t, then, str(POS))
+    for a, b in zip(now, then):
+        assert np.array_equal(a, b)
+    rest = prove(POS, tt_mb=16, table_file=f)
+    assert rest.value == whole.value and rest.verified and rest.stats["runs"] == 2
+    assert rest.nodes > part.nodes and rest.nodes - part.nodes < whole.nodes
+    assert read_header(f)["format"] == "meridians-dfpn-table/1"  # not rewritten: decided
+
+
+def test_a_table_file_of_an_unknown_format_is_refused(tmp_path):
+    f = tmp_path / "t.table"
+    prove(POS, tt_mb=16, max_nodes=5_000, table_file=f)
+    data = f.read_bytes().replace(b"meridians-dfpn-table/2", b"meridians-dfpn-table/9", 1)
+    f.write_bytes(data)
+    with pytest.raises(TableFileError, match="not a meridians-dfpn-table/2 file"):
+        prove(POS, tt_mb=16, table_file=f)

@@ -30,11 +30,12 @@ from ..bits import (
     bb_store, bb_test,
 )
 from ..core import kernel
+from .memory import zeroed
 from .path import child_keys, repeats
 
 __all__ = [
     "WIN", "DRAW", "LOSS", "UNKNOWN", "Search", "new_search", "negamax", "VALUE_NAMES",
-    "tactical_moves", "inverse_symmetries",
+    "tactical_moves", "inverse_symmetries", "load_kernels",
 ]
 
 WIN, DRAW, LOSS, UNKNOWN = 1, 0, -1, 2
@@ -68,7 +69,7 @@ class Search(NamedTuple):
     keys: np.ndarray      # uint64 (MAX_PLY, 4): the path's keys under each symmetry
     tt_key: np.ndarray    # uint64 (size,)
     tt_val: np.ndarray    # int8 (size,): WIN or LOSS, 0 for no value (a move only, or empty)
-    tt_move: np.ndarray   # int16 (size,): best move in canonical orientation, -1 none
+    tt_move: np.ndarray   # int16 (size,): best move in canonical orientation plus one, 0 none
     stats: np.ndarray     # int64 (8,): the slots named above
     limits: np.ndarray    # int64 (4,): node budget (0: none), use the table, use symmetries
                           # (0/1), move ordering (ORDER_* bits)
@@ -100,11 +101,12 @@ def new_search(
     size = 1
     while size * 2 * slot_bytes <= tt_mb * 2**20:
         size *= 2
-    # np.full, not np.zeros: the pages are touched now, not by page faults mid-search
+    # an empty slot is all zeros: the table's pages stay untouched until the search
+    # writes them, so a short search costs the same whatever the table's size
     return Search(
         np.zeros((2 * MAX_PLY, t.w), np.uint64), np.zeros(MAX_PLY, np.uint64),
         np.zeros((MAX_PLY, 4), np.uint64),
-        np.full(size, 0, np.uint64), np.full(size, 0, np.int8), np.full(size, -1, np.int16),
+        zeroed(size, np.uint64), zeroed(size, np.int8), zeroed(size, np.int16),
         np.zeros(8, np.int64),
         np.array([max_nodes, int(use_table), int(use_symmetry), ordering], np.int64),
         inverse_symmetries(t), np.zeros((MAX_PLY, t.n), np.int64),
@@ -307,8 +309,8 @@ def negamax(T, S, ply, side, alpha, beta):
         if S.tt_val[slot] != 0:
             S.stats[TT_HITS] += 1
             return S.tt_val[slot], True
-        if S.tt_move[slot] >= 0:
-            first = S.unsym[sym, S.tt_move[slot]]
+        if S.tt_move[slot] > 0:
+            first = S.unsym[sym, S.tt_move[slot] - 1]
     child = S.stack[2 * ply + 2: 2 * ply + 4]
     if S.limits[1] and S.limits[3] & ORDER_ETC:
         cell = _etc(T, S, ply, side, st, moves)
@@ -366,7 +368,7 @@ def negamax(T, S, ply, side, alpha, beta):
 def _store(S, slot, canon, value, move):
     S.tt_key[slot] = canon
     S.tt_val[slot] = value
-    S.tt_move[slot] = move
+    S.tt_move[slot] = move + 1
     S.stats[TT_STORES] += 1
 
 
@@ -377,4 +379,17 @@ def _store_move(S, slot, canon, move):
     if S.tt_val[slot] == 0:
         S.tt_key[slot] = canon
         S.tt_val[slot] = 0
-        S.tt_move[slot] = move
+        S.tt_move[slot] = move + 1
+
+
+def load_kernels(t: core.Tables) -> None:
+    """Load :func:`negamax` for the board of ``t`` (compiling it on the board's first use)
+    with the argument types :func:`solver.search.solve.solve_value` gives it; the call
+    here returns at once."""
+    S = new_search(t, tt_mb=0)
+    st = core.new_position(t)
+    st.flags.writeable = False  # as a Position's stones
+    core.zobrist_keys(t, st, 0, S.keys[0])
+    S.limits[0] = 1
+    S.stats[NODES] = 1  # the budget is spent: negamax stops at once
+    core.load_kernels(t, "the alpha-beta search", [(negamax, (t, S, 0, 0, 0, 1))])

@@ -24,7 +24,10 @@ longer in one subtree.  **Knowledge**: moves that reach the very same position a
 child; a child whose player to move loses with every move (looked for when all of that
 player's groups are dead) is a won leaf at once.  The table is 4-way bucketed, of any
 size; a new entry replaces the unsolved entry with the least work first, so solved
-entries and big subtrees stay.  ``scripts/bench_dfpn.py`` measures each of these.
+entries and big subtrees stay.  An empty slot is all zero bits, so the table is allocated
+by :func:`~solver.search.memory.zeroed`: the system maps its pages as the search first
+writes them, and a
+proof of a few hundred nodes costs the same with a table of 16 MiB or of 16 GiB.  ``scripts/bench_dfpn.py`` measures each of these.
 
 Python callers use :func:`solver.search.prove.prove`.
 """
@@ -38,9 +41,10 @@ import numpy as np
 from .. import core
 from ..bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
 from ..core import kernel
+from .memory import zeroed
 from .path import child_keys, enter_child, repeats
 
-__all__ = ["INF", "MAX_PLY", "Dfpn", "new_dfpn", "mid", "rewalk", "load_root"]
+__all__ = ["INF", "MAX_PLY", "Dfpn", "new_dfpn", "mid", "rewalk", "load_root", "probe", "load_kernels"]
 
 INF = 2**31 - 1
 MAX_PLY = 2048
@@ -74,6 +78,7 @@ class Dfpn(NamedTuple):
     tt_pn: np.ndarray      # uint32 (size,)
     tt_dn: np.ndarray      # uint32 (size,)
     tt_move: np.ndarray    # int16 (size,): proving / clean-disproving move, canonical cell
+                           # plus one (0: none, so that an empty slot is all zeros)
     tt_work: np.ndarray    # uint32 (size,): expansions spent below the entry (saturating)
     seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
     stats: np.ndarray      # int64 (8,)
@@ -115,10 +120,11 @@ def new_dfpn(
         np.zeros((MAX_PLY, n), np.int32), np.zeros((MAX_PLY, n), np.uint64),
         np.zeros((MAX_PLY, n), np.int64), np.zeros((MAX_PLY, n), np.int64),
         np.zeros((MAX_PLY, n), np.int8),
-        # np.full, not np.zeros: the pages are touched now, not by page faults mid-search
-        np.full(size, 0, np.uint64), np.full(size, 0, np.uint32), np.full(size, 0, np.uint32),
-        np.full(size, -1, np.int16), np.full(size, 0, np.uint32),
-        np.full(seen, 0, np.uint64),
+        # an empty slot is all zeros, so no page of the table is touched before the
+        # search writes to it (its cost follows its use, not its size)
+        zeroed(size, np.uint64), zeroed(size, np.uint32), zeroed(size, np.uint32),
+        zeroed(size, np.int16), zeroed(size, np.uint32),
+        zeroed(seen, np.uint64),
         np.zeros(N_STATS, np.int64),
         np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table),
                   int(dedup), int(lookahead), int(abandon), int(mobility)], np.int64),
@@ -182,7 +188,7 @@ def _store(D, key, pn, dn, move, work):
     D.tt_key[victim] = key
     D.tt_pn[victim] = pn
     D.tt_dn[victim] = dn
-    D.tt_move[victim] = move
+    D.tt_move[victim] = move + 1  # -1 (no move) is stored as 0
     D.tt_work[victim] = min(work, 0xFFFFFFFF)
     D.stats[STORES] += 1
 
@@ -499,9 +505,9 @@ def _table_move(T, D, ply):
     """The move the table holds for the node at ``ply``, in its real orientation, or -1."""
     key, s = _node_key(D, ply)
     slot = _find(D, key)
-    if slot < 0 or D.tt_move[slot] < 0:
+    if slot < 0 or D.tt_move[slot] == 0:
         return -1
-    canon = D.tt_move[slot]
+    canon = D.tt_move[slot] - 1
     for c in range(T.sym.shape[1]):
         if T.sym[s, c] == canon:
             return c
@@ -608,3 +614,19 @@ def probe(T, D, st, side):
         return False, np.int64(0), np.int64(0), -1, np.int64(0)
     return (True, np.int64(D.tt_pn[slot]), np.int64(D.tt_dn[slot]), _table_move(T, D, ply),
             np.int64(D.tt_work[slot]))
+
+
+def load_kernels(t: core.Tables) -> None:
+    """Load the kernels a proof on the board of ``t`` runs (:func:`mid`, :func:`rewalk`,
+    :func:`probe`), compiling them on the board's first use, with the argument types
+    :func:`solver.search.prove.prove` gives them: each call here returns at once."""
+    D = new_dfpn(t, 0, 0.001)
+    st = core.new_position(t)
+    st.flags.writeable = False  # as a Position's stones
+    ply = load_root(D, t, [(st, 0)])
+    D.limits[MAX_EXPANSIONS] = 1
+    D.stats[EXPANSIONS] = 1  # the budget is spent: mid and rewalk stop at once
+    core.load_kernels(t, "the df-pn search", [
+        (mid, (t, D, ply, 0, INF - 1, INF - 1)), (rewalk, (t, D, ply, 0, 0)),
+        (probe, (t, D, st, 0)),
+    ])

@@ -48,7 +48,10 @@ with the prover's colour.  An entry keeps both bounds of a position: "a win with
 plies" (answers every horizon ``>= k``) and "no win within d" (answers every horizon
 ``<= d``), and the move that decided it (canonical orientation).  A new position takes
 the empty slot of its bucket or evicts the entry worth least: wins before failures, then
-the larger horizon.
+the larger horizon.  An empty slot is all zero bits (the numbers are stored offset, see
+:class:`Horizon`), so the table comes from :func:`~solver.search.memory.zeroed` and
+costs only the pages the search writes: a short search is as quick with a big table as
+with a small one.
 
 **Repetition.**  A position that repeats one on the current path (or on ``path``) is a
 failure for the prover (RULES.md: a draw); a failure that depended on one is tainted and
@@ -74,6 +77,7 @@ from ..bits import bb_any, bb_load, bb_store
 from ..core import kernel
 from ..position import COLORS, Position
 from . import alphabeta as ab
+from .memory import zeroed
 from .path import child_keys, repeats
 from .alphabeta import (
     ABORTED, DEEPEST, DRAW, LOSS, MAX_PLY, NODES, OUT_OF_NODES, PATH_TOO_LONG, REASONS,
@@ -83,7 +87,7 @@ from .alphabeta import (
 __all__ = [
     "Horizon", "new_horizon", "win_within", "search", "shortest_win", "Shortest",
     "solve_horizon", "HorizonResult", "principal_line", "WIN", "DRAW", "LOSS", "UNKNOWN",
-    "VALUE_NAMES", "NO_WIN", "FAIL",
+    "VALUE_NAMES", "NO_WIN", "FAIL", "load_kernels",
 ]
 
 NO_WIN = 0x7FFF  # tt_win of an entry without a proven win
@@ -100,10 +104,14 @@ class Horizon(NamedTuple):
     stack: np.ndarray      # uint64 (2 * MAX_PLY, w): the positions on the path
     path_keys: np.ndarray  # uint64 (MAX_PLY,): their identity Zobrist keys
     keys: np.ndarray       # uint64 (MAX_PLY, 4): the path's keys under each symmetry
+    # the three numbers are stored offset so that an empty slot is all zeros; read them
+    # with _win, _fail and _move
     tt_key: np.ndarray     # uint64 (size,): canonical key, salted with the prover
-    tt_win: np.ndarray     # int16 (size,): a win within this many plies, NO_WIN none
-    tt_fail: np.ndarray    # int16 (size,): no win within this many plies, -1 none
-    tt_move: np.ndarray    # int16 (size,): the deciding move, canonical orientation, -1 none
+    tt_win: np.ndarray     # int16 (size,): NO_WIN minus "a win within this many plies"
+                           # (0: no win)
+    tt_fail: np.ndarray    # int16 (size,): one plus "no win within this many plies" (0: none)
+    tt_move: np.ndarray    # int16 (size,): one plus the deciding move, canonical
+                           # orientation (0: none)
     stats: np.ndarray      # int64 (8,): alphabeta's slots (NODES, TT_HITS, ...)
     limits: np.ndarray     # int64 (4,): node budget (0: none), use the table, use
                            # symmetries (0/1), move ordering (alphabeta.ORDER_* bits)
@@ -127,8 +135,9 @@ def new_horizon(
     return Horizon(
         np.zeros((2 * MAX_PLY, t.w), np.uint64), np.zeros(MAX_PLY, np.uint64),
         np.zeros((MAX_PLY, 4), np.uint64),
-        np.full(size, 0, np.uint64), np.full(size, NO_WIN, np.int16),
-        np.full(size, -1, np.int16), np.full(size, -1, np.int16),
+        # all zeros is an empty slot: no page is touched before the search writes it
+        zeroed(size, np.uint64), zeroed(size, np.int16),
+        zeroed(size, np.int16), zeroed(size, np.int16),
         np.zeros(8, np.int64),
         np.array([max_nodes, int(use_table), int(use_symmetry), ordering], np.int64),
         ab.inverse_symmetries(t), np.zeros((MAX_PLY, t.n), np.int64),
@@ -137,6 +146,24 @@ def new_horizon(
 
 
 # --- the table -----------------------------------------------------------------------------
+@kernel(inline="always")
+def _win(H, e):
+    """Entry ``e``'s win within this many plies, NO_WIN for none."""
+    return NO_WIN - np.int64(H.tt_win[e])
+
+
+@kernel(inline="always")
+def _fail(H, e):
+    """Entry ``e``'s "no win within this many plies", -1 for none."""
+    return np.int64(H.tt_fail[e]) - 1
+
+
+@kernel(inline="always")
+def _move(H, e):
+    """Entry ``e``'s deciding move (canonical orientation), -1 for none."""
+    return np.int64(H.tt_move[e]) - 1
+
+
 @kernel
 def _probe(H, key):
     """The slot holding ``key``, or -1."""
@@ -160,23 +187,23 @@ def _put(H, key, win, fail, move):
     if e < 0:
         worth_min = 1 << 30
         for i in range(base, base + _BUCKET):
-            if H.tt_win[i] != NO_WIN:
-                worth = _WIN_WORTH + H.tt_win[i]
+            if _win(H, i) != NO_WIN:
+                worth = _WIN_WORTH + _win(H, i)
             else:
-                worth = H.tt_fail[i] + 1 + (1 if H.tt_move[i] >= 0 else 0)
+                worth = _fail(H, i) + 1 + (1 if _move(H, i) >= 0 else 0)
             if worth < worth_min:
                 worth_min = worth
                 e = i
         H.tt_key[e] = key
-        H.tt_win[e] = NO_WIN
-        H.tt_fail[e] = -1
-        H.tt_move[e] = -1
-    if win < H.tt_win[e]:
-        H.tt_win[e] = win
-    if fail > H.tt_fail[e]:
-        H.tt_fail[e] = fail
+        H.tt_win[e] = 0   # no win
+        H.tt_fail[e] = 0  # no failure
+        H.tt_move[e] = 0  # no move
+    if win < _win(H, e):
+        H.tt_win[e] = NO_WIN - win
+    if fail > _fail(H, e):
+        H.tt_fail[e] = fail + 1
     if move >= 0:
-        H.tt_move[e] = move
+        H.tt_move[e] = move + 1
     H.stats[TT_STORES] += 1
 
 
@@ -221,14 +248,14 @@ def win_within(T, H, ply, side, prover, depth):
     if H.limits[1]:
         e = _probe(H, canon)
         if e >= 0:
-            if H.tt_win[e] <= depth:
+            if _win(H, e) <= depth:
                 H.stats[TT_HITS] += 1
-                return int(H.tt_win[e]), True
-            if H.tt_fail[e] >= depth:
+                return int(_win(H, e)), True
+            if _fail(H, e) >= depth:
                 H.stats[TT_HITS] += 1
                 return FAIL, True
-            if H.tt_move[e] >= 0:
-                first = H.unsym[sym, H.tt_move[e]]
+            if _move(H, e) >= 0:
+                first = H.unsym[sym, _move(H, e)]
     child = H.stack[2 * ply + 2: 2 * ply + 4]
     n = ab._order(T, H, ply, side, st, moves, first)
     attack = side == prover
@@ -295,7 +322,7 @@ class HorizonResult(NamedTuple):
 
 def _colour(prover, position: Position) -> int:
     if prover is None:
-        return position._side
+        return position.side_index
     if isinstance(prover, str):
         return COLORS.index(prover)
     return int(prover)
@@ -303,8 +330,8 @@ def _colour(prover, position: Position) -> int:
 
 def _load(H: Horizon, t: core.Tables, path: list[Position]) -> None:
     for ply, p in enumerate(path):
-        H.stack[2 * ply: 2 * ply + 2] = p._st
-        core.zobrist_keys(t, p._st, p._side, H.keys[ply])
+        H.stack[2 * ply: 2 * ply + 2] = p.bitboards
+        core.zobrist_keys(t, p.bitboards, p.side_index, H.keys[ply])
         H.path_keys[ply] = H.keys[ply, 0]
 
 
@@ -317,7 +344,7 @@ def search(H: Horizon, t: core.Tables, path: list[Position], prover: int, depth:
     _load(H, t, path)
     H.stats[ABORTED] = 0
     last = path[-1]
-    k, _ = win_within(t, H, len(path) - 1, last._side, prover, depth)
+    k, _ = win_within(t, H, len(path) - 1, last.side_index, prover, depth)
     if H.stats[ABORTED]:
         H.stats[REASONS] |= 1 << int(H.stats[ABORTED])
         return None
@@ -363,7 +390,7 @@ def solve_horizon(
         H = new_horizon(t, tt_mb, max_nodes)
     start = int(H.stats[NODES])
     full = list(path or []) + [position]
-    me = position._side
+    me = position.side_index
     depth = 0
     for d in range(max_depth + 1):
         for prover, value in ((me, WIN), (1 - me, LOSS)):
@@ -391,7 +418,7 @@ def principal_line(H: Horizon, t: core.Tables, path: list[Position], prover: int
         suicide = None   # the defender's first reply that does
         for m in pos.legal_moves():
             child = pos.play(m)
-            if pos._side == prover:
+            if pos.side_index == prover:
                 if child.outcome == COLORS[prover]:
                     chosen = m
                     break
@@ -418,3 +445,15 @@ def principal_line(H: Horizon, t: core.Tables, path: list[Position], prover: int
 def _wins(H, t, path, prover, depth) -> bool:
     k = search(H, t, path, prover, depth)
     return k is not None and k >= 0
+
+
+def load_kernels(t: core.Tables) -> None:
+    """Load :func:`win_within` for the board of ``t`` (compiling it on the board's first
+    use) with the argument types :func:`search` gives it; the call here returns at once."""
+    H = new_horizon(t, 0)
+    st = core.new_position(t)
+    st.flags.writeable = False  # as a Position's stones
+    core.zobrist_keys(t, st, 0, H.keys[0])
+    H.limits[0] = 1
+    H.stats[NODES] = 1  # the budget is spent: win_within stops at once
+    core.load_kernels(t, "the horizon search", [(win_within, (t, H, 0, 0, 0, 1))])

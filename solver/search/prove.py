@@ -4,6 +4,10 @@
 jobs, ``meridians verify``, the puzzle verifier).  Compiled searches cannot be
 interrupted, so the work runs in chunks of nodes: between chunks the time budget is
 checked, the ``progress`` callback is called, and Ctrl-C (KeyboardInterrupt) gets through.
+
+The clock of a budget starts once the method's compiled kernels are loaded
+(:func:`load_kernels`): on a board's first use they compile for tens of seconds, which no
+search budget pays for (one line on stderr says so before the wait).
 """
 
 from __future__ import annotations
@@ -16,12 +20,56 @@ from typing import Callable
 import numpy as np
 
 from .. import core
+from ..board import Board
 from ..position import Position
 from . import alphabeta as ab
+from .memory import prefer_huge_pages
 
-__all__ = ["Proof", "prove", "METHODS"]
+__all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels"]
 
-METHODS = ("dfpn", "alphabeta", "horizon")
+#: The search methods of :func:`prove`, each with a one-line description (for --help).
+METHODS: dict[str, str] = {
+    "dfpn": "proof-number search: wins and losses under any repetition rule, re-walked "
+            "before they are reported (the default)",
+    "alphabeta": "alpha-beta: also draws by repetition; small boards only (its paths grow "
+                 "past its ply limit on 3/4)",
+    "horizon": "iterative deepening: the shortest forced win of either player, up to a "
+               "number of plies",
+}
+
+
+class UnknownMethodError(ValueError):
+    """A search method that is not one of :data:`METHODS`."""
+
+
+def load_kernels(board: Board, method: str = "dfpn") -> None:
+    """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
+    compiling them on the board's first use (then one line on stderr says so first).
+    :func:`prove` calls it before its clock starts; a caller with a clock of its own
+    (a deadline over several proofs) calls it before starting that clock."""
+    _check_method(method)
+    if (board.m, method) in _LOADED:
+        return
+    t = core.tables(board)
+    if method == "dfpn":
+        from . import dfpn
+
+        dfpn.load_kernels(t)
+    elif method == "alphabeta":
+        ab.load_kernels(t)
+    else:
+        from . import horizon
+
+        horizon.load_kernels(t)
+    _LOADED.add((board.m, method))
+
+
+_LOADED: set[tuple[int, str]] = set()  # (board, method) loaded in this process
+
+
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise UnknownMethodError(f"unknown search method {method!r} (choose from {', '.join(METHODS)})")
 
 
 @dataclass
@@ -68,12 +116,14 @@ def prove(
     """The value of ``position`` for its player to move.
 
     ``seconds`` and ``max_nodes`` bound the work (None / 0: no bound); when either runs
-    out the value is ``'unknown'``.  ``progress`` is called between chunks with a dict
-    (``nodes``, ``seconds``, ``horizon``).  ``method``: ``'dfpn'`` (proof-number
-    search: wins and losses that hold under any repetition rule, re-walked before they
-    are reported), ``'alphabeta'`` (also draws by repetition; small boards only: its
-    paths grow past its ply limit on 3/4), ``'horizon'`` (shortest wins by iterative
-    deepening up to ``max_depth`` plies; ``horizon`` tells how deep it got).
+    out the value is ``'unknown'``; the clock starts once the kernels are loaded
+    (:func:`load_kernels`), so ``seconds`` is search time.  ``progress`` is called
+    between chunks with a dict (``nodes``, ``seconds``, ``horizon``).  ``method``: one of
+    :data:`METHODS` (else :class:`UnknownMethodError`): ``'dfpn'`` (proof-number search:
+    wins and losses that hold under any repetition rule, re-walked before they are
+    reported), ``'alphabeta'`` (also draws by repetition; small boards only: its paths
+    grow past its ply limit on 3/4), ``'horizon'`` (shortest wins by iterative deepening
+    up to ``max_depth`` plies; ``horizon`` tells how deep it got).
 
     ``table_file`` (df-pn only): when the budget runs out or Ctrl-C stops the search,
     its table is saved there; a later call with the same file, position and ``tt_mb``
@@ -81,15 +131,15 @@ def prove(
     count every run (``stats['runs']`` says how many).  The file is not removed when the
     position is decided: that is the caller's choice.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    _check_method(method)
     if table_file is not None and method != "dfpn":
         raise ValueError("only df-pn searches save and resume their table")
-    t0 = time.perf_counter()
     if position.outcome is not None:
         result = position.outcome
         value = "draw" if result == "draw" else ("win" if result == position.to_move else "loss")
         return Proof(str(position), value, 0, 0.0, method)
+    load_kernels(position.board, method)
+    t0 = time.perf_counter()  # after the kernels load: the budget is for searching
     if method == "alphabeta":
         return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
     if method == "dfpn":
@@ -106,8 +156,8 @@ def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max
 
     t = core.tables(position.board)
     H = H_.new_horizon(t, tt_mb)
-    full = _history_positions(position) + [position]
-    me = position._side
+    full = position.earlier() + [position]
+    me = position.side_index
     budget = _Budget(seconds, max_nodes, t0, progress)
     size = min(chunk_nodes, 20_000)
     reached = 0
@@ -128,6 +178,7 @@ def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max
                 took = max(time.perf_counter() - t_chunk, 1e-3)
                 size = budget.next_chunk(n, took, chunk_nodes)
                 budget.spent += min(int(H.stats[H_.NODES]) - before, n)
+                budget.settle(H.tt_key, H.tt_win, H.tt_fail, H.tt_move)
                 if progress is not None:
                     progress({"nodes": budget.spent, "seconds": budget.elapsed(), "horizon": depth})
                 if k is not None:
@@ -152,23 +203,15 @@ def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max
     return p
 
 
-def _history_positions(position: Position) -> list[Position]:
-    """The earlier positions of ``position``'s game, as positions."""
-    out = []
-    for st, side in _game_path(position)[:-1]:
-        p = object.__new__(Position)
-        p.board, p._T, p._st, p._side = position.board, position._T, st, side
-        p._history, p.last_move, p.removed = (), None, frozenset()
-        out.append(p)
-    return out
-
-
 def _game_path(position: Position) -> list[tuple[np.ndarray, int]]:
     """The positions of the game so far (``(st, side)``, oldest first, ``position``
     last): a repetition of any of them ends the game in a draw."""
-    w = position._st.shape[1]
-    path = [(np.frombuffer(k[1], np.uint64).reshape(2, w), k[2]) for k in position._history]
-    return path + [(position._st, position._side)]
+    return [(p.bitboards, p.side_index) for p in position.earlier() + [position]]
+
+
+#: Seconds of search after which the table asks for huge pages: a short search maps
+#: only the small pages it writes, a long one wants fewer address-translation misses.
+HUGE_PAGES_AFTER = 2.0
 
 
 class _Budget:
@@ -177,6 +220,14 @@ class _Budget:
     def __init__(self, seconds, max_nodes, t0, progress):
         self.seconds, self.max_nodes, self.t0, self.progress = seconds, max_nodes, t0, progress
         self.spent = 0
+        self.huge = False
+
+    def settle(self, *table: np.ndarray) -> None:
+        """Once the search has run :data:`HUGE_PAGES_AFTER` seconds, let its table's
+        arrays take huge pages (see :mod:`solver.search.memory`)."""
+        if not self.huge and self.elapsed() >= HUGE_PAGES_AFTER:
+            self.huge = True
+            prefer_huge_pages(*table)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
@@ -224,6 +275,7 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
         took = time.perf_counter() - t_chunk
         size = budget.next_chunk(n, took, chunk_nodes)
         budget.spent += int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED]) - done
+        budget.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
         budget.report(0)
         if not D.stats[F.ABORTED]:
             return r
@@ -235,7 +287,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     from . import tablefile
 
     t = core.tables(position.board)
-    side = position._side
+    side = position.side_index
     path = _game_path(position)
     budget = _Budget(seconds, max_nodes, t0, progress)
     D = F.new_dfpn(t, side, tt_mb)
@@ -343,7 +395,7 @@ def _dfpn_line(t, D, position: Position, winner: int, plies: int) -> list[str]:
     def won(p: Position) -> bool | None:
         if p.outcome is not None:
             return p.outcome == "LD"[winner]
-        found, pn, dn, _, _ = F.probe(t, D, p._st, p._side)
+        found, pn, dn, _, _ = F.probe(t, D, p.bitboards, p.side_index)
         if not found:
             # the search's lookahead settles a position whose every move loses at once
             # without a table entry
@@ -357,22 +409,25 @@ def _dfpn_line(t, D, position: Position, winner: int, plies: int) -> list[str]:
         if pos.outcome is not None:
             break
         children = {m: pos.play(m) for m in pos.legal_moves()}
-        if pos._side == winner:
+        if pos.side_index == winner:
             ends = [m for m, c in children.items() if c.outcome == "LD"[winner]]
-            _, _, _, move, _ = F.probe(t, D, pos._st, pos._side)
+            _, _, _, move, _ = F.probe(t, D, pos.bitboards, pos.side_index)
             table_move = pos.board.names[t.point_of[move]] if move >= 0 else None
             order = ends + ([table_move] if table_move in children else []) + list(children)
             chosen = next((m for m in order if won(children[m])), None)
         else:
-            def work(m):
-                c = children[m]
-                if c.outcome is not None:
-                    return -1, 0
+            work = {m: -1 if c.outcome is not None else int(F.probe(t, D, c.bitboards, c.side_index)[4])
+                    for m, c in children.items()}
+            most = max(work.values())
+            tied = [m for m in children if work[m] == most]
+
+            def holds(m):
                 # ties (a work of 1: settled at once) go to a reply the winner cannot
-                # finish with one move (the search's lookahead settled it, two plies on)
-                at_once = any(c.play(r).outcome == "LD"[winner] for r in c.legal_moves())
-                return int(F.probe(t, D, c._st, c._side)[4]), 0 if at_once else 1
-            chosen = max(children, key=work)
+                # finish with one move (the search's lookahead settled it, two plies on);
+                # looked for among the tied replies only (each costs a play per move)
+                c = children[m]
+                return not any(c.play(r).outcome == "LD"[winner] for r in c.legal_moves())
+            chosen = tied[0] if len(tied) == 1 else max(tied, key=holds)
         if chosen is None or children[chosen].key in seen:
             break
         line.append(chosen)
@@ -399,6 +454,7 @@ def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -
         took = max(time.perf_counter() - t_chunk, 1e-3)
         size = clock.next_chunk(budget, took, chunk_nodes)
         total += int(min(S.stats[ab.NODES], budget))
+        clock.settle(S.tt_key, S.tt_val, S.tt_move)
         elapsed = time.perf_counter() - t0
         if progress is not None:
             progress({"nodes": total, "seconds": elapsed, "horizon": 0})

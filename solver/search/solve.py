@@ -51,8 +51,8 @@ def _load_path(S: ab.Search, t: core.Tables, path: list[Position]) -> None:
     """Put the positions of ``path`` (oldest first) on the search stack, so that a
     repetition of any of them counts as a draw."""
     for ply, p in enumerate(path):
-        S.stack[2 * ply: 2 * ply + 2] = p._st
-        core.zobrist_keys(t, p._st, p._side, S.keys[ply])
+        S.stack[2 * ply: 2 * ply + 2] = p.bitboards
+        core.zobrist_keys(t, p.bitboards, p.side_index, S.keys[ply])
         S.path_keys[ply] = S.keys[ply, 0]
 
 
@@ -77,10 +77,10 @@ def solve_value(S: ab.Search, t: core.Tables, path: list[Position]) -> tuple[int
     S.stats[ab.ABORTED] = 0  # the node count goes on, so a spent budget stops it again
     last = path[-1]
     ply = len(path) - 1
-    v, clean = ab.negamax(t, S, ply, last._side, 0, 1)
+    v, clean = ab.negamax(t, S, ply, last.side_index, 0, 1)
     if not S.stats[ab.ABORTED] and v == ab.DRAW:
         _load_path(S, t, path)
-        v, clean = ab.negamax(t, S, ply, last._side, -1, 0)
+        v, clean = ab.negamax(t, S, ply, last.side_index, -1, 0)
         if v == ab.DRAW:
             clean = False  # a draw rests on a repetition
     if S.stats[ab.ABORTED]:

@@ -12,6 +12,10 @@ what must match for the table to mean the same thing (the root, the board's Zobr
 the search's knowledge options, the table's size), the search's counters, the effort spent
 so far, and a CRC-32 of the bytes.  It is written to a temporary file and renamed, so a
 stop while saving leaves the previous file whole.
+
+Format 2 stores each move as the table holds it since the table became all zeros when
+empty (the canonical cell plus one, 0 for none); a format 1 file (the cell, -1 for none)
+still loads: its moves are shifted by one as it is read.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from . import dfpn as F
 
 __all__ = ["TableFileError", "save_table", "load_table", "read_header"]
 
-FORMAT = "meridians-dfpn-table/1"
+FORMAT = "meridians-dfpn-table/2"
+_FORMAT_1 = "meridians-dfpn-table/1"  # moves stored as the cell, -1 none: converted on load
 _CHUNK = 1 << 26  # bytes read or written at a time: 64 MiB
 
 
@@ -90,7 +95,7 @@ def _header(f, path: Path) -> dict:
         header = json.loads(f.readline(1 << 20))
     except ValueError:
         raise TableFileError(f"{path}: not a table file (no header)") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
+    if not isinstance(header, dict) or header.get("format") not in (FORMAT, _FORMAT_1):
         raise TableFileError(f"{path}: not a {FORMAT} file")
     stats = header.get("stats")
     if not isinstance(stats, list) or len(stats) != F.N_STATS:
@@ -144,6 +149,8 @@ def load_table(path: str | os.PathLike, t: core.Tables, D: F.Dfpn, position: str
         crc = _crc(a, crc)
     if crc != header.get("crc32"):
         raise TableFileError(f"{path}: damaged (checksum mismatch)")
+    if header["format"] == _FORMAT_1:
+        np.add(D.tt_move, 1, out=D.tt_move)  # a cell c becomes c + 1, "none" (-1) 0
     D.stats[:] = header["stats"]
     D.stats[F.ABORTED] = 0
     return header
