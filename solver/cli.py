@@ -14,14 +14,18 @@ import random
 import re
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from . import RULES_VERSION, __version__
 from .board import Board
 from .files import FileFormatError, read_json, write_atomic
-from .position import Game, Position
 from .search.limit import Limit, LimitError, check_seconds
+from .search.methods import DEFAULT_METHOD, METHODS
+
+if TYPE_CHECKING:
+    from .position import Position
 
 EXIT_USAGE = 2
 #: exit code of ``solve`` and ``verify`` when the asked value is not decided
@@ -63,6 +67,34 @@ class _Group(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+    # Commands that installed packages register in the entry-point group
+    # ``meridians.commands`` (``puzzles = "puzzles.cli:puzzles"``) extend this group
+    # without this package ever importing them; each is loaded only when it is named
+    # (or the command list is shown), so that ``meridians check`` never loads the
+    # compiled core that ``puzzles`` needs.
+    def _plugins(self) -> dict:
+        from importlib.metadata import entry_points
+
+        return {ep.name: ep for ep in entry_points(group="meridians.commands") if ep.name not in self.commands}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self._plugins()))
+
+    def get_command(self, ctx: click.Context, name: str):
+        command = super().get_command(ctx, name)  # a built-in command wins over a plugin
+        if command is not None:
+            return command
+        ep = self._plugins().get(name)
+        if ep is None:
+            return None
+        try:
+            command = ep.load()
+        except Exception as e:  # a broken plugin must not take the solver's commands down with it
+            click.echo(f"meridians: warning: command {ep.name!r} ({ep.value}) not loaded: {e}", err=True)
+            return None
+        self.add_command(command, name)
+        return command
 
     def invoke(self, ctx: click.Context):
         # click turns an EOFError into Abort, "interrupted" and exit 130, after an empty
@@ -129,6 +161,8 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
       meridians play --board 2/3 --seed 1
       meridians play --board 6/7 --moves c1,e2 --quiet --svg end.svg
     """
+    from .position import Game, Position
+
     game = Game(Position.parse(start) if start is not None else Position.start(Board.parse(board_name)))
     given = [m.strip() for m in moves.split(",") if m.strip()] if moves else []
     if seed is None:
@@ -188,11 +222,11 @@ def perft(position: str, depth: int, divide: bool) -> None:
         total = 0
         for m in pos.legal_moves():
             child = pos.play(m)
-            n = core.run_perft(pos.board, child._st, child._side, depth - 1)
+            n = core.run_perft(pos.board, child.bitboards, child.side_index, depth - 1)
             click.echo(f"{m}: {n}")
             total += n
     else:
-        total = core.run_perft(pos.board, pos._st, pos._side, depth) if pos.outcome is None or depth == 0 else 0
+        total = core.run_perft(pos.board, pos.bitboards, pos.side_index, depth) if pos.outcome is None or depth == 0 else 0
     dt = time.perf_counter() - t0
     click.echo(f"{total}")
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
@@ -245,8 +279,8 @@ def _check_checkpoint_file(path) -> None:
 @cli.command(short_help="Solve a position or an empty board: its value and every move's, in parallel.")
 @click.argument("position")
 @click.option("--pie", is_flag=True, help="The pie variant: who wins after every pair of first stones (Light, Dark).")
-@click.option("--method", type=click.Choice(["dfpn", "alphabeta", "horizon"]), default="dfpn", show_default=True,
-              help="Search of each job (see solver/search/prove.py).")
+@click.option("--method", type=click.Choice(list(METHODS)), default=DEFAULT_METHOD, show_default=True,
+              help="Search of each job: " + "; ".join(f"{k}: {v}" for k, v in METHODS.items()) + ".")
 @click.option("--time", "seconds", type=float, default=None,
               help="Wall-time budget in seconds (at most 30 days), shared fairly by the jobs; unproven classes "
                    "are 'unknown' with their effort.")
@@ -573,24 +607,6 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
         )
 
 
-def _add_plugin_commands(group: click.Group) -> None:
-    """Add the click commands that installed packages register in the entry-point group
-    ``meridians.commands`` (``puzzles = "puzzles.cli:puzzles"``): they extend the command
-    without this package ever importing them."""
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group="meridians.commands"):
-        if ep.name in group.commands:
-            continue  # a built-in command wins over a plugin of the same name
-        try:
-            command = ep.load()
-        except Exception as e:  # a broken plugin must not take the solver's commands down with it
-            click.echo(f"meridians: warning: command {ep.name!r} ({ep.value}) not loaded: {e}", err=True)
-            continue
-        group.add_command(command, ep.name)
-
-
-_add_plugin_commands(cli)
 
 
 def _os_message(e: OSError) -> str:

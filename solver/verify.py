@@ -88,10 +88,15 @@ def verify_position(
     either side within ``max_plies`` plies (then ``horizon`` is how deep it got).  With
     ``max_plies`` and ``seconds`` df-pn gets half of the time.
     """
-    from .search.prove import prove
+    from .search.prove import load_kernels, prove
 
     if claim is not None and claim not in CLAIMS:
         raise ValueError(f"a claim is one of {', '.join(CLAIMS)}, not {claim!r}")
+    # compiled before the clock starts: on a board's first use that takes tens of
+    # seconds, which the budget is not for
+    load_kernels(position.board, "dfpn")
+    if max_plies is not None:
+        load_kernels(position.board, "horizon")
     t0 = time.perf_counter()
     first = seconds / 2 if (seconds is not None and max_plies is not None) else seconds
     p = prove(position, method="dfpn", seconds=first, max_nodes=max_nodes, tt_mb=tt_mb)
@@ -101,14 +106,8 @@ def verify_position(
         notes.append(f"df-pn did not decide within the budget ({p.nodes:,} nodes)")
     if p.value == "unknown" and max_plies is not None:
         left = None if seconds is None else max(seconds / 4, seconds - (time.perf_counter() - t0))
-        try:
-            h = prove(position, method="horizon", seconds=left, max_nodes=max_nodes, tt_mb=min(tt_mb, 32),
-                      max_depth=max_plies)
-        except UnboundLocalError:  # prove's horizon stage with no time for one chunk
-            from .search.prove import Proof
-
-            h = Proof(str(position), "unknown", 0, 0.0, "horizon",
-                      notes=["no time left for the horizon search"])
+        h = prove(position, method="horizon", seconds=left, max_nodes=max_nodes, tt_mb=min(tt_mb, 32),
+                  max_depth=max_plies)
         nodes += h.nodes
         notes = [n for n in notes] + list(h.notes)
         method, horizon, proof = "horizon", h.horizon, h

@@ -28,18 +28,15 @@ from .prove import prove
 __all__ = ["CertificateError", "build_certificate", "write_certificate", "dumps"]
 
 
-def _fresh(position):
-    """``position`` without its game history (so that ``outcome`` is the rules' alone)."""
-    p = object.__new__(Position)
-    p.board, p._T, p._st, p._side = position.board, position._T, position._st, position._side
-    p._history, p.last_move, p.removed = (), None, frozenset()
-    return p
+def _fresh(position, keys: tuple = ()):
+    """``position`` without its game history (so that ``outcome`` is the rules' alone),
+    or with the earlier positions' ``keys`` as its history."""
+    return Position.from_arrays(position.board, position.bitboards, position.side_index,
+                                history=keys, check=False)
 
 
 def _with_history(position, keys: list):
-    p = _fresh(position)
-    p._history = tuple(keys)
-    return p
+    return _fresh(position, tuple(keys))
 
 
 class _Graph:
@@ -71,15 +68,13 @@ class _Graph:
 
     def bare(self, st, side: int):
         """A Position of the stones ``st`` and side to move, without history."""
-        p = _fresh(self.root)
-        p._st, p._side = st, side
-        return p
+        return Position.from_arrays(self.root.board, st, side, check=False)
 
     def position(self, i: int):
         """Node ``i``'s position, without history (unpacked)."""
-        key, shape = self.keys[i], self.root._st.shape
-        st = np.frombuffer((key >> 1).to_bytes(self.root._st.nbytes, "little"), dtype=self.root._st.dtype)
-        return self.bare(st.reshape(shape).copy(), key & 1)
+        key, stones = self.keys[i], self.root.bitboards
+        st = np.frombuffer((key >> 1).to_bytes(stones.nbytes, "little"), dtype=stones.dtype)
+        return self.bare(st.reshape(stones.shape), key & 1)  # read-only, so not copied again
 
     def add(self, key: int, kind: int, points: list[int]) -> int:
         """A new node: a leaf (no ``points``), a winner node (its move's point) or a loser
@@ -165,7 +160,7 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
     W = "LD".index(winner)
     # the walk works on bare (stones, side) pairs and the compiled core, not on Position
     # objects: the builder plays every legal reply of millions of positions
-    T, names = root._T, root.board.names
+    T, names = core.tables(root.board), root.board.names
     point_of = [int(x) for x in T.point_of]
     cell_of = [int(x) for x in T.cell_of]
     cells = np.empty(64 * T.w, dtype=np.int64)
@@ -276,7 +271,7 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
             reproved[0] += 1
         raise CertificateError(f"no winning move found at {graph.bare(st, side)}")
 
-    frame = open_node(root._st, root._side, table, [])
+    frame = open_node(root.bitboards, root.side_index, table, [])
     stack = [frame] if frame is not None else []
     while stack:
         frame = stack[-1]

@@ -21,6 +21,7 @@ from typing import Any, Sequence, TextIO
 
 from .checkpoint import Checkpoint, CheckpointError
 from .progress import Progress, progress_mode
+from .methods import DEFAULT_METHOD
 from .values import Value
 from .workers import BACKENDS, Pool, run_job
 
@@ -29,7 +30,6 @@ __all__ = [
     "JobsInterrupted", "run_jobs", "DEFAULT_METHOD", "BACKENDS",
 ]
 
-DEFAULT_METHOD = "dfpn"
 #: a value for the player to move in a pie job (Light) -> the winning colour
 _WINNER = {Value.WIN: "L", Value.LOSS: "D", Value.DRAW: "draw", Value.UNKNOWN: "unknown"}
 
@@ -175,6 +175,13 @@ def run_jobs(
     :class:`JobError` (a job failed) and :class:`JobsInterrupted` (Ctrl-C: workers
     stopped, checkpoint kept).
     """
+    if jobs and backend != "dask":
+        # compile (or load) the kernels here, once, before the clock of ``seconds``
+        # starts: a cold compile takes tens of seconds that no class's share pays for,
+        # and loky workers then load them from the cache
+        from .prove import load_kernels
+
+        load_kernels(jobs[0].position.board, method)
     t_start = time.time()
     stream = stream or sys.stderr
     if seconds is not None and seconds <= 0:

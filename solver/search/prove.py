@@ -24,23 +24,9 @@ from ..board import Board
 from ..position import Position
 from . import alphabeta as ab
 from .memory import prefer_huge_pages
+from .methods import METHODS, UnknownMethodError, check_method
 
 __all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels"]
-
-#: The search methods of :func:`prove`, each with a one-line description (for --help).
-METHODS: dict[str, str] = {
-    "dfpn": "proof-number search: wins and losses under any repetition rule, re-walked "
-            "before they are reported (the default)",
-    "alphabeta": "alpha-beta: also draws by repetition; small boards only (its paths grow "
-                 "past its ply limit on 3/4)",
-    "horizon": "iterative deepening: the shortest forced win of either player, up to a "
-               "number of plies",
-}
-
-
-class UnknownMethodError(ValueError):
-    """A search method that is not one of :data:`METHODS`."""
-
 
 def load_kernels(board: Board, method: str = "dfpn") -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
@@ -68,8 +54,7 @@ _LOADED: set[tuple[int, str]] = set()  # (board, method) loaded in this process
 
 
 def _check_method(method: str) -> None:
-    if method not in METHODS:
-        raise UnknownMethodError(f"unknown search method {method!r} (choose from {', '.join(METHODS)})")
+    check_method(method)
 
 
 @dataclass

@@ -23,11 +23,11 @@ def dfpn_variant(position: Position, expansions: int, tt_mb: float, **options) -
     """(value for the player to move, expansions, seconds) of one df-pn search within
     ``expansions``: ``'win'``, ``'loss'`` (not resting on a repetition) or ``'unknown'``."""
     t = core.tables(position.board)
-    D = F.new_dfpn(t, position._side, tt_mb, **options)
-    ply = F.load_root(D, t, [(position._st, position._side)])
+    D = F.new_dfpn(t, position.side_index, tt_mb, **options)
+    ply = F.load_root(D, t, [(position.bitboards, position.side_index)])
     D.limits[F.MAX_EXPANSIONS] = expansions
     t0 = time.perf_counter()
-    pn, dn, tainted = F.mid(t, D, ply, position._side, F.INF - 1, F.INF - 1)
+    pn, dn, tainted = F.mid(t, D, ply, position.side_index, F.INF - 1, F.INF - 1)
     secs = time.perf_counter() - t0
     if D.stats[F.ABORTED]:
         result = "unknown"

@@ -52,8 +52,9 @@ def run_job(
     wall-clock ``deadline``.  Returns ``Proof.as_dict()``, or ``{'stopped': True}`` when
     the solve that sent it is gone (its process died, or a Dask client set the stop
     event)."""
-    from .prove import prove
+    from .prove import load_kernels, prove
 
+    load_kernels(job.position.board, method)  # a worker's own load: not the search's share
     if deadline is not None:
         left = deadline - time.time()
         seconds = left if seconds is None else min(seconds, left)

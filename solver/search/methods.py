@@ -1,0 +1,39 @@
+"""The registry of search methods that :func:`solver.search.prove.prove` runs: one name
+and a one-line description each.  It imports nothing, so the command line can list the
+methods (``--method``) without loading the compiled core."""
+
+from __future__ import annotations
+
+__all__ = ["METHODS", "DEFAULT_METHOD", "UnknownMethodError", "check_method"]
+
+#: The search methods of :func:`~solver.search.prove.prove`, each with a one-line
+#: description (for --help).
+METHODS: dict[str, str] = {
+    "dfpn": "proof-number search: wins and losses under any repetition rule, re-walked "
+            "before they are reported (the default)",
+    "alphabeta": "alpha-beta: also draws by repetition; small boards only (its paths grow "
+                 "past its ply limit on 3/4)",
+    "horizon": "iterative deepening: the shortest forced win of either player, up to a "
+               "number of plies",
+}
+
+DEFAULT_METHOD = "dfpn"
+
+
+class UnknownMethodError(ValueError):
+    """A search method that is not one of :data:`METHODS`."""
+
+
+def check_method(method: str) -> str:
+    """``method`` if it is one of :data:`METHODS`, else :class:`UnknownMethodError`.
+
+    >>> check_method("dfpn")
+    'dfpn'
+    >>> check_method("mcts")
+    Traceback (most recent call last):
+    ...
+    solver.search.methods.UnknownMethodError: unknown search method 'mcts' (one of dfpn, alphabeta, horizon)
+    """
+    if method not in METHODS:
+        raise UnknownMethodError(f"unknown search method {method!r} (one of {', '.join(METHODS)})")
+    return method
