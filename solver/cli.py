@@ -20,7 +20,7 @@ import click
 
 from . import RULES_VERSION, __version__
 from .board import Board
-from .files import FileFormatError, read_json, write_atomic
+from .files import FileFormatError, write_atomic
 from .search.limit import Limit, LimitError, check_seconds
 from .search.methods import DEFAULT_METHOD, METHODS
 
@@ -245,37 +245,6 @@ def _check_scheduler(address: str) -> None:
               f"such as tcp://10.0.0.5:8786")
 
 
-def _check_checkpoint_file(path) -> None:
-    """Refuse, in one line naming the file, a checkpoint that exists but cannot be read as
-    a JSON object, or whose results have fields of the wrong type (the solve would stop
-    on them with a traceback).  Whether it matches this solve is for the solve to say."""
-    import os
-
-    if not os.path.lexists(path):
-        return
-    hint = "remove it or give another --checkpoint"
-    try:
-        data = read_json(path, "checkpoint", dict)
-    except FileFormatError as e:
-        _fail(f"checkpoint {path}: {e.problem}: {hint}")  # worded as the solve's own checks
-    results = data.get("results", {})
-    if not isinstance(results, dict):
-        _fail(f"checkpoint {path}: 'results' is not an object: {hint}")
-    kinds = {"value": str, "nodes": int, "seconds": (int, float), "runs": int, "method": str,
-             "line": list, "verified": bool, "horizon": int, "notes": list}
-    for key, rec in results.items():
-        if not isinstance(rec, dict):
-            _fail(f"checkpoint {path}: the result of job {key!r} is not an object: {hint}")
-        for field_name, kind in kinds.items():
-            value = rec.get(field_name)
-            wrong = value is not None and (not isinstance(value, kind) or
-                                           (kind is int and isinstance(value, bool)))
-            if not wrong and field_name in ("line", "notes") and value is not None:
-                wrong = not all(isinstance(x, str) for x in value)
-            if wrong:
-                _fail(f"checkpoint {path}: job {key!r} has a malformed {field_name!r}: {hint}")
-
-
 @cli.command(short_help="Solve a position or an empty board: its value and every move's, in parallel.")
 @click.argument("position")
 @click.option("--pie", is_flag=True, help="The pie variant: who wins after every pair of first stones (Light, Dark).")
@@ -336,7 +305,6 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
         tt_mb = _limit(tt_mb=16 if len(pos.board.names) <= 14 else 1024, copies=copies).tt_mb
     keep = checkpoint is not None
     path = checkpoint or default_checkpoint(pos, pie=pie, method=method)
-    _check_checkpoint_file(path)
     params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json")}
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines

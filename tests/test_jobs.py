@@ -303,3 +303,56 @@ def test_ctrl_c_keeps_the_checkpoint_and_exits_130(tmp_path, late_34, jobs_n):
     assert data["finished"] >= 1
     _, alive = psutil.wait_procs(workers, timeout=20)
     assert not alive
+
+
+# -- the checkpoint read by the library (a direct call, not only the CLI) ----------------------
+
+
+@pytest.fixture(scope="module")
+def kept_checkpoint(tmp_path_factory) -> dict:
+    """The checkpoint of a whole solve of 2/3 (every class decided), as JSON."""
+    path = tmp_path_factory.mktemp("kept") / "ck.json"
+    solve_openings(Position.start(B23), checkpoint=path, keep_checkpoint=True, **QUIET)
+    return json.loads(path.read_text())
+
+
+def _one_result(data: dict, field: str, value) -> dict:
+    data = json.loads(json.dumps(data))
+    data["results"][sorted(data["results"])[0]][field] = value
+    return data
+
+
+@pytest.mark.parametrize("content", [
+    b"[" * 100_000 + b"]" * 100_000,                       # RecursionError in json
+    __import__("gzip").compress(b'{"format": 1}' * 40)[:25],  # truncated gzip
+    bytes(range(256)),                                       # binary
+    b'{"format": NaN}',
+    b"[1, 2]",
+])
+def test_solve_openings_refuses_an_unreadable_checkpoint(tmp_path, content):
+    ck = tmp_path / "ck.json"
+    ck.write_bytes(content)
+    with pytest.raises(CheckpointError, match=f"^checkpoint {ck}: ") as e:
+        solve_openings(Position.start(B23), checkpoint=ck, **QUIET)
+    assert "\n" not in str(e.value)
+    assert isinstance(e.value, ValueError) and ck.read_bytes() == content  # nothing written over
+
+
+@pytest.mark.parametrize("field,value", [
+    ("runs", "x"), ("runs", [1]), ("runs", True), ("runs", -1), ("line", 5), ("line", [1, 2]),
+    ("notes", {"a": 1}), ("horizon", "deep"), ("verified", "yes"), ("nodes", 1.5), ("nodes", None),
+    ("seconds", "1"), ("value", "maybe"), ("method", 3),
+])
+def test_solve_openings_refuses_a_checkpoint_field_of_the_wrong_type(tmp_path, kept_checkpoint, field, value):
+    ck = tmp_path / "ck.json"
+    ck.write_text(json.dumps(_one_result(kept_checkpoint, field, value)))
+    with pytest.raises(CheckpointError, match=f"^checkpoint {ck}: job .*{field}"):
+        solve_openings(Position.start(B23), checkpoint=ck, **QUIET)
+
+
+def test_solve_openings_resumes_its_kept_checkpoint(tmp_path, kept_checkpoint):
+    # the control of the tests above: the unchanged file is read, every class resumed
+    ck = tmp_path / "ck.json"
+    ck.write_text(json.dumps(kept_checkpoint))
+    r = solve_openings(Position.start(B23), checkpoint=ck, keep_checkpoint=True, **QUIET)
+    assert all(c.resumed for c in r.classes) and r.value == "win"

@@ -18,7 +18,6 @@ import uuid
 from typing import TYPE_CHECKING, Callable
 
 from ..files import write_atomic
-from ..position import Position
 
 if TYPE_CHECKING:
     from .jobs import Job
@@ -52,9 +51,11 @@ def run_job(
     wall-clock ``deadline``.  Returns ``Proof.as_dict()``, or ``{'stopped': True}`` when
     the solve that sent it is gone (its process died, or a Dask client set the stop
     event)."""
+    from ..position import Position
     from .prove import load_kernels, prove
 
-    load_kernels(job.position.board, method)  # a worker's own load: not the search's share
+    position = Position.parse(job.position)
+    load_kernels(position.board, method)  # a worker's own load: not the search's share
     if deadline is not None:
         left = deadline - time.time()
         seconds = left if seconds is None else min(seconds, left)
@@ -89,7 +90,7 @@ def run_job(
 
     extra = {} if chunk_nodes is None else {"chunk_nodes": chunk_nodes}
     try:
-        proof = prove(Position.parse(job.position), method=method, seconds=seconds,
+        proof = prove(position, method=method, seconds=seconds,
                       max_nodes=max_nodes, tt_mb=tt_mb, progress=progress, **extra)
     except _Stop:
         return {"stopped": True}
