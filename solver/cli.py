@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -23,6 +22,8 @@ from .board import Board
 from .files import FileFormatError, write_atomic
 from .search.limit import Limit, LimitError, check_seconds
 from .search.methods import DEFAULT_METHOD, METHODS
+from .search.workers import SCHEDULER_ADDRESS as _SCHEDULER  # noqa: F401 (tests read the rule here)
+from .search.workers import SchedulerAddressError, check_scheduler_address
 
 if TYPE_CHECKING:
     from .position import Position
@@ -232,17 +233,13 @@ def perft(position: str, depth: int, divide: bool) -> None:
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
 
 
-_SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9._-]*):([0-9]{1,5})$")
-
-
 def _check_scheduler(address: str) -> None:
-    """A Dask scheduler address, ``[scheme://]host:port``, checked before any connection
-    is tried (distributed takes 20 s to give up on a malformed one, with a traceback)."""
-    mt = _SCHEDULER.match(address)
-    if not mt or not 1 <= int(mt.group(2)) <= 65535:
-        shown = address if len(address) <= 60 else address[:57] + "..."
-        _fail(f"--scheduler {shown!r}: expected a Dask scheduler address scheme://host:port, "
-              f"such as tcp://10.0.0.5:8786")
+    """A Dask scheduler address, checked by the rule :class:`Pool` applies, before any
+    connection is tried."""
+    try:
+        check_scheduler_address(address)
+    except SchedulerAddressError as e:
+        _fail(f"--scheduler: {e}")
 
 
 @cli.command(short_help="Solve a position or an empty board: its value and every move's, in parallel.")

@@ -356,3 +356,41 @@ def test_solve_openings_resumes_its_kept_checkpoint(tmp_path, kept_checkpoint):
     ck.write_text(json.dumps(kept_checkpoint))
     r = solve_openings(Position.start(B23), checkpoint=ck, keep_checkpoint=True, **QUIET)
     assert all(c.resumed for c in r.classes) and r.value == "win"
+
+
+# -- the Dask scheduler address, checked by the library ----------------------------------------
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://", "tcp://host", "host:99999", "tcp://host:0",
+                                     "http://x:1", "tcp://a b:8786", "tcp://host:8786/path"])
+def test_pool_refuses_a_malformed_scheduler_at_once(address, capfd):
+    from solver.search.workers import Pool, SchedulerAddressError
+
+    t0 = time.perf_counter()
+    with pytest.raises(SchedulerAddressError, match="not a Dask scheduler address") as e:
+        Pool("dask", 2, address)
+    assert time.perf_counter() - t0 < 1  # distributed waited 20 s, then a traceback
+    assert isinstance(e.value, ValueError) and "\n" not in str(e.value)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_solve_openings_refuses_a_malformed_scheduler_at_once(tmp_path):
+    from solver.search.workers import SchedulerAddressError
+
+    t0 = time.perf_counter()
+    with pytest.raises(SchedulerAddressError):
+        solve_openings(Position.start(B23), backend="dask", scheduler="garbage", **QUIET)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_the_cli_and_the_pool_read_scheduler_addresses_by_one_rule():
+    from solver.search.workers import SchedulerAddressError, check_scheduler_address
+
+    for good in ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786",
+                 "ws://localhost:8787"]:
+        assert check_scheduler_address(good) == good
+    for bad in ["garbage", "tcp://host", ":8786", "tcp://host:", "tcp//host:8786", "h:65536"]:
+        with pytest.raises(SchedulerAddressError):
+            check_scheduler_address(bad)
+        out = CliRunner().invoke(cli, ["solve", "2/3", "--backend", "dask", "--scheduler", bad])
+        assert out.exit_code == 2 and "--scheduler" in out.output, out.output
