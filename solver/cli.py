@@ -22,6 +22,7 @@ from .board import Board
 from .files import FileFormatError, write_atomic
 from .search.limit import Limit, LimitError, check_seconds
 from .search.methods import DEFAULT_METHOD, METHODS
+from .search.values import Value
 from .search.workers import SCHEDULER_ADDRESS as _SCHEDULER  # noqa: F401 (tests read the rule here)
 from .search.workers import SchedulerAddressError, check_scheduler_address
 
@@ -449,10 +450,9 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         budget_note = (f"no --time: a budget of {budget:g} s, the default on boards larger than 3/4 "
                        f"(give --time for another)")
     if claim is None and record_result is not None:
-        claim = "draw" if record_result == "draw" else ("win" if record_result == pos.to_move else "loss")
+        claim = Value.from_outcome(record_result, pos.to_move).value
     if pos.outcome is not None:
-        o = pos.outcome
-        value = "draw" if o == "draw" else ("win" if o == pos.to_move else "loss")
+        value = Value.from_outcome(pos.outcome, pos.to_move).value
         from .verify import Verdict
 
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
