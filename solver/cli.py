@@ -472,7 +472,8 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     if cert_file:
         try:
             if v.value in ("win", "loss") and (v.method == "dfpn" or pos.outcome is not None):
-                cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb)
+                cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb,
+                                         command=_command_line())
                 out["certificate"] = {"file": cert_file, "positions": cert["node_count"]}
             else:
                 raise CertificateError(f"no df-pn proof (value {v.value}, by {v.method})")
@@ -574,6 +575,21 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
 
 
 
+#: the arguments :func:`main` was called with, for the provenance stamp of what a
+#: command writes (None: the command group was invoked another way, as by a test)
+_ARGV: list[str] | None = None
+
+
+def _command_line() -> str:
+    """The command being run, as the provenance stamp of a file it writes names it."""
+    import shlex
+
+    if _ARGV is not None:
+        return shlex.join(["meridians", *_ARGV])
+    ctx = click.get_current_context(silent=True)
+    return ctx.command_path if ctx is not None else "meridians"
+
+
 def _os_message(e: OSError) -> str:
     """``PATH: reason`` for an OSError about a file (``[Errno 13] ...`` otherwise)."""
     if e.filename is not None and e.strerror:
@@ -585,6 +601,8 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the command group, turning every user error into one line."""
     import zlib
 
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
     try:
         code = cli.main(args=argv, prog_name="meridians", standalone_mode=False)
     except click.UsageError as e:
