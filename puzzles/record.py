@@ -38,7 +38,6 @@ import json
 import math
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -521,15 +520,10 @@ def parse_puzzle_ref(text: str, search_files: Iterable[str | os.PathLike] | None
                             "nor a JSON object")
 
 
-def code_version() -> str:
-    """The version of the code for records: ``'0.1.0+6d34ef3'`` (``-dirty`` when the
-    code has uncommitted changes; ``+unknown`` outside a git checkout)."""
-    top = Path(__file__).resolve().parent.parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=top, capture_output=True,
-                              text=True, check=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "solver", "puzzles", "pyproject.toml"],
-                               cwd=top, capture_output=True, text=True, check=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return f"{solver.__version__}+unknown"
-    return f"{solver.__version__}+{head}" + ("-dirty" if dirty else "")
+def code_version(top: str | os.PathLike | None = None) -> str:
+    """The version of the code for records: ``'0.1.0+6d34ef3'``, the package version and
+    :func:`solver.provenance.code_revision` (of the checkout ``top``, default this
+    package's), with its one rule for ``-dirty``; ``+unknown`` outside a git checkout."""
+    from solver.provenance import code_revision
+
+    return f"{solver.__version__}+{code_revision(top)}"

@@ -5,7 +5,8 @@ Usage: python scripts/write_certificates.py [--boards 2/3] [--tt-mb 64]
 
 For each board, proves the empty board by df-pn and writes its certificate,
 ``results/certificates/<m>-<m+1>.json`` (format: README, "Verifying claims and
-certificates"), with this command in its header (``"command"``).  Check one with
+certificates"), with the provenance stamp of this command in its header (``"code"``:
+command, version, revision, rules, Python).  Check one with
 ``meridians check results/certificates/2-3.json``.
 """
 
@@ -36,7 +37,8 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         proof = prove(pos, method="dfpn", tt_mb=args.tt_mb)
         path = OUT / f"{name.replace('/', '-')}.json"
-        cert = write_certificate(path, pos, proof, tt_mb=args.tt_mb, header={"command": command})
+        # the header's "code" is the provenance stamp of this command (solver.provenance)
+        cert = write_certificate(path, pos, proof, tt_mb=args.tt_mb, command=command)
         t1 = time.perf_counter()
         n = check(path)
         print(f"{path}: {cert['winner']} wins {cert['root']}, {n} positions, "

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -20,9 +19,12 @@ import click
 
 from . import RULES_VERSION, __version__
 from .board import Board
-from .files import FileFormatError, read_json, write_atomic
+from .files import FileFormatError, write_atomic
 from .search.limit import Limit, LimitError, check_seconds
 from .search.methods import DEFAULT_METHOD, METHODS
+from .search.values import Value
+from .search.workers import SCHEDULER_ADDRESS as _SCHEDULER  # noqa: F401 (tests read the rule here)
+from .search.workers import SchedulerAddressError, check_scheduler_address
 
 if TYPE_CHECKING:
     from .position import Position
@@ -232,48 +234,13 @@ def perft(position: str, depth: int, divide: bool) -> None:
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
 
 
-_SCHEDULER = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9._-]*):([0-9]{1,5})$")
-
-
 def _check_scheduler(address: str) -> None:
-    """A Dask scheduler address, ``[scheme://]host:port``, checked before any connection
-    is tried (distributed takes 20 s to give up on a malformed one, with a traceback)."""
-    mt = _SCHEDULER.match(address)
-    if not mt or not 1 <= int(mt.group(2)) <= 65535:
-        shown = address if len(address) <= 60 else address[:57] + "..."
-        _fail(f"--scheduler {shown!r}: expected a Dask scheduler address scheme://host:port, "
-              f"such as tcp://10.0.0.5:8786")
-
-
-def _check_checkpoint_file(path) -> None:
-    """Refuse, in one line naming the file, a checkpoint that exists but cannot be read as
-    a JSON object, or whose results have fields of the wrong type (the solve would stop
-    on them with a traceback).  Whether it matches this solve is for the solve to say."""
-    import os
-
-    if not os.path.lexists(path):
-        return
-    hint = "remove it or give another --checkpoint"
+    """A Dask scheduler address, checked by the rule :class:`Pool` applies, before any
+    connection is tried."""
     try:
-        data = read_json(path, "checkpoint", dict)
-    except FileFormatError as e:
-        _fail(f"checkpoint {path}: {e.problem}: {hint}")  # worded as the solve's own checks
-    results = data.get("results", {})
-    if not isinstance(results, dict):
-        _fail(f"checkpoint {path}: 'results' is not an object: {hint}")
-    kinds = {"value": str, "nodes": int, "seconds": (int, float), "runs": int, "method": str,
-             "line": list, "verified": bool, "horizon": int, "notes": list}
-    for key, rec in results.items():
-        if not isinstance(rec, dict):
-            _fail(f"checkpoint {path}: the result of job {key!r} is not an object: {hint}")
-        for field_name, kind in kinds.items():
-            value = rec.get(field_name)
-            wrong = value is not None and (not isinstance(value, kind) or
-                                           (kind is int and isinstance(value, bool)))
-            if not wrong and field_name in ("line", "notes") and value is not None:
-                wrong = not all(isinstance(x, str) for x in value)
-            if wrong:
-                _fail(f"checkpoint {path}: job {key!r} has a malformed {field_name!r}: {hint}")
+        check_scheduler_address(address)
+    except SchedulerAddressError as e:
+        _fail(f"--scheduler: {e}")
 
 
 @cli.command(short_help="Solve a position or an empty board: its value and every move's, in parallel.")
@@ -336,7 +303,6 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
         tt_mb = _limit(tt_mb=16 if len(pos.board.names) <= 14 else 1024, copies=copies).tt_mb
     keep = checkpoint is not None
     path = checkpoint or default_checkpoint(pos, pie=pie, method=method)
-    _check_checkpoint_file(path)
     params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json")}
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
@@ -484,10 +450,9 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         budget_note = (f"no --time: a budget of {budget:g} s, the default on boards larger than 3/4 "
                        f"(give --time for another)")
     if claim is None and record_result is not None:
-        claim = "draw" if record_result == "draw" else ("win" if record_result == pos.to_move else "loss")
+        claim = Value.from_outcome(record_result, pos.to_move).value
     if pos.outcome is not None:
-        o = pos.outcome
-        value = "draw" if o == "draw" else ("win" if o == pos.to_move else "loss")
+        value = Value.from_outcome(pos.outcome, pos.to_move).value
         from .verify import Verdict
 
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
@@ -507,7 +472,8 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     if cert_file:
         try:
             if v.value in ("win", "loss") and (v.method == "dfpn" or pos.outcome is not None):
-                cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb)
+                cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb,
+                                         command=_command_line())
                 out["certificate"] = {"file": cert_file, "positions": cert["node_count"]}
             else:
                 raise CertificateError(f"no df-pn proof (value {v.value}, by {v.method})")
@@ -609,6 +575,21 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
 
 
 
+#: the arguments :func:`main` was called with, for the provenance stamp of what a
+#: command writes (None: the command group was invoked another way, as by a test)
+_ARGV: list[str] | None = None
+
+
+def _command_line() -> str:
+    """The command being run, as the provenance stamp of a file it writes names it."""
+    import shlex
+
+    if _ARGV is not None:
+        return shlex.join(["meridians", *_ARGV])
+    ctx = click.get_current_context(silent=True)
+    return ctx.command_path if ctx is not None else "meridians"
+
+
 def _os_message(e: OSError) -> str:
     """``PATH: reason`` for an OSError about a file (``[Errno 13] ...`` otherwise)."""
     if e.filename is not None and e.strerror:
@@ -620,6 +601,8 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the command group, turning every user error into one line."""
     import zlib
 
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
     try:
         code = cli.main(args=argv, prog_name="meridians", standalone_mode=False)
     except click.UsageError as e:

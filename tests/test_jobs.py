@@ -303,3 +303,94 @@ def test_ctrl_c_keeps_the_checkpoint_and_exits_130(tmp_path, late_34, jobs_n):
     assert data["finished"] >= 1
     _, alive = psutil.wait_procs(workers, timeout=20)
     assert not alive
+
+
+# -- the checkpoint read by the library (a direct call, not only the CLI) ----------------------
+
+
+@pytest.fixture(scope="module")
+def kept_checkpoint(tmp_path_factory) -> dict:
+    """The checkpoint of a whole solve of 2/3 (every class decided), as JSON."""
+    path = tmp_path_factory.mktemp("kept") / "ck.json"
+    solve_openings(Position.start(B23), checkpoint=path, keep_checkpoint=True, **QUIET)
+    return json.loads(path.read_text())
+
+
+def _one_result(data: dict, field: str, value) -> dict:
+    data = json.loads(json.dumps(data))
+    data["results"][sorted(data["results"])[0]][field] = value
+    return data
+
+
+@pytest.mark.parametrize("content", [
+    b"[" * 100_000 + b"]" * 100_000,                       # RecursionError in json
+    __import__("gzip").compress(b'{"format": 1}' * 40)[:25],  # truncated gzip
+    bytes(range(256)),                                       # binary
+    b'{"format": NaN}',
+    b"[1, 2]",
+])
+def test_solve_openings_refuses_an_unreadable_checkpoint(tmp_path, content):
+    ck = tmp_path / "ck.json"
+    ck.write_bytes(content)
+    with pytest.raises(CheckpointError, match=f"^checkpoint {ck}: ") as e:
+        solve_openings(Position.start(B23), checkpoint=ck, **QUIET)
+    assert "\n" not in str(e.value)
+    assert isinstance(e.value, ValueError) and ck.read_bytes() == content  # nothing written over
+
+
+@pytest.mark.parametrize("field,value", [
+    ("runs", "x"), ("runs", [1]), ("runs", True), ("runs", -1), ("line", 5), ("line", [1, 2]),
+    ("notes", {"a": 1}), ("horizon", "deep"), ("verified", "yes"), ("nodes", 1.5), ("nodes", None),
+    ("seconds", "1"), ("value", "maybe"), ("method", 3),
+])
+def test_solve_openings_refuses_a_checkpoint_field_of_the_wrong_type(tmp_path, kept_checkpoint, field, value):
+    ck = tmp_path / "ck.json"
+    ck.write_text(json.dumps(_one_result(kept_checkpoint, field, value)))
+    with pytest.raises(CheckpointError, match=f"^checkpoint {ck}: job .*{field}"):
+        solve_openings(Position.start(B23), checkpoint=ck, **QUIET)
+
+
+def test_solve_openings_resumes_its_kept_checkpoint(tmp_path, kept_checkpoint):
+    # the control of the tests above: the unchanged file is read, every class resumed
+    ck = tmp_path / "ck.json"
+    ck.write_text(json.dumps(kept_checkpoint))
+    r = solve_openings(Position.start(B23), checkpoint=ck, keep_checkpoint=True, **QUIET)
+    assert all(c.resumed for c in r.classes) and r.value == "win"
+
+
+# -- the Dask scheduler address, checked by the library ----------------------------------------
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://", "tcp://host", "host:99999", "tcp://host:0",
+                                     "http://x:1", "tcp://a b:8786", "tcp://host:8786/path"])
+def test_pool_refuses_a_malformed_scheduler_at_once(address, capfd):
+    from solver.search.workers import Pool, SchedulerAddressError
+
+    t0 = time.perf_counter()
+    with pytest.raises(SchedulerAddressError, match="not a Dask scheduler address") as e:
+        Pool("dask", 2, address)
+    assert time.perf_counter() - t0 < 1  # distributed waited 20 s, then a traceback
+    assert isinstance(e.value, ValueError) and "\n" not in str(e.value)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_solve_openings_refuses_a_malformed_scheduler_at_once(tmp_path):
+    from solver.search.workers import SchedulerAddressError
+
+    t0 = time.perf_counter()
+    with pytest.raises(SchedulerAddressError):
+        solve_openings(Position.start(B23), backend="dask", scheduler="garbage", **QUIET)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_the_cli_and_the_pool_read_scheduler_addresses_by_one_rule():
+    from solver.search.workers import SchedulerAddressError, check_scheduler_address
+
+    for good in ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786",
+                 "ws://localhost:8787"]:
+        assert check_scheduler_address(good) == good
+    for bad in ["garbage", "tcp://host", ":8786", "tcp://host:", "tcp//host:8786", "h:65536"]:
+        with pytest.raises(SchedulerAddressError):
+            check_scheduler_address(bad)
+        out = CliRunner().invoke(cli, ["solve", "2/3", "--backend", "dask", "--scheduler", bad])
+        assert out.exit_code == 2 and "--scheduler" in out.output, out.output

@@ -72,6 +72,7 @@ from solver.bits import (
     bb_or, bb_popcount, bb_store, bb_test,
 )
 from solver.core import kernel
+from solver.search.memory import zeroed
 from solver.search.path import enter_child, repeats
 
 __all__ = ["CaptureError", "CaptureSearch", "capture_within", "check_n", "forget", "new_capture", "MAX_N"]
@@ -105,10 +106,12 @@ class Capture(NamedTuple):
     path_keys: np.ndarray    # uint64 (_MAXP,): their identity keys (for repeats)
     keys: np.ndarray         # uint64 (_MAXP, 4): keys under each symmetry (child_keys)
     removals: np.ndarray     # int32 (_MAXP,): placements that removed stones, root to ply
+    # the table: an all-zero slot is empty, so that it comes from memory.zeroed and costs
+    # only the pages a search writes (see _slot for the encoding)
     tt_key: np.ndarray       # uint64 (size,): identity key xor the target's salt
-    tt_succ: np.ndarray      # int8 (size,): succeeds within this many X-moves, 127 none
-    tt_fail: np.ndarray      # int8 (size,): fails within this many X-moves, -1 none
-    tt_move: np.ndarray      # int16 (size,): the move that succeeded, -1 none
+    tt_succ: np.ndarray      # int8 (size,): 127 - (succeeds within this many X-moves); 0 none
+    tt_fail: np.ndarray      # int8 (size,): 1 + (fails within this many X-moves); 0 none
+    tt_move: np.ndarray      # int16 (size,): 1 + the move that succeeded; 0 none
     stats: np.ndarray        # int64 (4,): NODES, TT_HITS, PRUNED, ABORTED
     limits: np.ndarray       # int64 (3,): node budget (0 none), use the table, use the cut
     salt: np.ndarray         # uint64 (1,): xor-ed into keys, one per target
@@ -152,14 +155,18 @@ def new_capture(t: core.Tables, tt_mb: float = 16, max_nodes: int = 0,
     return Capture(
         np.zeros((2 * _MAXP, t.w), np.uint64), np.zeros(_MAXP, np.uint64),
         np.zeros((_MAXP, 4), np.uint64), np.zeros(_MAXP, np.int32),
-        np.zeros(size, np.uint64), np.full(size, _NO_SUCC, np.int8), np.full(size, -1, np.int8),
-        np.full(size, -1, np.int16), np.zeros(4, np.int64),
+        *_table(size), np.zeros(4, np.int64),
         np.array([max_nodes, int(use_table), int(use_cut)], np.int64), np.zeros(1, np.uint64),
         adj, dirsign, np.zeros((6 * nbits, t.w), np.uint64), np.zeros(6 * nbits, np.int32),
         np.zeros((3, t.w), np.uint64), np.zeros((6 * nbits, 2), np.int32), np.zeros(1, np.int32),
         np.zeros((_MAXP + 3, nbits), np.int32),
         np.full(_MAXP, -1, np.int32),
     )
+
+
+def _table(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An empty table of ``size`` slots (all zeros: its pages are mapped as written)."""
+    return zeroed(size, np.uint64), zeroed(size, np.int8), zeroed(size, np.int8), zeroed(size, np.int16)
 
 
 # --- geometry of the target ----------------------------------------------------------------
@@ -355,9 +362,29 @@ def _enough(res, m, k, pool, waste):
 
 
 # --- the table -----------------------------------------------------------------------------
+# A slot holds its bounds shifted so that zero means "nothing known": an empty slot is
+# zero in every field and a slot whose key is zero (one key in 2**64) reads as empty.
 @kernel
 def _slot(S, key):
     return int(key & np.uint64(S.tt_key.shape[0] - 1))
+
+
+@kernel
+def _succ(S, e):
+    """Succeeds within this many X-moves (_NO_SUCC: not known)."""
+    return _NO_SUCC - np.int64(S.tt_succ[e])
+
+
+@kernel
+def _fail(S, e):
+    """Fails within this many X-moves (-1: not known)."""
+    return np.int64(S.tt_fail[e]) - 1
+
+
+@kernel
+def _move(S, e):
+    """The move that succeeded (-1: none)."""
+    return np.int64(S.tt_move[e]) - 1
 
 
 @kernel
@@ -365,14 +392,14 @@ def _store(S, key, succ, fail, move):
     e = _slot(S, key)
     if S.tt_key[e] != key:
         S.tt_key[e] = key
-        S.tt_succ[e] = _NO_SUCC
-        S.tt_fail[e] = -1
-        S.tt_move[e] = -1
-    if succ < S.tt_succ[e]:
-        S.tt_succ[e] = succ
-        S.tt_move[e] = move
-    if fail > S.tt_fail[e]:
-        S.tt_fail[e] = fail
+        S.tt_succ[e] = 0
+        S.tt_fail[e] = 0
+        S.tt_move[e] = 0
+    if succ < _succ(S, e):
+        S.tt_succ[e] = _NO_SUCC - succ
+        S.tt_move[e] = move + 1
+    if fail > _fail(S, e):
+        S.tt_fail[e] = fail + 1
 
 
 # --- move lists ----------------------------------------------------------------------------
@@ -439,13 +466,13 @@ def node(T, S, ply, xturn, x, tgt, k):
         if S.limits[1]:
             e = _slot(S, tkey)
             if S.tt_key[e] == tkey:
-                if S.tt_fail[e] >= k:
+                if _fail(S, e) >= k:
                     S.stats[TT_HITS] += 1
                     return 0
-                if S.tt_succ[e] <= k and S.removals[ply] == 0:
+                if _succ(S, e) <= k and S.removals[ply] == 0:
                     S.stats[TT_HITS] += 1
                     return SUCC
-                first = S.tt_move[e]
+                first = _move(S, e)
         moves = core.legal_bb(T, st, x)
         if S.limits[2]:
             level = _safe(T, S, st, y, g, k)  # also fills S.seg_acc[0:2]
@@ -584,12 +611,14 @@ def forget() -> None:
     Entries stay true from search to search, so keeping them is safe, but they change
     the order of search and so the nodes a later search needs: a caller that drops
     candidates over a node budget calls this before each candidate, so that what it
-    keeps does not depend on what the same process searched before."""
-    for S in _VERIFIERS.values():
-        S.tt_key[:] = 0
-        S.tt_succ[:] = _NO_SUCC
-        S.tt_fail[:] = -1
-        S.tt_move[:] = -1
+    keeps does not depend on what the same process searched before.
+
+    Each table is replaced by a new empty one (its pages mapped as they are written),
+    so that emptying costs what the searches wrote, not the table's size; a
+    :class:`CaptureSearch` made before keeps the table it had."""
+    for key, S in _VERIFIERS.items():
+        _VERIFIERS[key] = S._replace(**dict(zip(("tt_key", "tt_succ", "tt_fail", "tt_move"),
+                                                _table(S.tt_key.shape[0]))))
 
 
 def _target(position: Position, target: str) -> tuple[int, int]:

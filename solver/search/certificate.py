@@ -18,10 +18,11 @@ from array import array
 
 import numpy as np
 
-from .. import RULES_VERSION, __version__, core
+from .. import core
 from ..certificate_check import FORMAT, PROGRESS_EVERY, VERSION, CertificateError
 from ..files import write_atomic_chunks
 from ..position import Position
+from ..provenance import provenance
 from . import dfpn as F
 from .prove import prove
 
@@ -114,6 +115,10 @@ class _Graph:
         return rec
 
 
+#: the ``command`` of a certificate's stamp when its caller names none
+LIBRARY_COMMAND = "solver.search.certificate.write_certificate (a library call)"
+
+
 def build_certificate(
     position,
     proof=None,
@@ -122,10 +127,12 @@ def build_certificate(
     reprove_seconds: float | None = 60.0,
     tt_mb: float = 256,
     progress=None,
+    command: str = LIBRARY_COMMAND,
 ) -> dict:
     """The certificate (a dict, as :func:`check_data` reads it) of a df-pn ``proof`` of
     ``position`` (a :class:`~solver.position.Position`).  Without ``proof`` the position
-    is proven first.
+    is proven first.  The header's ``code`` is the provenance stamp
+    (:func:`solver.provenance.provenance`) of ``command``, the command that writes it.
 
     The walk from the root takes at the winner's turns a move that ends the game at once,
     else the table's move if the table has its child as won, else any child already in
@@ -137,12 +144,12 @@ def build_certificate(
     is called with the number of positions so far every few ten thousand.
     """
     head, graph = _build(position, proof, max_nodes=max_nodes, reprove_seconds=reprove_seconds,
-                         tt_mb=tt_mb, progress=progress)
+                         tt_mb=tt_mb, progress=progress, command=command)
     return {**head, "nodes": [graph.node(i, head["winner"]) for i in range(len(graph))]}
 
 
 def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: float | None = 60.0,
-           tt_mb: float = 256, progress=None) -> tuple[dict, _Graph]:
+           tt_mb: float = 256, progress=None, command: str = LIBRARY_COMMAND) -> tuple[dict, _Graph]:
     """The header of :func:`build_certificate`'s certificate and its nodes as a graph."""
     root = _fresh(position)
     if proof is None and root.outcome is None:
@@ -299,7 +306,8 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
         "format": FORMAT, "version": VERSION, "board": root.board.name, "root": str(root),
         "winner": winner, "node_count": len(graph),
         "reproved": reproved[0],
-        "code": f"meridians {__version__} (rules {RULES_VERSION})",
+        # the whole stamp in one field: the header's own "version" is the format's
+        "code": provenance(command),
     }
     return head, graph
 
@@ -323,7 +331,8 @@ def write_certificate(path: str | os.PathLike, position, proof=None, *, header: 
     """Build the certificate of ``position`` (see :func:`build_certificate`, which takes
     the same keyword arguments; ``header`` adds fields to its header) and write it to
     ``path``, gzip-compressed if the name ends in ``.gz``, atomically; return its header
-    with the file's ``bytes`` and ``sha256``.
+    with the file's ``bytes`` and ``sha256``.  ``command`` (a keyword argument) names the
+    command in the header's provenance stamp, ``code``.
 
     The nodes go to the file one at a time as they are written out, never all as text:
     the file is the same as ``dumps(build_certificate(...))`` (through

@@ -10,26 +10,38 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shutil
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .. import RULES_VERSION, __version__
-from ..files import write_atomic
+from ..files import FileFormatError, read_json, write_atomic
 from .values import Value
 
 if TYPE_CHECKING:
     from .jobs import Job, JobResult
 
-__all__ = ["CHECKPOINT_FORMAT", "CheckpointError", "Checkpoint"]
+__all__ = ["CHECKPOINT_FORMAT", "CheckpointError", "Checkpoint", "record_problem"]
 
 CHECKPOINT_FORMAT = "meridians-jobs/1"
 _VALUES = {v.value for v in Value}
 
 
+#: the fields of a job's recorded result and their JSON types (``bool`` is no ``int``
+#: here); ``value``, ``nodes`` and ``seconds`` are required, the others optional
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "value": str, "nodes": int, "seconds": (int, float), "runs": int, "method": str,
+    "line": list, "verified": bool, "horizon": int, "notes": list,
+}
+_REQUIRED = ("value", "nodes", "seconds")
+_HINT = "remove it or give another --checkpoint"
+
+
 class CheckpointError(ValueError):
-    """A checkpoint file that is corrupt, belongs to another solve, or is in use."""
+    """A checkpoint file that is corrupt, belongs to another solve, or is in use.  The
+    message names the file."""
 
 
 def job_list(jobs: Sequence[Job]) -> list[dict]:
@@ -84,34 +96,38 @@ class Checkpoint:
                 pass  # another solve's status files are still there: leave the folder to it
 
     def load(self) -> dict[str, dict]:
-        """The recorded results of a matching checkpoint ({} when there is none)."""
-        if not self.path.exists():
+        """The recorded results of a matching checkpoint ({} when there is none), each
+        checked field by field (see :func:`record_problem`).  Raises
+        :class:`CheckpointError`, naming the file, for a file that cannot be read as a
+        JSON object (binary, corrupt gzip, nested too deeply, NaN...), is not a
+        checkpoint, was written by another solve (code, rules, method or jobs), or has
+        a result of the wrong shape."""
+        if not os.path.lexists(self.path):
             return {}
         bad = f"checkpoint {self.path}"
-        hint = "remove it or give another --checkpoint"
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{bad} cannot be read ({e}): {hint}") from None
-        except json.JSONDecodeError as e:
-            raise CheckpointError(f"{bad} is not valid JSON ({e}): {hint}") from None
-        if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-            raise CheckpointError(f"{bad} is not a meridians checkpoint: {hint}")
+            data = read_json(self.path, "checkpoint", dict)
+        except FileFormatError as e:
+            raise CheckpointError(f"{bad}: {e.problem}: {_HINT}") from None
+        if data.get("format") != CHECKPOINT_FORMAT:
+            raise CheckpointError(f"{bad} is not a meridians checkpoint: {_HINT}")
         for what, mine in (("code version", __version__), ("rules version", RULES_VERSION),
                            ("method", self.method)):
             theirs = data.get({"code version": "version", "rules version": "rules"}.get(what, what))
             if theirs != mine:
-                raise CheckpointError(f"{bad} was written with {what} {theirs}, not {mine}: {hint}")
+                raise CheckpointError(f"{bad} was written with {what} {_short(theirs)}, not {mine}: {_HINT}")
         if data.get("jobs") != job_list(self.jobs):
-            raise CheckpointError(f"{bad} belongs to another position or variant: {hint}")
+            raise CheckpointError(f"{bad} belongs to another position or variant: {_HINT}")
         results = data.get("results")
+        if not isinstance(results, dict):
+            raise CheckpointError(f"{bad}: 'results' is not an object: {_HINT}")
         keys = {j.key for j in self.jobs}
-        if not isinstance(results, dict) or not set(results) <= keys:
-            raise CheckpointError(f"{bad} has malformed results: {hint}")
-        for key, r in results.items():
-            if (not isinstance(r, dict) or r.get("value") not in _VALUES
-                    or not isinstance(r.get("nodes"), int) or not isinstance(r.get("seconds"), (int, float))):
-                raise CheckpointError(f"{bad} has a malformed result for job {key}: {hint}")
+        for key, record in results.items():
+            if key not in keys:
+                raise CheckpointError(f"{bad} has a result for {_short(key)}, which is not one of its jobs: {_HINT}")
+            problem = record_problem(record)
+            if problem:
+                raise CheckpointError(f"{bad}: job {key!r} {problem}: {_HINT}")
         return results
 
     def save(self, results: dict[str, JobResult]) -> None:
@@ -124,3 +140,33 @@ class Checkpoint:
             "results": {k: r.record() for k, r in results.items() if r.runs or r.nodes},
         }
         write_atomic(self.path, json.dumps(data, indent=1) + "\n")
+
+
+def record_problem(record: object) -> str | None:
+    """What is wrong with one job's recorded result (None: nothing): not an object, a
+    required field missing, a field of the wrong JSON type, an unknown value, a
+    negative count, or a line or notes that are not lists of strings."""
+    if not isinstance(record, dict):
+        return "has a result that is not an object"
+    for name in _REQUIRED:
+        if name not in record:
+            return f"has no {name!r}"
+    for name, kind in _FIELDS.items():
+        value = record.get(name)
+        if value is None and name not in _REQUIRED:
+            continue
+        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+            return f"has a malformed {name!r}"
+        if name in ("line", "notes") and not all(isinstance(x, str) for x in value):
+            return f"has a malformed {name!r}"
+        if name in ("nodes", "seconds", "runs", "horizon") and value < 0:
+            return f"has a negative {name!r}"
+    if record["value"] not in _VALUES:
+        return f"has the unknown value {_short(record['value'])}"
+    return None
+
+
+def _short(value: object) -> str:
+    """A value from the file, quoted and cut to fit in a one-line message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -175,14 +175,6 @@ def run_jobs(
     :class:`JobError` (a job failed) and :class:`JobsInterrupted` (Ctrl-C: workers
     stopped, checkpoint kept).
     """
-    if jobs and backend != "dask":
-        # compile (or load) the kernels here, once, before the clock of ``seconds``
-        # starts: a cold compile takes tens of seconds that no class's share pays for,
-        # and loky workers then load them from the cache
-        from .prove import load_kernels
-
-        load_kernels(jobs[0].position.board, method)
-    t_start = time.time()
     stream = stream or sys.stderr
     if seconds is not None and seconds <= 0:
         raise ValueError(f"the time budget must be positive, not {seconds}")
@@ -193,14 +185,21 @@ def run_jobs(
     ck = None
     resumed = 0
     if checkpoint is not None:
+        # read before the kernels load: a bad checkpoint is refused at once
         ck = Checkpoint(Path(checkpoint), jobs, method, dict(params or {}, method=method))
         ck.acquire()
-        try:
-            resumed = _resume(ck, results)
-        except BaseException:
-            ck.release()
-            raise
     try:
+        if ck is not None:
+            resumed = _resume(ck, results)
+        if jobs and backend != "dask":
+            # compile (or load) the kernels here, once, before the clock of ``seconds``
+            # starts: a cold compile takes tens of seconds that no class's share pays
+            # for, and loky workers then load them from the cache
+            from ..position import Position
+            from .prove import load_kernels
+
+            load_kernels(Position.parse(jobs[0].position).board, method)  # a job's position is notation
+        t_start = time.time()
         pool = Pool(backend, jobs_n, scheduler)
     except BaseException:
         if ck is not None:
@@ -245,15 +244,16 @@ def run_jobs(
 
 
 def _resume(ck: Checkpoint, results: dict[str, JobResult]) -> int:
-    """Fill ``results`` from the checkpoint; the number of decided jobs read."""
+    """Fill ``results`` from the checkpoint (its records checked by
+    :meth:`Checkpoint.load`); the number of decided jobs read."""
     resumed = 0
     for key, rec in ck.load().items():
         r = results[key]
         r.value, r.nodes, r.seconds = rec["value"], rec["nodes"], float(rec["seconds"])
-        r.runs = int(rec.get("runs", 1))
+        r.runs = 1 if rec.get("runs") is None else rec["runs"]
         r.line = list(rec.get("line") or [])
-        r.verified = bool(rec.get("verified", False))
-        r.horizon = int(rec.get("horizon") or 0)
+        r.verified = bool(rec.get("verified"))
+        r.horizon = rec.get("horizon") or 0
         r.notes = list(rec.get("notes") or [])
         if r.done:
             r.resumed = True

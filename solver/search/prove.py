@@ -25,6 +25,7 @@ from ..position import Position
 from . import alphabeta as ab
 from .memory import prefer_huge_pages
 from .methods import METHODS, UnknownMethodError, check_method
+from .values import Value
 
 __all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels"]
 
@@ -120,8 +121,7 @@ def prove(
     if table_file is not None and method != "dfpn":
         raise ValueError("only df-pn searches save and resume their table")
     if position.outcome is not None:
-        result = position.outcome
-        value = "draw" if result == "draw" else ("win" if result == position.to_move else "loss")
+        value = Value.from_outcome(position.outcome, position.to_move).value
         return Proof(str(position), value, 0, 0.0, method)
     load_kernels(position.board, method)
     t0 = time.perf_counter()  # after the kernels load: the budget is for searching

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -18,16 +19,38 @@ import uuid
 from typing import TYPE_CHECKING, Callable
 
 from ..files import write_atomic
-from ..position import Position
 
 if TYPE_CHECKING:
     from .jobs import Job
 
-__all__ = ["BACKENDS", "Pool", "run_job"]
+__all__ = ["BACKENDS", "Pool", "run_job", "SchedulerAddressError", "check_scheduler_address"]
 
 BACKENDS = ("loky", "dask")
 _STATUS_EVERY = 0.5   # seconds between a worker's status files
 _STOP_CHECK_EVERY = 1.0  # seconds between a Dask worker's looks at the stop event
+
+
+#: a Dask scheduler address: ``[scheme://]host:port``, host a name, an IPv4 address or
+#: an IPv6 address in brackets
+SCHEDULER_ADDRESS = re.compile(
+    r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9._-]*):([0-9]{1,5})$")
+
+
+class SchedulerAddressError(ValueError):
+    """A Dask scheduler address that is not ``[scheme://]host:port``."""
+
+
+def check_scheduler_address(address: str) -> str:
+    """``address`` if it is a Dask scheduler address ``[scheme://]host:port`` (port
+    1-65535); else :class:`SchedulerAddressError`.  Checked before any connection is
+    tried: distributed takes 20 s to give up on a malformed address, then prints a
+    traceback from its client's ``__del__``."""
+    mt = SCHEDULER_ADDRESS.match(address) if isinstance(address, str) else None
+    if not mt or not 1 <= int(mt.group(2)) <= 65535:
+        shown = repr(address) if len(repr(address)) <= 60 else repr(address)[:57] + "..."
+        raise SchedulerAddressError(f"{shown} is not a Dask scheduler address: expected scheme://host:port, "
+                                    f"such as tcp://10.0.0.5:8786")
+    return address
 
 
 class _Stop(Exception):
@@ -52,9 +75,11 @@ def run_job(
     wall-clock ``deadline``.  Returns ``Proof.as_dict()``, or ``{'stopped': True}`` when
     the solve that sent it is gone (its process died, or a Dask client set the stop
     event)."""
+    from ..position import Position
     from .prove import load_kernels, prove
 
-    load_kernels(job.position.board, method)  # a worker's own load: not the search's share
+    position = Position.parse(job.position)
+    load_kernels(position.board, method)  # a worker's own load: not the search's share
     if deadline is not None:
         left = deadline - time.time()
         seconds = left if seconds is None else min(seconds, left)
@@ -89,7 +114,7 @@ def run_job(
 
     extra = {} if chunk_nodes is None else {"chunk_nodes": chunk_nodes}
     try:
-        proof = prove(Position.parse(job.position), method=method, seconds=seconds,
+        proof = prove(position, method=method, seconds=seconds,
                       max_nodes=max_nodes, tt_mb=tt_mb, progress=progress, **extra)
     except _Stop:
         return {"stopped": True}
@@ -125,6 +150,7 @@ class Pool:
         if backend == "dask":
             if not scheduler:
                 raise ValueError("--backend dask needs --scheduler ADDRESS (a Dask scheduler, such as tcp://host:8786)")
+            check_scheduler_address(scheduler)
             try:
                 from distributed import Client
             except ImportError as e:  # pragma: no cover - a dependency
