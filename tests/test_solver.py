@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 from solver import Board, Position, core
 from solver import reference as R
 from solver.search import alphabeta as ab
+from solver.randomgame import random_game
 from solver.search.solve import solve, solve_value
 
 from refplay import VALUE, minimax, random_position, reference_of
@@ -144,12 +144,10 @@ def check_tactical_moves(pos: Position) -> int:
 @settings(max_examples=6)
 @given(seed=st.integers(0, 2**32), board=st.sampled_from(["2/3", "3/4", "4/5"]))
 def test_tactical_moves_kill_or_save_groups(seed, board):
-    rng = random.Random(seed)
-    pos = Position.start(Board.parse(board))
     found = 0
-    while pos.outcome is None:
-        found += check_tactical_moves(pos)
-        pos = pos.play(rng.choice(pos.legal_moves()))
+    for pos in random_game(Board.parse(board), seed):
+        if pos.outcome is None:
+            found += check_tactical_moves(pos)
     assert found > 0 or board == "2/3"
 
 
