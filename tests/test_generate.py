@@ -194,7 +194,8 @@ def _children(pid: int) -> set[int]:
     return out
 
 
-def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
+@pytest.mark.subprocess
+def test_a_killed_run_stops_its_workers_and_resumes(tmp_path, tree_env):
     import os
     import signal
     import subprocess
@@ -204,7 +205,7 @@ def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
     out = str(tmp_path / "k.jsonl")
     cmd = [sys.executable, "-m", "solver.cli", "puzzles", "generate", "--board", "4/5", "--n", "1",
            "--count", "100000", "--jobs", "2", "--seed", "4", "--out", out]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tree_env)
     deadline = time.monotonic() + 240
     while not os.path.exists(out + ".state.json") and time.monotonic() < deadline:
         time.sleep(0.2)  # a first batch written: the workers are running
@@ -336,14 +337,13 @@ def test_a_bad_state_file_is_one_line(tmp_path, state):
     assert out.read_text() == ""
 
 
-def test_generation_does_not_depend_on_string_hashing():
+@pytest.mark.subprocess
+def test_generation_does_not_depend_on_string_hashing(tree_env):
     # the SAT reshaping of one seed position (the generator's unit without the verifier,
     # which takes 10 s more) in two interpreters with different string hashes: the
     # candidates came out in other orders, so the sets differed from run to run
-    import os
     import subprocess
     import sys
-    from pathlib import Path
 
     code = (
         "from solver import Board\n"
@@ -358,11 +358,9 @@ def test_generation_does_not_depend_on_string_hashing():
         "            print(t, c)\n"
         "            r.learn(('escapes', 'shorter', 'cooked')[i % 3])\n"
     )
-    root = str(Path(__file__).resolve().parent.parent)
     outs = []
     for h in ("0", "1"):
-        env = dict(os.environ, PYTHONHASHSEED=h, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        r = subprocess.run([sys.executable, "-c", code], env=dict(tree_env, PYTHONHASHSEED=h), capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         outs.append(r.stdout)
     assert outs[0].count("\n") >= 6 and outs[0] == outs[1]
