@@ -424,6 +424,7 @@ def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, capsys, er
     assert len(lines) == 1 and lines[0].startswith("meridians: error: ") and fragment in lines[0], lines
 
 
+@pytest.mark.slow  # 11 s: distributed's connect timeout
 def test_solve_with_an_unreachable_scheduler_is_one_line(tmp_path, run_cli):
     pytest.importorskip("distributed")
     import socket

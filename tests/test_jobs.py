@@ -250,6 +250,7 @@ def _comparable(d: dict) -> tuple:
     return d["value"], d["moves"], [(c["key"], c["value"], c["nodes"]) for c in d["classes"]]
 
 
+@pytest.mark.slow  # 16-19 s
 @pytest.mark.subprocess
 def test_a_killed_solve_resumes_with_the_same_result(tmp_path, late_34, tree_env):
     ck = tmp_path / "ck.json"
