@@ -409,18 +409,14 @@ def test_diagram_labels_every_column_on_6_7(run_cli):
     (OSError(13, "Permission denied", "/some/where.svg"), "/some/where.svg: Permission denied"),
     (ValueError("first line\nsecond line"), "first line second line"),
 ])
-def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, capsys, error, fragment):
+def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, run_cli, error, fragment):
     import solver.verify
-    from solver.cli import main
 
     def broken(text, board):
         raise error
 
     monkeypatch.setattr(solver.verify, "start_position", broken)
-    with pytest.raises(SystemExit) as e:
-        main(["show", "2/3"])
-    assert e.value.code == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = run_cli("show", "2/3", code=2).stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("meridians: error: ") and fragment in lines[0], lines
 
 
