@@ -63,7 +63,6 @@ def check_symmetries(pos: Position, rng: random.Random, moves_per_position: int)
             assert t_child.zobrist() == int(child.zobrist_symmetric()[s])
 
 
-@pytest.mark.slow  # 19-21 s
 @settings(max_examples=120)
 @given(m=st.integers(MIN_M, MAX_M), seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 200))
 def test_symmetries_commute_with_the_rules(m, seed, plies):
