@@ -25,10 +25,8 @@ from pathlib import Path
 from solver import Board, Position
 from solver.search.certificate import build_certificate, dumps, write_certificate
 from solver.files import write_atomic
+from solver.randomgame import random_positions
 from solver.search.prove import prove
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_proof import positions  # noqa: E402  (the same seeded random positions)
 
 
 def as_dicts(path: Path, pos: Position, proof, tt_mb: float) -> None:
@@ -62,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{'dicts s':>8} {'graph s':>8}")
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
-        for pos in positions(board, args.positions, args.plies):
+        for pos in random_positions(board, args.positions, args.plies):
             proof = prove(pos, method="dfpn", tt_mb=args.tt_mb)
             if proof.value not in ("win", "loss"):
                 print(f"{str(pos):<34} undecided", file=sys.stderr)

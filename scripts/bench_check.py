@@ -25,11 +25,9 @@ from pathlib import Path
 
 from solver import Board
 from solver.certificate_check import CertificateError, read_certificate
+from solver.randomgame import random_positions
 from solver.search.certificate import write_certificate
 from solver.search.prove import prove
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_proof import positions  # noqa: E402  (the same seeded random positions)
 
 
 def as_dicts(path: Path) -> dict:
@@ -71,7 +69,7 @@ def main() -> None:
         files = list(args.files)
         if not files:
             board = Board.parse(args.board)
-            for k, pos in enumerate(positions(board, args.positions, args.plies)):
+            for k, pos in enumerate(random_positions(board, args.positions, args.plies)):
                 files.append(Path(tmp) / f"c{k}.json.gz")
                 write_certificate(files[-1], pos, prove(pos, tt_mb=64), tt_mb=64)
         print(f"{'certificate':<24} {'positions':>11} {'dicts B/pos':>12} {'columns B/pos':>14} "

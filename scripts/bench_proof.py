@@ -31,8 +31,6 @@ VARIANTS = {
     "no dead-group lowering": {"dead_shift": 0},
     "no symmetry": {"use_symmetry": False},
 }
-#: scripts/bench_check.py and bench_certificate.py still import ``positions`` from here
-positions = random_positions
 
 
 def main() -> None:

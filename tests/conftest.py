@@ -58,34 +58,38 @@ class CliResult(NamedTuple):
     exception: BaseException | None  # an exception that escaped main (a traceback for the user)
 
 
-def _run_cli(*args: str, input: str | None = None, env: dict | None = None) -> CliResult:
+def _run_cli(*args: str, input: str | None = None, env: dict | None = None, code: int | None = None) -> CliResult:
     import sys
 
     from click.testing import CliRunner
 
     from solver.cli import main
 
-    code, escaped = 0, None
+    status, escaped = 0, None
     with CliRunner().isolation(input=input, env=env) as (out, err, _):
         try:
             main([str(a) for a in args])
         except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         except BaseException as e:  # noqa: BLE001 - a test asserts there is none
-            code, escaped = 1, e
+            status, escaped = 1, e
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
         stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
-    return CliResult(code, stdout, stderr, escaped)
+    result = CliResult(status, stdout, stderr, escaped)
+    if code is not None:
+        assert (status, escaped) == (code, None), (stdout, stderr, escaped)
+    return result
 
 
 @pytest.fixture
 def run_cli():
-    """``run_cli(*args, input=None, env=None) -> CliResult``: the ``meridians`` command
-    run in this process through :func:`solver.cli.main`, so with the exit codes and the
-    one-line errors a user gets (click's CliRunner on ``cli`` alone would show the
-    exceptions that ``main`` turns into one line)."""
+    """``run_cli(*args, input=None, env=None, code=None) -> CliResult``: the ``meridians``
+    command run in this process through :func:`solver.cli.main`, so with the exit codes and
+    the one-line errors a user gets (click's CliRunner on ``cli`` alone would show the
+    exceptions that ``main`` turns into one line).  With ``code``, it also asserts that the
+    command exited with that code and let no exception escape."""
     return _run_cli
 
 

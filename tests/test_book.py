@@ -15,11 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from puzzles.book import write_book
 from puzzles.record import write_jsonl
-from solver.cli import cli
 from test_puzzle_record import random_puzzle
 
 CHROMIUM = "/usr/bin/chromium"
@@ -69,13 +67,12 @@ def driver():
         profile.cleanup()
 
 
-def test_book_cli(tmp_path: Path) -> None:
+def test_book_cli(tmp_path: Path, run_cli) -> None:
     ps = book_puzzles()
     f = tmp_path / "p.jsonl"
     write_jsonl(f, ps)
-    r = CliRunner().invoke(cli, ["puzzles", "book", str(f), "--out", str(tmp_path / "book"), "--title", "T <1>"])
-    assert r.exit_code == 0, r.output
-    assert "(4 puzzles)" in r.output
+    r = run_cli("puzzles", "book", f, "--out", tmp_path / "book", "--title", "T <1>", code=0)
+    assert "(4 puzzles)" in r.stdout
     page = (tmp_path / "book" / "index.html").read_text(encoding="utf-8")
     assert "<title>T &lt;1&gt;</title>" in page and page.count('<article class="card"') == 4
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page

@@ -19,7 +19,6 @@ The last test checks that a run of the module compared enough puzzles.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from unittest import mock
 
@@ -34,6 +33,7 @@ from puzzles.reference import (
 )
 from solver import Board, Position
 from solver import reference as R
+from solver.randomgame import empty_points, random_game
 from refplay import random_position, reference_of, replay_line
 
 from puzzles.verdict import verify
@@ -240,26 +240,12 @@ class _Budget:
         return self._play(*args)
 
 
-def empty_points(pos: Position) -> int:
-    return pos.board.size - len(pos.stones("L")) - len(pos.stones("D"))
-
-
-def random_game(board: Board, seed: int) -> list[Position]:
-    """The positions of the seeded random game that ``random_position`` plays (the same
-    generator and choices), from the empty board to its end."""
-    rng = random.Random(seed)
-    game = [Position.start(board)]
-    while game[-1].outcome is None and len(game) < 4 * board.size:
-        game.append(game[-1].play(rng.choice(game[-1].legal_moves())))
-    return game
-
-
 def puzzle_position(board: Board, plies: int, seed: int, most_empty: int) -> Position:
     """A position of the seeded random game: after ``plies`` moves, or the last one
     before the game ended; then played on until at most ``most_empty`` points are empty,
     or the game would end.  The position is a fresh one: the line of the puzzle starts
     there, and repetitions of the game before it do not count."""
-    game = random_game(board, seed)
+    game = list(random_game(board, seed, plies=4 * board.size - 1))  # random_position's game
     live = [k for k, pos in enumerate(game) if pos.outcome is None]
     k = max(j for j in live if j <= plies) if plies >= live[0] else live[0]
     while empty_points(game[k]) > most_empty and k + 1 in live:

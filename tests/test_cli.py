@@ -1,28 +1,19 @@
 """The ``meridians`` command (solver/cli.py).
 
-Normal use goes through click's CliRunner on ``solver.cli.cli``; the exit codes and the
-one-line errors come from ``solver.cli.main``, so bad input is run through the installed
-``meridians`` command in a subprocess.
+Every command runs in this process through the ``run_cli`` fixture (tests/conftest.py),
+which calls ``solver.cli.main``: the exit codes and the one-line errors a user gets.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from solver import Board, Game
-from solver.cli import cli
 
-_SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
-MERIDIANS = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "solver.cli"]
 NS = "{http://www.w3.org/2000/svg}"
 RESULT_LINE = re.compile(
     r"^((Light|Dark) wins after (\d+) moves: (Light|Dark) has (no stones left|no legal placement)"
@@ -30,23 +21,13 @@ RESULT_LINE = re.compile(
 )
 
 
-def invoke(*args: str):
-    result = CliRunner().invoke(cli, list(args))
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*MERIDIANS, *args], capture_output=True, text=True, timeout=300)
-
-
 # -- show -------------------------------------------------------------------------------------
 
 
-def test_show_prints_the_diagram_and_legal_moves():
+def test_show_prints_the_diagram_and_legal_moves(run_cli):
     # Light b1, Dark d2, Dark to move: Dark's second stone must see d2 across an empty
     # point; only b3 does (across c3); c2 leads to Light b1, every other line is adjacent
-    out = invoke("show", "2/1D1/4/L2/2 D").stdout
+    out = run_cli("show", "2/1D1/4/L2/2 D", code=0).stdout
     assert out == (
         "      1 2\n"
         "  e    . . 3    e\n"
@@ -61,23 +42,23 @@ def test_show_prints_the_diagram_and_legal_moves():
     )
 
 
-def test_show_board_name_and_finished_position():
-    out = invoke("show", "2/3").stdout.splitlines()
+def test_show_board_name_and_finished_position(run_cli):
+    out = run_cli("show", "2/3", code=0).stdout.splitlines()
     assert out[-2] == "Light to move"
     assert out[-1] == "legal moves (14): a1 a2 b1 b2 b3 c1 c2 c3 c4 d1 d2 d3 e1 e2"
     # Light b1 b3, Dark d2 to move: no point sees d2 across an empty point
-    out = invoke("show", "2/1D1/4/L1L/2 D").stdout.splitlines()
+    out = run_cli("show", "2/1D1/4/L1L/2 D", code=0).stdout.splitlines()
     assert out[-1] == "Light wins (Dark has no legal placement)"
     # dead stones of the player to move are drawn x / X
-    out = invoke("show", "1D/3/LDL1/3/2 L").stdout.splitlines()
+    out = run_cli("show", "1D/3/LDL1/3/2 L", code=0).stdout.splitlines()
     assert out[3] == "  c  x D x .    c"
     assert out[7].startswith("L Light, D Dark, . empty, x dead Light stone (dead: removed unless")
 
 
-def test_show_writes_svg(tmp_path):
+def test_show_writes_svg(tmp_path, run_cli):
     path = tmp_path / "pos.svg"
     text = "1D/3/LDL1/3/2 L"
-    out = invoke("show", text, "--svg", str(path)).stdout
+    out = run_cli("show", text, "--svg", str(path), code=0).stdout
     assert out.splitlines()[-1] == f"wrote {path}"
     root = ET.parse(path).getroot()  # well-formed XML
     assert root.tag == NS + "svg"
@@ -95,9 +76,9 @@ def test_show_writes_svg(tmp_path):
 # -- play ---------------------------------------------------------------------------------------
 
 
-def test_play_ends_with_a_result_and_is_reproducible():
-    first = invoke("play", "--board", "2/3", "--seed", "1").stdout
-    assert invoke("play", "--board", "2/3", "--seed", "1").stdout == first
+def test_play_ends_with_a_result_and_is_reproducible(run_cli):
+    first = run_cli("play", "--board", "2/3", "--seed", "1", code=0).stdout
+    assert run_cli("play", "--board", "2/3", "--seed", "1", code=0).stdout == first
     lines = first.strip().splitlines()
     assert lines[0] == "board 2/3, seed 1"
     assert RESULT_LINE.match(lines[-1]), lines[-1]
@@ -113,31 +94,31 @@ def test_play_ends_with_a_result_and_is_reproducible():
 
 
 @pytest.mark.parametrize("board", ["1/2", "3/4", "6/7", "7/8"])
-def test_play_on_other_boards(board):
-    seeded = [invoke("play", "--board", board, "--seed", str(s), "--quiet").stdout for s in (5, 5, 6)]
+def test_play_on_other_boards(board, run_cli):
+    seeded = [run_cli("play", "--board", board, "--seed", str(s), "--quiet", code=0).stdout for s in (5, 5, 6)]
     assert seeded[0] == seeded[1]
     for out in seeded:
         assert len(out.splitlines()) == 1 and RESULT_LINE.match(out.strip()), out
 
 
-def test_play_given_moves_then_max_plies():
-    out = invoke("play", "--board", "2/3", "--moves", "c1, e2 ,c3", "--max-plies", "3").stdout
+def test_play_given_moves_then_max_plies(run_cli):
+    out = run_cli("play", "--board", "2/3", "--moves", "c1, e2 ,c3", "--max-plies", "3", code=0).stdout
     lines = out.strip().splitlines()
     assert lines[1:4] == ["   1. L c1", "   2. D e2", "   3. L c3"]
     assert "final position: 1D/3/L1L1/3/2 D" in lines
     assert lines[-1] == "stopped after 3 moves, no result yet"
 
 
-def test_play_svg_and_start(tmp_path):
+def test_play_svg_and_start(tmp_path, run_cli):
     path = tmp_path / "final.svg"
-    out = invoke("play", "--start", "1D/3/L1L1/3/2 D", "--seed", "3", "--quiet", "--svg", str(path)).stdout
+    out = run_cli("play", "--start", "1D/3/L1L1/3/2 D", "--seed", "3", "--quiet", "--svg", str(path), code=0).stdout
     assert RESULT_LINE.match(out.strip())
     assert ET.parse(path).getroot().tag == NS + "svg"
 
 
-def test_play_validates_moves():
-    proc = run("play", "--board", "2/3", "--moves", "c1,e2,c2")
-    assert proc.returncode == 2
+def test_play_validates_moves(run_cli):
+    proc = run_cli("play", "--board", "2/3", "--moves", "c1,e2,c2")
+    assert proc.code == 2
     assert proc.stderr.splitlines() == [
         "meridians: error: move 3 (c2): c2 does not see Light's first stone c1 through an empty point "
         "(rule 2: the second stone must have a path to the first)"
@@ -150,16 +131,16 @@ def test_play_validates_moves():
 # -- perft and bench ----------------------------------------------------------------------------
 
 
-def test_perft_prints_the_count():
+def test_perft_prints_the_count(run_cli):
     # 2/3: 14 first stones, 14 * 13 replies (hand count; see test_reference.py)
-    assert invoke("perft", "2/3", "1").stdout == "14\n"
-    assert invoke("perft", "2/3/4/3/2 L", "2").stdout == "182\n"
-    assert invoke("perft", "2/3", "0").stdout == "1\n"
-    assert invoke("perft", "2/1D1/4/L1L/2 D", "2").stdout == "0\n"  # game over
+    assert run_cli("perft", "2/3", "1", code=0).stdout == "14\n"
+    assert run_cli("perft", "2/3/4/3/2 L", "2", code=0).stdout == "182\n"
+    assert run_cli("perft", "2/3", "0", code=0).stdout == "1\n"
+    assert run_cli("perft", "2/1D1/4/L1L/2 D", "2", code=0).stdout == "0\n"  # game over
 
 
-def test_bench_json():
-    out = invoke("bench", "--board", "2/3", "--seconds", "0.2", "--json").stdout
+def test_bench_json(run_cli):
+    out = run_cli("bench", "--board", "2/3", "--seconds", "0.2", "--json", code=0).stdout
     assert len(out.strip().splitlines()) == 1
     data = json.loads(out)
     assert isinstance(data, dict)
@@ -169,16 +150,16 @@ def test_bench_json():
     assert data["plies_per_s"] >= 3 * data["playouts_per_s"]
 
 
-def test_bench_text():
-    out = invoke("bench", "--board", "1/2", "--seconds", "0.05").stdout
+def test_bench_text(run_cli):
+    out = run_cli("bench", "--board", "1/2", "--seconds", "0.05", code=0).stdout
     assert out.startswith("1/2: ") and "playouts/s" in out
     # on 1/2 every game is two first stones, then Light has no second stone: Dark wins
     assert "Light won 0" in out and "2.0 plies per game" in out
 
 
-def test_version_and_help():
-    assert invoke("--version").stdout.startswith("meridians ")
-    assert "perft" in invoke("--help").stdout
+def test_version_and_help(run_cli):
+    assert run_cli("--version", code=0).stdout.startswith("meridians ")
+    assert "perft" in run_cli("--help", code=0).stdout
 
 
 # -- bad input: one line on stderr, exit code 2, no traceback -------------------------------------
@@ -215,9 +196,9 @@ def test_version_and_help():
     ],
     ids=lambda v: v if isinstance(v, str) and len(v) < 40 else " ".join(x[:20] for x in v),
 )
-def test_bad_input(args, fragment):
-    proc = run(*args)
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+def test_bad_input(args, fragment, run_cli):
+    proc = run_cli(*args)
+    assert proc.code == 2, (proc.stdout, proc.stderr)
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("meridians: error: ")
@@ -225,10 +206,10 @@ def test_bad_input(args, fragment):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
-def test_play_reports_a_repetition():
+def test_play_reports_a_repetition(run_cli):
     # tests/test_position.py's recurring position: four lone stones cut one another
     start = "4/5/1L3L/2D2D1/4D3/2DL3/L4L/2D1D/4 L"
-    out = invoke("play", "--start", start, "--moves", "f5,d6,d4,f3", "--seed", "1").stdout
+    out = run_cli("play", "--start", start, "--moves", "f5,d6,d4,f3", "--seed", "1", code=0).stdout
     lines = out.strip().splitlines()
     assert "   1. L f5  removes d4" in lines and "   4. D f3  removes d6" in lines
     assert f"final position: {start}" in lines
@@ -236,43 +217,43 @@ def test_play_reports_a_repetition():
 
 
 @pytest.mark.parametrize("sep", ["\t", "\u00a0", "\n"])
-def test_show_takes_any_whitespace_between_rows_and_side(sep):
-    out = invoke("show", f"2/1D1/4/L2/2{sep}D").stdout
+def test_show_takes_any_whitespace_between_rows_and_side(sep, run_cli):
+    out = run_cli("show", f"2/1D1/4/L2/2{sep}D", code=0).stdout
     assert out.splitlines()[-1] == "legal moves (1): b3"
 
 
 # -- output files: missing folders are created, the umask is kept, errors name the path ----------
 
 
-def test_output_options_create_missing_folders(tmp_path):
+def test_output_options_create_missing_folders(tmp_path, run_cli):
     svg = tmp_path / "new" / "deeper" / "pos.svg"
-    invoke("show", "2/3", "--svg", str(svg))
+    run_cli("show", "2/3", "--svg", str(svg), code=0)
     assert ET.parse(svg).getroot().tag == NS + "svg"
     final = tmp_path / "other" / "end.svg"
-    invoke("play", "--board", "1/2", "--seed", "1", "--quiet", "--svg", str(final))
+    run_cli("play", "--board", "1/2", "--seed", "1", "--quiet", "--svg", str(final), code=0)
     assert final.exists()
 
 
-def test_output_file_keeps_the_umask(tmp_path):
+def test_output_file_keeps_the_umask(tmp_path, run_cli):
     import os
 
     old = os.umask(0o027)
     try:
-        invoke("show", "2/3", "--svg", str(tmp_path / "a.svg"))
+        run_cli("show", "2/3", "--svg", str(tmp_path / "a.svg"), code=0)
         os.umask(0o002)
-        invoke("show", "2/3", "--svg", str(tmp_path / "b.svg"))
+        run_cli("show", "2/3", "--svg", str(tmp_path / "b.svg"), code=0)
     finally:
         os.umask(old)
     assert (tmp_path / "a.svg").stat().st_mode & 0o777 == 0o640  # mkstemp alone gives 0o600
     assert (tmp_path / "b.svg").stat().st_mode & 0o777 == 0o664
 
 
-def test_output_error_names_the_users_path(tmp_path):
+def test_output_error_names_the_users_path(tmp_path, run_cli):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     target = blocker / "pos.svg"
-    proc = run("show", "2/3", "--svg", str(target))
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    proc = run_cli("show", "2/3", "--svg", str(target))
+    assert proc.code == 2 and "Traceback" not in proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and str(target) in lines[0], proc.stderr
     assert ".part" not in lines[0] and ".tmp-" not in lines[0]
@@ -283,8 +264,8 @@ def test_output_error_names_the_users_path(tmp_path):
 SOLVER_COMMANDS = ["show", "play", "perft", "solve", "verify", "bench"]
 
 
-def test_help_lists_whole_sentences():
-    listing = invoke("--help").stdout.split("Commands:", 1)[1]
+def test_help_lists_whole_sentences(run_cli):
+    listing = run_cli("--help", code=0).stdout.split("Commands:", 1)[1]
     # each command's summary, joined over its wrapped lines
     entries: dict[str, str] = {}
     name = None
@@ -301,8 +282,8 @@ def test_help_lists_whole_sentences():
 
 
 @pytest.mark.parametrize("command", SOLVER_COMMANDS)
-def test_help_ends_with_examples(command):
-    text = invoke(command, "--help").stdout
+def test_help_ends_with_examples(command, run_cli):
+    text = run_cli(command, "--help", code=0).stdout
     body = text.split("Options:", 1)[0].rstrip().splitlines()
     at = max(i for i, line in enumerate(body) if line.strip() == "Examples:")
     examples = [line.strip() for line in body[at + 1:]]
@@ -314,35 +295,34 @@ def test_help_ends_with_examples(command):
 # -- solve: exit codes, resuming, the scheduler address -----------------------------------------
 
 
-def test_solve_exits_3_when_the_value_is_not_decided(tmp_path):
+def test_solve_exits_3_when_the_value_is_not_decided(tmp_path, run_cli):
     ck = tmp_path / "ck.json"
-    result = CliRunner().invoke(cli, ["solve", "2/3", "--max-nodes", "20", "--checkpoint", str(ck)])
-    assert result.exit_code == 3, result.output
+    result = run_cli("solve", "2/3", "--max-nodes", "20", "--checkpoint", ck, code=3)
     assert result.stdout.splitlines()[0] == "2/3/4/3/2 L: Light to move: unknown"
     assert "exit code 3" in result.stderr
-    result = CliRunner().invoke(cli, ["solve", "2/3", "--max-nodes", "20", "--checkpoint", str(ck), "--json"])
-    assert result.exit_code == 3 and json.loads(result.stdout)["value"] == "unknown"
+    result = run_cli("solve", "2/3", "--max-nodes", "20", "--checkpoint", ck, "--json", code=3)
+    assert json.loads(result.stdout)["value"] == "unknown"
     # decided: exit 0, the unknown classes run again from the checkpoint
-    result = CliRunner().invoke(cli, ["solve", "2/3", "--checkpoint", str(ck), "--json"])
-    assert result.exit_code == 0 and json.loads(result.stdout)["value"] == "win"
+    result = run_cli("solve", "2/3", "--checkpoint", ck, "--json", code=0)
+    assert json.loads(result.stdout)["value"] == "win"
 
 
-def test_solve_help_documents_exit_code_3():
-    text = " ".join(invoke("solve", "--help").stdout.split())
+def test_solve_help_documents_exit_code_3(run_cli):
+    text = " ".join(run_cli("solve", "--help", code=0).stdout.split())
     assert "3 when it is not" in text
 
 
-def test_solve_summary_names_the_checkpoint_it_resumed_from(tmp_path, monkeypatch):
+def test_solve_summary_names_the_checkpoint_it_resumed_from(tmp_path, monkeypatch, run_cli):
     monkeypatch.chdir(tmp_path)
     kept = tmp_path / "kept.json"
-    invoke("solve", "2/3", "--checkpoint", str(kept))
+    run_cli("solve", "2/3", "--checkpoint", str(kept), code=0)
     data = json.loads(kept.read_text())
     first = sorted(data["results"])[0]
     data["results"][first]["value"] = "unknown"  # one class to run again, four to resume
     default = tmp_path / ".meridians" / "solve-2-3-dfpn.json"
     default.parent.mkdir()
     default.write_text(json.dumps(data))
-    out = invoke("solve", "2/3").stdout
+    out = run_cli("solve", "2/3", code=0).stdout
     summary = next(line for line in out.splitlines() if " classes by dfpn: " in line)
     assert summary.endswith(", 4 resumed from .meridians/solve-2-3-dfpn.json"), summary
     assert "None" not in out
@@ -351,13 +331,13 @@ def test_solve_summary_names_the_checkpoint_it_resumed_from(tmp_path, monkeypatc
 
 @pytest.mark.parametrize("address", ["garbage", "tcp://", "tcp://host", "host:99999", "tcp://host:port",
                                      "http://x:1", "tcp://a b:8786", "", "tcp://host:8786/path"])
-def test_solve_refuses_a_malformed_scheduler_at_once(address):
+def test_solve_refuses_a_malformed_scheduler_at_once(address, run_cli):
     import time
 
     t0 = time.perf_counter()
-    proc = run("solve", "2/3", "--backend", "dask", "--scheduler", address)
+    proc = run_cli("solve", "2/3", "--backend", "dask", "--scheduler", address)
     assert time.perf_counter() - t0 < 15  # distributed took 20 s to time out, then a traceback
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.code == 2 and "Traceback" not in proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "--scheduler" in lines[0], proc.stderr
 
@@ -382,30 +362,28 @@ def test_scheduler_address_forms():
     (["--max-nodes", "-1"], "--max-nodes -1"),
     (["--max-nodes", "9" * 40], "--max-nodes of 40 digits"),
 ])
-def test_solve_bad_budgets(args, fragment, tmp_path):
-    proc = run("solve", "2/3", "--checkpoint", str(tmp_path / "ck.json"), *args)
-    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+def test_solve_bad_budgets(args, fragment, tmp_path, run_cli):
+    proc = run_cli("solve", "2/3", "--checkpoint", str(tmp_path / "ck.json"), *args)
+    assert proc.code == 2 and proc.stdout == "", proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and fragment in lines[0], proc.stderr
     assert not (tmp_path / "ck.json").exists()
 
 
-def test_solve_tables_of_all_jobs_must_fit(monkeypatch, tmp_path):
+def test_solve_tables_of_all_jobs_must_fit(monkeypatch, tmp_path, run_cli):
     import solver.search.limit
 
     monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 1000.0)
-    result = CliRunner().invoke(cli, ["solve", "2/3", "--tt-mb", "600", "--jobs", "2",
-                                      "--checkpoint", str(tmp_path / "ck.json")])
-    assert result.exit_code == 2
+    result = run_cli("solve", "2/3", "--tt-mb", "600", "--jobs", "2", "--checkpoint", tmp_path / "ck.json", code=2)
     assert "--tt-mb 600: a table of 600 MiB each for 2 processes does not fit in the 1,000 MiB" in result.stderr
     # the default table (16 MiB on 2/3) is checked too
     monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 10.0)
-    result = CliRunner().invoke(cli, ["solve", "2/3", "--checkpoint", str(tmp_path / "ck.json")])
-    assert result.exit_code == 2 and "--tt-mb 16: " in result.stderr
+    result = run_cli("solve", "2/3", "--checkpoint", tmp_path / "ck.json", code=2)
+    assert "--tt-mb 16: " in result.stderr
 
 
-def test_diagram_labels_every_column_on_6_7():
-    lines = invoke("show", "6/7").stdout.splitlines()
+def test_diagram_labels_every_column_on_6_7(run_cli):
+    lines = run_cli("show", "6/7", code=0).stdout.splitlines()
     rows = {line[2]: line for line in lines[1:14]}
     assert lines[0].split() == ["1", "2", "3", "4", "5", "6"] == lines[14].split()
     # the columns beyond the top and bottom rows' six: where their diagonals leave the board
@@ -431,30 +409,27 @@ def test_diagram_labels_every_column_on_6_7():
     (OSError(13, "Permission denied", "/some/where.svg"), "/some/where.svg: Permission denied"),
     (ValueError("first line\nsecond line"), "first line second line"),
 ])
-def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, capsys, error, fragment):
+def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, run_cli, error, fragment):
     import solver.verify
-    from solver.cli import main
 
     def broken(text, board):
         raise error
 
     monkeypatch.setattr(solver.verify, "start_position", broken)
-    with pytest.raises(SystemExit) as e:
-        main(["show", "2/3"])
-    assert e.value.code == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = run_cli("show", "2/3", code=2).stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("meridians: error: ") and fragment in lines[0], lines
 
 
-def test_solve_with_an_unreachable_scheduler_is_one_line(tmp_path):
+@pytest.mark.slow  # 11 s: distributed's connect timeout
+def test_solve_with_an_unreachable_scheduler_is_one_line(tmp_path, run_cli):
     pytest.importorskip("distributed")
     import socket
 
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = run("solve", "2/3", "--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}",
+    proc = run_cli("solve", "2/3", "--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}",
                "--checkpoint", str(tmp_path / "ck.json"))
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.code == 2 and "Traceback" not in proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in lines[0], proc.stderr

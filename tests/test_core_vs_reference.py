@@ -220,6 +220,7 @@ def test_whole_games_agree(m):
         assert result is not None
 
 
+@pytest.mark.slow  # 180 s
 @settings(max_examples=600)
 @given(
     m=st.integers(MIN_M, MAX_M),

@@ -3,7 +3,6 @@ its proof re-walk against tampered tables; budgets and chunking."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -274,19 +273,13 @@ print(prove(pos, method="dfpn").value, flush=True)
 """
 
 
-def _cli_env(**extra) -> dict:
-    env = dict(os.environ, **extra)
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent.parent),
-                                         env.get("PYTHONPATH", "")])
-    return env
-
-
-def test_a_cold_kernel_cache_is_announced_before_compiling(tmp_path):
+@pytest.mark.subprocess
+def test_a_cold_kernel_cache_is_announced_before_compiling(tmp_path, tree_env):
     """With an empty numba cache, one line on stderr says that the board's kernels
     compile, before the wait (the process is stopped once the line is read)."""
     code = _COLD_RUN.format(board="1/2", move="a1")
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
-                            stdout=subprocess.DEVNULL, env=_cli_env(NUMBA_CACHE_DIR=str(tmp_path)))
+                            stdout=subprocess.DEVNULL, env=dict(tree_env, NUMBA_CACHE_DIR=str(tmp_path)))
     try:
         line = proc.stderr.readline()
     finally:
@@ -296,10 +289,11 @@ def test_a_cold_kernel_cache_is_announced_before_compiling(tmp_path):
     assert line.startswith("compiling the 1/2 kernels once: about "), line
 
 
-def test_a_warm_kernel_cache_prints_nothing():
+@pytest.mark.subprocess
+def test_a_warm_kernel_cache_prints_nothing(tree_env):
     prove(Position.start(Board.parse("1/2")).play("a1"))  # compiles into the cache if need be
     r = subprocess.run([sys.executable, "-c", _COLD_RUN.format(board="1/2", move="a1")],
-                       capture_output=True, text=True, env=_cli_env(), timeout=300)
+                       capture_output=True, text=True, env=tree_env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stderr == "" and r.stdout.strip() in ("win", "loss")
 

@@ -11,10 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from solver import Board, Game, Position
-from solver.cli import cli
 
 DATA = json.loads((Path(__file__).parent / "data" / "golden_games.json").read_text(encoding="utf-8"))
 GAMES = DATA["games"]
@@ -67,12 +65,11 @@ def test_replay_through_positions(game):
 
 
 @pytest.mark.parametrize("game", [g for g in GAMES if g["board"] in ("2/3", "4/5")], ids=lambda g: f"{g['board']}-seed{g['seed']}")
-def test_replay_through_the_command(game):
+def test_replay_through_the_command(game, run_cli):
     # `meridians play --moves` validates and plays the moves; with --max-plies at the
     # game's length no random move follows, and the result line is the golden one
     args = ["play", "--board", game["board"], "--moves", ",".join(game["moves"]), "--max-plies", str(game["plies"])]
-    result = CliRunner().invoke(cli, args + ["--seed", "1"])
-    assert result.exit_code == 0, result.output
+    result = run_cli(*args, "--seed", "1", code=0)
     lines = result.stdout.strip().splitlines()
     n = game["plies"]
     assert f"final position: {game['final']}" in lines

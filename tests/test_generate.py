@@ -194,7 +194,8 @@ def _children(pid: int) -> set[int]:
     return out
 
 
-def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
+@pytest.mark.subprocess
+def test_a_killed_run_stops_its_workers_and_resumes(tmp_path, tree_env):
     import os
     import signal
     import subprocess
@@ -204,7 +205,7 @@ def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
     out = str(tmp_path / "k.jsonl")
     cmd = [sys.executable, "-m", "solver.cli", "puzzles", "generate", "--board", "4/5", "--n", "1",
            "--count", "100000", "--jobs", "2", "--seed", "4", "--out", out]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tree_env)
     deadline = time.monotonic() + 240
     while not os.path.exists(out + ".state.json") and time.monotonic() < deadline:
         time.sleep(0.2)  # a first batch written: the workers are running
@@ -221,71 +222,50 @@ def test_a_killed_run_stops_its_workers_and_resumes(tmp_path):
 
 
 # -- what a user of the driver and the command can get wrong (issue 18) -----------------------
-def _cli(*args: str, cwd=None):
-    """``meridians puzzles generate ARGS`` in process, through ``solver.cli.main``'s error
-    handling: (exit code, stdout, stderr)."""
-    import contextlib
-    import io
-    import os
-
-    from solver.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    try:
-        if cwd is not None:
-            os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(["puzzles", "generate", *args])
-                code = 0
-            except SystemExit as e:
-                code = e.code
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
+GENERATE_4_5 = ("puzzles", "generate", "--board", "4/5", "--n", "1")  # run by run_cli (tests/conftest.py)
 
 
-def test_a_file_that_is_not_ours_is_not_written_over(tmp_path):
+def test_a_file_that_is_not_ours_is_not_written_over(tmp_path, run_cli):
     precious = tmp_path / "precious.txt"
     precious.write_text("my notes\n")
     with pytest.raises(ValueError, match="was not written by this command"):
         G.generate("4/5", 1, 1, str(precious), seed=2)
-    code, out, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--out", str(precious))
+    code, out, err, _ = run_cli(*GENERATE_4_5, "--count", "1", "--out", precious)
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and "--force" in err
     assert precious.read_text() == "my notes\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]  # no state, no lock
     # another run's file: refused too, and kept
     G.generate("4/5", 1, 1, str(tmp_path / "a.jsonl"), seed=2)
     before = (tmp_path / "a.jsonl").read_text()
-    code, _, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--seed", "3", "--out", str(tmp_path / "a.jsonl"))
+    code, _, err, _ = run_cli(*GENERATE_4_5, "--count", "1", "--seed", "3", "--out", tmp_path / "a.jsonl")
     assert code == 2 and "records another run" in err and (tmp_path / "a.jsonl").read_text() == before
     # asked for: written over
     st = G.generate("4/5", 1, 1, str(precious), seed=2, force=True)
     assert st["kept"] == 1 and len(load_jsonl(precious)) == 1
 
 
-def test_the_lock_goes_and_a_complete_file_says_so(tmp_path):
+def test_the_lock_goes_and_a_complete_file_says_so(tmp_path, run_cli):
     out = tmp_path / "c.jsonl"
-    code, text, _ = _cli("--board", "4/5", "--n", "1", "--count", "2", "--seed", "1", "--out", str(out))
+    code, text, _, _ = run_cli(*GENERATE_4_5, "--count", "2", "--seed", "1", "--out", out)
     assert code == 0 and "2 puzzles, 2 added" in text
     assert not (tmp_path / "c.jsonl.lock").exists()
-    code, text, _ = _cli("--board", "4/5", "--n", "1", "--count", "1", "--seed", "1", "--out", str(out))
+    code, text, _, _ = run_cli(*GENERATE_4_5, "--count", "1", "--seed", "1", "--out", out)
     assert code == 0 and text.strip() == f"{out} already holds 2 puzzles (asked 1): none added"
     assert len(load_jsonl(out)) == 2
     # resuming our own run adds what is missing
-    code, text, _ = _cli("--board", "4/5", "--n", "1", "--count", "3", "--seed", "1", "--out", str(out))
+    code, text, _, _ = run_cli(*GENERATE_4_5, "--count", "3", "--seed", "1", "--out", out)
     assert code == 0 and "3 puzzles, 1 added" in text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "c.jsonl.state.json"]
 
 
-def test_an_output_in_a_missing_folder_names_it(tmp_path):
-    code, out, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--out", str(tmp_path / "no" / "x.jsonl"))
+def test_an_output_in_a_missing_folder_names_it(tmp_path, run_cli):
+    code, out, err, _ = run_cli(*GENERATE_4_5, "--count", "1", "--out", tmp_path / "no" / "x.jsonl")
     assert code == 2 and err == f"meridians: error: cannot write {tmp_path / 'no' / 'x.jsonl'}: there is no folder {tmp_path / 'no'}\n"
 
 
-def test_the_default_output_is_in_the_current_folder(tmp_path):
-    code, text, err = _cli("--board", "4/5", "--n", "1", "--count", "1", cwd=tmp_path)
+def test_the_default_output_is_in_the_current_folder(tmp_path, monkeypatch, run_cli):
+    monkeypatch.chdir(tmp_path)
+    code, text, err, _ = run_cli(*GENERATE_4_5, "--count", "1")
     assert code == 0, err
     assert load_jsonl(tmp_path / "4-5-c1.jsonl") and "wrote 4-5-c1.jsonl" in text
 
@@ -294,10 +274,11 @@ def test_the_default_output_is_in_the_current_folder(tmp_path):
     ["--board", "1/2", "--n", "1"],   # no capture can exist: ran forever
     ["--board", "2/3", "--n", "8"],
 ])
-def test_a_request_nothing_meets_stops_with_exit_3(tmp_path, args):
+def test_a_request_nothing_meets_stops_with_exit_3(tmp_path, args, run_cli):
     with pytest.raises(G.NothingFound, match="nothing found within the budget"):
         G.generate(args[1], int(args[3]), 1, str(tmp_path / "x.jsonl"), give_up_after=8)
-    code, out, err = _cli(*args, "--count", "1", "--give-up-after", "16", "--out", str(tmp_path / "y.jsonl"))
+    code, out, err, _ = run_cli("puzzles", "generate", *args, "--count", "1", "--give-up-after", "16",
+                                "--out", tmp_path / "y.jsonl")
     assert code == 3 and out == ""
     assert err.splitlines()[-1].startswith("meridians: stopped: no new puzzle in the last 16 seed positions")
     assert "Traceback" not in err
@@ -307,12 +288,12 @@ def test_a_request_nothing_meets_stops_with_exit_3(tmp_path, args):
     ["--count", "0"], ["--count", "-1"], ["--count", str(10**30)], ["--n", "0"], ["--n", "100"],
     ["--jobs", "0"], ["--jobs", "100000"], ["--seed", "-1"], ["--give-up-after", "0"], ["--board", "9/9"],
 ])
-def test_absurd_options_are_one_line(tmp_path, args):
+def test_absurd_options_are_one_line(tmp_path, args, run_cli):
     base = {"--n": "1", "--count": "1", "--board": "4/5"}
     for k, v in zip(args[::2], args[1::2]):
         base[k] = v
     flat = [x for kv in base.items() for x in kv]
-    code, out, err = _cli(*flat, "--out", str(tmp_path / "z.jsonl"))
+    code, out, err, _ = run_cli("puzzles", "generate", *flat, "--out", tmp_path / "z.jsonl")
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith("meridians: error:"), err
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(ValueError):
@@ -326,24 +307,23 @@ def test_absurd_options_are_one_line(tmp_path, args):
     '{"board": "4/5", "n": 1, "method": "sat", "seed": 0, "units": 0, "candidates": 0, '
     '"cpu_seconds": NaN, "found": 0, "found_dual_free": 0}',
 ])
-def test_a_bad_state_file_is_one_line(tmp_path, state):
+def test_a_bad_state_file_is_one_line(tmp_path, state, run_cli):
     out = tmp_path / "s.jsonl"
     out.write_text("")
     (tmp_path / "s.jsonl.state.json").write_bytes(state.encode("latin-1"))
-    code, text, err = _cli("--board", "4/5", "--n", "1", "--count", "1", "--out", str(out))
+    code, text, err, _ = run_cli(*GENERATE_4_5, "--count", "1", "--out", out)
     assert code == 2 and text == "" and len(err.splitlines()) == 1, err
     assert "s.jsonl.state.json" in err
     assert out.read_text() == ""
 
 
-def test_generation_does_not_depend_on_string_hashing():
+@pytest.mark.subprocess
+def test_generation_does_not_depend_on_string_hashing(tree_env):
     # the SAT reshaping of one seed position (the generator's unit without the verifier,
     # which takes 10 s more) in two interpreters with different string hashes: the
     # candidates came out in other orders, so the sets differed from run to run
-    import os
     import subprocess
     import sys
-    from pathlib import Path
 
     code = (
         "from solver import Board\n"
@@ -358,11 +338,10 @@ def test_generation_does_not_depend_on_string_hashing():
         "            print(t, c)\n"
         "            r.learn(('escapes', 'shorter', 'cooked')[i % 3])\n"
     )
-    root = str(Path(__file__).resolve().parent.parent)
     outs = []
     for h in ("0", "1"):
-        env = dict(os.environ, PYTHONHASHSEED=h, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        r = subprocess.run([sys.executable, "-c", code], env=dict(tree_env, PYTHONHASHSEED=h),
+                           capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         outs.append(r.stdout)
     assert outs[0].count("\n") >= 6 and outs[0] == outs[1]

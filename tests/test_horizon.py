@@ -8,7 +8,6 @@ current line counting as a failure of the prover (RULES.md: a draw).
 
 from __future__ import annotations
 
-import random
 from functools import cache
 
 import pytest
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 
 from solver import Board, Position, core
 from solver import reference as R
+from solver.randomgame import random_game
 from solver.search import horizon as hz
 from solver.search.horizon import LOSS, UNKNOWN, VALUE_NAMES, WIN, shortest_win, solve_horizon
 from solver.search.solve import solve
@@ -112,15 +112,6 @@ def test_random_2_3_positions_agree_with_alphabeta(seed, plies):
 
 
 # --- shortest wins are shortest ------------------------------------------------------------
-def random_game(board: Board, seed: int) -> list[Position]:
-    """The positions of a random game played to its end."""
-    rng = random.Random(seed)
-    game = [Position.start(board)]
-    while game[-1].outcome is None:
-        game.append(game[-1].play(rng.choice(game[-1].legal_moves())))
-    return game
-
-
 def check_minimal(pos: Position, horizon: int) -> hz.HorizonResult:
     r = solve_horizon(pos, horizon)
     light, dark, side = reference_of(pos)
@@ -144,7 +135,7 @@ def check_minimal(pos: Position, horizon: int) -> hz.HorizonResult:
 @given(seed=st.integers(0, 2**32))
 def test_shortest_wins_are_minimal(seed):
     # the last positions of a random game, where forced results are short
-    game = random_game(B23, seed)
+    game = list(random_game(B23, seed))
     for pos in game[-8:]:
         check_minimal(pos, 6)
 
@@ -159,7 +150,7 @@ def test_shortest_wins_are_minimal_on_1_2():
 @settings(max_examples=25)
 @given(seed=st.integers(0, 2**32), back=st.integers(1, 10), prover=st.sampled_from("LD"))
 def test_shortest_win_of_either_prover_against_brute_force(seed, back, prover):
-    game = random_game(B23, seed)
+    game = list(random_game(B23, seed))
     pos = game[max(0, len(game) - 1 - back)]
     r = shortest_win(pos, 6, prover=prover)
     light, dark, side = reference_of(pos)

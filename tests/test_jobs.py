@@ -20,10 +20,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from click.testing import CliRunner
 
 from solver import Board, Position
-from solver.cli import cli, main
 from solver.openings import opening_jobs, pie_jobs, solve_openings
 from solver.search.jobs import CheckpointError, run_jobs
 from solver.search.solve import solve
@@ -136,7 +134,7 @@ def test_time_budget_gives_every_class_effort_and_resumes_unknown_jobs(tmp_path)
     assert grew >= 1
 
 
-def test_dask_backend_on_a_local_cluster_gives_the_same_results(tmp_path):
+def test_dask_backend_on_a_local_cluster_gives_the_same_results(tmp_path, run_cli):
     distributed = pytest.importorskip("distributed")
     start = Position.start(B23)
     local = solve_openings(start, pie=True, **QUIET)
@@ -148,9 +146,8 @@ def test_dask_backend_on_a_local_cluster_gives_the_same_results(tmp_path):
                            checkpoint=tmp_path / "pie.json", **QUIET)
         assert (r.value, r.pairs) == (local.value, local.pairs)
         assert json.loads((tmp_path / "pie.json").read_text())["finished"] == 49
-        out = CliRunner().invoke(cli, ["solve", "2/3", "--method", "alphabeta", "--backend", "dask",
-                                       "--scheduler", addr, "--json"])
-        assert out.exit_code == 0, out.output
+        out = run_cli("solve", "2/3", "--method", "alphabeta", "--backend", "dask", "--scheduler", addr, "--json",
+                      code=0)
         assert json.loads(out.stdout)["moves"] == solve(start).moves
 
 
@@ -171,10 +168,9 @@ def test_live_progress_on_a_terminal_and_lines_elsewhere():
 # -- the command ------------------------------------------------------------------------------
 
 
-def test_solve_command_pie_json_and_map(tmp_path):
+def test_solve_command_pie_json_and_map(tmp_path, run_cli):
     f = tmp_path / "pie.svg"
-    out = CliRunner().invoke(cli, ["solve", "2/3", "--pie", "--method", "alphabeta", "--json", "--map", str(f)])
-    assert out.exit_code == 0, out.output
+    out = run_cli("solve", "2/3", "--pie", "--method", "alphabeta", "--json", "--map", f, code=0)
     data = json.loads(out.stdout)
     assert set(data) >= {"value", "moves", "nodes", "seconds", "line", "pairs", "classes"}
     assert len(data["pairs"]) == 182 and len(data["classes"]) == 49
@@ -185,9 +181,8 @@ def test_solve_command_pie_json_and_map(tmp_path):
     assert sum(c.startswith("value ") for c in classes) == 182
 
 
-def test_solve_command_text_lists_the_classes():
-    out = CliRunner().invoke(cli, ["solve", "2/3", "--method", "alphabeta"])
-    assert out.exit_code == 0, out.output
+def test_solve_command_text_lists_the_classes(run_cli):
+    out = run_cli("solve", "2/3", "--method", "alphabeta", code=0)
     lines = out.stdout.splitlines()
     assert lines[0] == "2/3/4/3/2 L: Light to move: win"
     assert "  losing moves (2): c1 c4" in lines
@@ -198,24 +193,18 @@ def test_solve_command_text_lists_the_classes():
     "content,fragment",
     [("{not json", "not valid JSON"), ('{"format": "something else"}', "not a meridians checkpoint")],
 )
-def test_corrupt_checkpoint_is_one_line_exit_2(tmp_path, capsys, content, fragment):
+def test_corrupt_checkpoint_is_one_line_exit_2(tmp_path, run_cli, content, fragment):
     ck = tmp_path / "ck.json"
     ck.write_text(content)
-    with pytest.raises(SystemExit) as e:
-        main(["solve", "2/3", "--method", "alphabeta", "--checkpoint", str(ck)])
-    assert e.value.code == 2
-    err = capsys.readouterr().err.splitlines()
+    err = run_cli("solve", "2/3", "--method", "alphabeta", "--checkpoint", ck, code=2).stderr.splitlines()
     assert len(err) == 1 and err[0].startswith("meridians: error: checkpoint") and fragment in err[0]
     assert ck.read_text() == content  # left alone
 
 
-def test_checkpoint_of_another_position_or_in_use_is_refused(tmp_path, capsys):
+def test_checkpoint_of_another_position_or_in_use_is_refused(tmp_path, run_cli):
     ck = tmp_path / "ck.json"
     solve_openings(Position.start(Board.parse("1/2")), checkpoint=ck, **QUIET)
-    with pytest.raises(SystemExit) as e:
-        main(["solve", "2/3", "--method", "alphabeta", "--checkpoint", str(ck)])
-    assert e.value.code == 2
-    err = capsys.readouterr().err.splitlines()
+    err = run_cli("solve", "2/3", "--method", "alphabeta", "--checkpoint", ck, code=2).stderr.splitlines()
     assert len(err) == 1 and "another position" in err[0]
     ck.unlink()
     status = Path(str(ck) + ".status")
@@ -235,12 +224,12 @@ def late_34():
     return solve_openings(Position.parse(LATE_34), **QUIET).as_dict()
 
 
-def _start_solve(ck: Path, jobs_n: int) -> subprocess.Popen:
+def _start_solve(ck: Path, jobs_n: int, env: dict) -> subprocess.Popen:
     cmd = [*MERIDIANS, "solve", LATE_34, "--method", "alphabeta", "--tt-mb", "16",
            "--jobs", str(jobs_n), "--checkpoint", str(ck), "--json"]
     # Ctrl-C as from a terminal even when this test runs where SIGINT is ignored (a
     # background job of a shell script): the child starts with the default disposition
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
@@ -261,9 +250,11 @@ def _comparable(d: dict) -> tuple:
     return d["value"], d["moves"], [(c["key"], c["value"], c["nodes"]) for c in d["classes"]]
 
 
-def test_a_killed_solve_resumes_with_the_same_result(tmp_path, late_34):
+@pytest.mark.slow  # 16-19 s
+@pytest.mark.subprocess
+def test_a_killed_solve_resumes_with_the_same_result(tmp_path, late_34, tree_env):
     ck = tmp_path / "ck.json"
-    proc = _start_solve(ck, jobs_n=2)
+    proc = _start_solve(ck, jobs_n=2, env=tree_env)
     _wait_for_a_finished_job(proc, ck)
     workers = psutil.Process(proc.pid).children(recursive=True)
     proc.kill()  # SIGKILL: no chance to clean up
@@ -274,7 +265,7 @@ def test_a_killed_solve_resumes_with_the_same_result(tmp_path, late_34):
     data = json.loads(ck.read_text())
     finished = {k for k, r in data["results"].items() if r["value"] != "unknown"}
     assert len(finished) == data["finished"] >= 1 and "d3" not in finished
-    rerun = _start_solve(ck, jobs_n=2)
+    rerun = _start_solve(ck, jobs_n=2, env=tree_env)
     out, err = rerun.communicate(timeout=180)
     assert rerun.returncode == 0, err
     result = json.loads(out)
@@ -286,10 +277,11 @@ def test_a_killed_solve_resumes_with_the_same_result(tmp_path, late_34):
     assert result["value"] == "loss"
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("jobs_n", [1, 2])
-def test_ctrl_c_keeps_the_checkpoint_and_exits_130(tmp_path, late_34, jobs_n):
+def test_ctrl_c_keeps_the_checkpoint_and_exits_130(tmp_path, late_34, jobs_n, tree_env):
     ck = tmp_path / "ck.json"
-    proc = _start_solve(ck, jobs_n=jobs_n)
+    proc = _start_solve(ck, jobs_n=jobs_n, env=tree_env)
     _wait_for_a_finished_job(proc, ck)
     workers = psutil.Process(proc.pid).children(recursive=True)
     proc.send_signal(signal.SIGINT)

@@ -75,6 +75,7 @@ def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
         run(script, monkeypatch, "--board", "2/3", "--empty", "6")
 
 
+@pytest.mark.subprocess
 def test_a_board_another_live_process_measures_is_refused(script, tmp_path, monkeypatch):
     import subprocess
     import sys

@@ -7,7 +7,6 @@ README.md: ``<rows> <side>``, the rows from the top row to the bottom row separa
 
 from __future__ import annotations
 
-import random
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 from solver import Board, InvalidPositionError, NotationError, Position
 from solver.board import MAX_M, MIN_M
 from solver.notation import format_position, parse_position
+from solver.randomgame import random_game
 
 MS = list(range(MIN_M, MAX_M + 1))
 
@@ -39,15 +39,6 @@ def encode(board: Board, light, dark, side: str) -> str:
     return "/".join(rows) + " " + side
 
 
-def random_game(m: int, seed: int):
-    rng = random.Random(seed)
-    pos = Position.start(Board.get(m))
-    yield pos
-    while pos.outcome is None:
-        pos = pos.play(rng.choice(pos.legal_moves()))
-        yield pos
-
-
 # -- round trips -------------------------------------------------------------------------
 
 
@@ -55,7 +46,7 @@ def random_game(m: int, seed: int):
 def test_round_trip_on_random_games(m):
     count = 0
     for seed in range(6):
-        for pos in random_game(m, seed):
+        for pos in random_game(Board.get(m), seed):
             s = str(pos)
             assert s == encode(pos.board, pos.stones("L"), pos.stones("D"), pos.to_move)
             again = Position.parse(s)
@@ -295,7 +286,7 @@ def test_parse_raises_only_value_errors(text):
 def test_corrupted_notation(m, seed, cut, edit):
     # a corrupted notation string either is rejected with a ValueError or, if it still
     # reads as a position, formats back to itself (up to the spaces between the fields)
-    positions = list(random_game(m, seed))
+    positions = list(random_game(Board.get(m), seed))
     text = str(positions[cut % len(positions)])
     i = cut % len(text)
     if edit == "drop":

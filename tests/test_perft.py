@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from solver import Position, core
 from solver import reference as R
-from solver.cli import cli
 
 DATA = json.loads((Path(__file__).parent / "data" / "perft.json").read_text(encoding="utf-8"))
 ENTRIES = DATA["perft"]
@@ -88,23 +86,20 @@ def test_perft_of_finished_positions():
 # -- the command ---------------------------------------------------------------------------
 
 
-def test_cli_perft_prints_the_count():
-    result = CliRunner().invoke(cli, ["perft", "2/3", "3"])
-    assert result.exit_code == 0, result.output
+def test_cli_perft_prints_the_count(run_cli):
+    result = run_cli("perft", "2/3", "3", code=0)
     assert result.stdout.strip().splitlines()[-1] == "452"
 
 
-def test_cli_perft_on_a_position():
+def test_cli_perft_on_a_position(run_cli):
     entry = next(e for e in ENTRIES if e["board"] == "3/4" and e["source"] != "start")
-    result = CliRunner().invoke(cli, ["perft", entry["position"], "2"])
-    assert result.exit_code == 0, result.output
+    result = run_cli("perft", entry["position"], "2", code=0)
     assert result.stdout.strip() == str(entry["counts"][2])
 
 
-def test_cli_perft_divide():
+def test_cli_perft_divide(run_cli):
     # the count below each first move, against the reference's perft of each child
-    result = CliRunner().invoke(cli, ["perft", "2/3", "3", "--divide"])
-    assert result.exit_code == 0, result.output
+    result = run_cli("perft", "2/3", "3", "--divide", code=0)
     lines = result.stdout.strip().splitlines()
     assert lines[-1] == "452"
     pos = Position.parse("2/3/4/3/2 L")
@@ -117,9 +112,11 @@ def test_cli_perft_divide():
     assert sum(int(c) for c in divide.values()) == 452
 
 
-def test_meridians_perft_command():
+@pytest.mark.subprocess
+def test_meridians_perft_command(tree_env):
     # the installed entry point, in a fresh process: count on stdout, timing on stderr
-    proc = subprocess.run([*MERIDIANS, "perft", "1/2/1 L", "2"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([*MERIDIANS, "perft", "1/2/1 L", "2"], capture_output=True, text=True, timeout=300,
+                          env=tree_env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "12\n"
     assert "perft(2) = 12" in proc.stderr

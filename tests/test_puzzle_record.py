@@ -12,13 +12,10 @@ import doctest
 import json
 import random
 import shutil
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,10 +24,7 @@ import puzzles.record
 from puzzles.record import (FIELDS, Puzzle, PuzzleFormatError, find_puzzle, load_jsonl, parse_puzzle_ref,
                             write_jsonl)
 from solver import Board, Position
-from solver.cli import cli
-
-_SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
-MERIDIANS = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "solver.cli"]
+from solver import randomgame
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -40,12 +34,7 @@ def random_position(seed: int, board: str = "2/3") -> Position:
     rng = random.Random(seed)
     b = Board.parse(board)
     while True:
-        pos = Position.start(b)
-        for _ in range(rng.randrange(2, len(b.names) // 2 + 1)):
-            if pos.outcome is not None:
-                break
-            pos = pos.play(rng.choice(pos.legal_moves()))
-        pos = Position.parse(str(pos))
+        pos = Position.parse(str(randomgame.random_position(b, rng.randrange(2, len(b.names) // 2 + 1), rng)))
         other = "D" if pos.to_move == "L" else "L"
         if pos.outcome is None and pos.stones(other) and pos.legal_moves():
             return pos
@@ -237,29 +226,25 @@ def test_lookup_errors(tmp_path: Path) -> None:
 
 
 # -- meridians puzzles show -------------------------------------------------------------
-def show(*args: str, cwd: Path | None = None):
-    return CliRunner().invoke(cli, ["puzzles", "show", *args])
 
 
-def test_show_epd_line() -> None:
+def test_show_epd_line(run_cli) -> None:
     epd = Puzzle(id="m23-c1-0001", position="2/1D1/4/L2/2 L", target="d2", n=1, key="b3").to_epd()
-    r = show(epd)
-    assert r.exit_code == 0, r.output
-    assert "m23-c1-0001: Light to move, capture the group at d2 in 1 move" in r.output
-    assert Position.parse("2/1D1/4/L2/2 L").diagram() in r.output
-    assert "b3" not in r.output  # no solution unless asked
-    r = show(epd, "--solution")
-    assert r.exit_code == 0 and "key: b3" in r.output
+    out = run_cli("puzzles", "show", epd, code=0).stdout
+    assert "m23-c1-0001: Light to move, capture the group at d2 in 1 move" in out
+    assert Position.parse("2/1D1/4/L2/2 L").diagram() in out
+    assert "b3" not in out  # no solution unless asked
+    assert "key: b3" in run_cli("puzzles", "show", epd, "--solution", code=0).stdout
 
 
-def test_show_id_from_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_show_id_from_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli) -> None:
     ps = [random_puzzle(s, "3/4", n=2) for s in range(3)]
     path = tmp_path / "3-4-c2.jsonl"
     write_jsonl(path, ps)
-    r = show(ps[1].id, "--file", str(path), "--solution", "--svg", str(tmp_path / "p.svg"))
-    assert r.exit_code == 0, r.output
-    assert ps[1].task() in r.output and ps[1].to_position().diagram() in r.output
-    assert f"line: {ps[1].solution_text()}" in r.output
+    out = run_cli("puzzles", "show", ps[1].id, "--file", path, "--solution", "--svg", tmp_path / "p.svg",
+                  code=0).stdout
+    assert ps[1].task() in out and ps[1].to_position().diagram() in out
+    assert f"line: {ps[1].solution_text()}" in out
     svg = (tmp_path / "p.svg").read_text(encoding="utf-8")
     assert svg.startswith("<svg") and f'class="mark" data-point="{ps[1].target}"' in svg
     # by default ids are looked up in the committed sets beside the installed package,
@@ -267,16 +252,15 @@ def test_show_id_from_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     (tmp_path / "results" / "puzzles").mkdir(parents=True)
     shutil.copy(path, tmp_path / "results" / "puzzles" / path.name)
     monkeypatch.chdir(tmp_path)
-    r = show(ps[2].id)
-    assert r.exit_code == 2 and f"no puzzle with id {ps[2].id!r}" in r.output
+    r = run_cli("puzzles", "show", ps[2].id, code=2)
+    assert f"no puzzle with id {ps[2].id!r}" in r.stderr
     committed = load_jsonl(sorted(puzzles.record.COMMITTED.glob("*.jsonl"))[0])[0]
-    r = show(committed.id)
-    assert r.exit_code == 0 and committed.task() in r.output
+    assert committed.task() in run_cli("puzzles", "show", committed.id, code=0).stdout
     # without the committed sets: one line that says where they were looked for
     monkeypatch.setattr(puzzles.record, "COMMITTED", tmp_path / "nowhere")
-    r = show(committed.id)
-    assert r.exit_code == 2 and "the committed sets are not in" in r.output and "--file" in r.output
-    assert len(r.output.strip().splitlines()) == 1
+    r = run_cli("puzzles", "show", committed.id, code=2)
+    assert "the committed sets are not in" in r.stderr and "--file" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
 
 
 @pytest.mark.parametrize("args, message", [
@@ -285,12 +269,11 @@ def test_show_id_from_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     (['2/1D1/4/L2/2 L cm 0; tg d2; id "x";'], "n must be at least 1"),
     (["two words"], "is neither a puzzle id"),
 ])
-def test_show_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+def test_show_errors_are_one_line(tmp_path: Path, args: list[str], message: str, run_cli) -> None:
     f = tmp_path / "bad.jsonl"
     f.write_text(json.dumps(dict(GOOD, id="other")) + "\n" + _with(target="b1") + "\n", encoding="utf-8")
     args = [a.replace("{f}", str(f)) for a in args]
-    r = subprocess.run([*MERIDIANS, "puzzles", "show", *args], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2
+    r = run_cli("puzzles", "show", *args, code=2)
     assert r.stdout == ""
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("meridians: error: "), r.stderr

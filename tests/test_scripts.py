@@ -9,14 +9,9 @@ import pytest
 
 SCRIPTS = sorted((Path(__file__).resolve().parent.parent / "scripts").glob("*.py"))
 NAMES = {p.stem for p in SCRIPTS}
-#: still importing bench_proof's positions (solver.randomgame.random_positions now): drop
-#: each name from here once its script imports the package instead
-NOT_YET = {"bench_check.py", "bench_certificate.py"}
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(reason="imports another script", strict=False))
-    if p.name in NOT_YET else p for p in SCRIPTS], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
 def test_a_script_imports_only_the_package_and_libraries(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):

@@ -49,6 +49,7 @@ def test_every_class_of_2_3_is_written_and_collected_as_alpha_beta_solved_it(scr
     assert {f: f.read_text() for f in files} == before
 
 
+@pytest.mark.subprocess
 def test_a_class_another_live_process_holds_is_passed_over(script, tmp_path, monkeypatch, capsys):
     job = opening_jobs(Position.start(Board.parse("2/3")))[0]
     lock = value_path(tmp_path, Position.parse(job.position)).with_suffix(".running")

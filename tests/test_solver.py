@@ -4,18 +4,16 @@
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Board, Position, core
 from solver import reference as R
-from solver.cli import cli
 from solver.search import alphabeta as ab
+from solver.randomgame import random_game
 from solver.search.solve import solve, solve_value
 
 from refplay import VALUE, minimax, random_position, reference_of
@@ -60,21 +58,18 @@ def test_principal_line_replays_to_the_claimed_result():
     assert R.outcome(board, light, dark, side) == "L"
 
 
-def test_solve_command_json_matches_the_library():
-    out = CliRunner().invoke(cli, ["solve", "2/3", "--json"])
-    assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+def test_solve_command_json_matches_the_library(run_cli):
+    data = json.loads(run_cli("solve", "2/3", "--json", code=0).stdout)
     r = solve(Position.start(Board.parse("2/3")))
     assert data["value"] == r.value and data["moves"] == r.moves
     assert set(data) >= {"value", "moves", "nodes", "seconds", "line"}
 
 
-def test_solve_command_writes_a_map(tmp_path):
+def test_solve_command_writes_a_map(tmp_path, run_cli):
     import xml.etree.ElementTree as ET
 
     f = tmp_path / "map.svg"
-    out = CliRunner().invoke(cli, ["solve", "2/3", "--map", str(f)])
-    assert out.exit_code == 0, out.output
+    run_cli("solve", "2/3", "--map", f, code=0)
     root = ET.fromstring(f.read_text())
     classes = [el.get("class", "") for el in root.iter()]
     assert sum(c.startswith("value ") for c in classes) == 14
@@ -149,12 +144,10 @@ def check_tactical_moves(pos: Position) -> int:
 @settings(max_examples=6)
 @given(seed=st.integers(0, 2**32), board=st.sampled_from(["2/3", "3/4", "4/5"]))
 def test_tactical_moves_kill_or_save_groups(seed, board):
-    rng = random.Random(seed)
-    pos = Position.start(Board.parse(board))
     found = 0
-    while pos.outcome is None:
-        found += check_tactical_moves(pos)
-        pos = pos.play(rng.choice(pos.legal_moves()))
+    for pos in random_game(Board.parse(board), seed):
+        if pos.outcome is None:
+            found += check_tactical_moves(pos)
     assert found > 0 or board == "2/3"
 
 

@@ -21,24 +21,13 @@ from hypothesis import strategies as st
 
 from solver import Board, Position
 from solver.board import MAX_M, MIN_M
+from solver.randomgame import random_game
 
 COLOURS = ("L", "D")
 
 
 def mapped(board: Board, perm, point_names) -> frozenset[str]:
     return frozenset(board.name_of(perm[board.index(n)]) for n in point_names)
-
-
-def random_game(m: int, seed: int, plies: int):
-    """The positions of a random game on board ``m``, at most ``plies`` moves long."""
-    rng = random.Random(seed)
-    pos = Position.start(Board.get(m))
-    yield pos
-    for _ in range(plies):
-        if pos.outcome is not None:
-            return
-        pos = pos.play(rng.choice(pos.legal_moves()))
-        yield pos
 
 
 def check_symmetries(pos: Position, rng: random.Random, moves_per_position: int) -> None:
@@ -79,7 +68,7 @@ def check_symmetries(pos: Position, rng: random.Random, moves_per_position: int)
 def test_symmetries_commute_with_the_rules(m, seed, plies):
     rng = random.Random(seed ^ 0x5EED)
     moves_per_position = 6 if m <= 3 else 2
-    for ply, pos in enumerate(random_game(m, seed, plies)):
+    for ply, pos in enumerate(random_game(Board.get(m), seed, plies=plies)):
         # every position on the small boards; every fifth ply and the end on the big ones
         if m <= 4 or ply % 5 == 0 or pos.outcome is not None:
             check_symmetries(pos, rng, moves_per_position)
@@ -92,7 +81,7 @@ def test_zobrist_keys_identify_positions(m):
     # and the side to move is part of the key
     seen: dict[int, str] = {}
     for seed in range(4):
-        for pos in random_game(m, seed, 400):
+        for pos in random_game(Board.get(m), seed, plies=400):
             again = Position.parse(str(pos))
             assert again.zobrist() == pos.zobrist()
             assert list(again.zobrist_symmetric()) == list(pos.zobrist_symmetric())

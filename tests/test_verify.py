@@ -4,40 +4,14 @@
 from __future__ import annotations
 
 import json
-import random
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from solver import Board, Game, Position
-from solver.cli import cli
+from solver import Board, Position
+from solver.randomgame import random_game
 from solver.verify import GameRecordError, parse_game, replay, start_position, territory, verify_position
 
-_SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
-MERIDIANS = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "solver.cli"]
 EMPTY_23 = "2/3/4/3/2 L"
-
-
-def invoke(*args: str, code: int = 0):
-    result = CliRunner().invoke(cli, list(args))
-    assert result.exit_code == code, (result.output, result.exception)
-    return result
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*MERIDIANS, *args], capture_output=True, text=True, timeout=120)
-
-
-def random_game(board: str, seed: int) -> Game:
-    rng = random.Random(seed)
-    g = Game(Board.parse(board))
-    while g.outcome is None:
-        g.play(rng.choice(g.position.legal_moves()))
-    return g
 
 
 # -- the library ------------------------------------------------------------------------------
@@ -81,45 +55,45 @@ def test_replay_names_the_first_illegal_move():
 # -- meridians verify ---------------------------------------------------------------------------
 
 
-def test_cli_verify_exit_codes():
-    out = invoke("verify", EMPTY_23, "--claim", "win").stdout
+def test_cli_verify_exit_codes(run_cli):
+    out = run_cli("verify", EMPTY_23, "--claim", "win", code=0).stdout
     assert out.splitlines()[0] == f"{EMPTY_23}: Light to move: win"
     assert "verdict: proven (claim: win)" in out and "line: " in out
-    invoke("verify", EMPTY_23, "--claim", "loss", code=1)
-    invoke("verify", "3/4", "--time", "0.3", code=3)
+    run_cli("verify", EMPTY_23, "--claim", "loss", code=1)
+    run_cli("verify", "3/4", "--time", "0.3", code=3)
 
 
-def test_cli_verify_json():
-    r = json.loads(invoke("verify", "2/3", "--claim", "win", "--json").stdout)
+def test_cli_verify_json(run_cli):
+    r = json.loads(run_cli("verify", "2/3", "--claim", "win", "--json", code=0).stdout)
     assert {"value", "line", "nodes", "seconds", "verdict"} <= set(r)
     assert (r["value"], r["verdict"], r["to_move"]) == ("win", "proven", "L")
-    r = json.loads(invoke("verify", "3/4", "--time", "1", "--max-plies", "3", "--json", code=3).stdout)
+    r = json.loads(run_cli("verify", "3/4", "--time", "1", "--max-plies", "3", "--json", code=3).stdout)
     assert (r["value"], r["verdict"], r["method"]) == ("unknown", "unknown", "horizon")
     assert r["horizon"] >= 1
 
 
-def test_cli_verify_moves_from_the_empty_board():
+def test_cli_verify_moves_from_the_empty_board(run_cli):
     # Light c1 loses on 2/3: Dark to move wins
-    r = json.loads(invoke("verify", "--board", "2/3", "--moves", "c1", "--json").stdout)
+    r = json.loads(run_cli("verify", "--board", "2/3", "--moves", "c1", "--json", code=0).stdout)
     assert (r["position"], r["value"], r["to_move"]) == ("2/3/L3/3/2 D", "win", "D")
     assert r["game"]["moves"] == 1
     # the same from a position given as POSITION
-    r = json.loads(invoke("verify", EMPTY_23, "--moves", "c1", "--claim", "loss", "--json", code=1).stdout)
+    r = json.loads(run_cli("verify", EMPTY_23, "--moves", "c1", "--claim", "loss", "--json", code=1).stdout)
     assert r["verdict"] == "refuted"
 
 
-def test_cli_verify_certificate_and_check(tmp_path):
+def test_cli_verify_certificate_and_check(tmp_path, run_cli):
     path = tmp_path / "cert.json"
-    out = invoke("verify", "2/3/L3/3/2 D", "--certificate", str(path)).stdout
+    out = run_cli("verify", "2/3/L3/3/2 D", "--certificate", str(path), code=0).stdout
     assert f"certificate: {path}" in out
     n = json.loads(path.read_text())["node_count"]
-    out = invoke("check", str(path)).stdout
+    out = run_cli("check", str(path), code=0).stdout
     assert out.startswith(f"{n} positions checked: Dark wins 2/3/L3/3/2 D")
     # gzip-compressed, in two processes
     import gzip
     packed = tmp_path / "cert.json.gz"
     packed.write_bytes(gzip.compress(path.read_bytes()))
-    out = invoke("check", "--jobs", "2", str(packed)).stdout
+    out = run_cli("check", "--jobs", "2", str(packed), code=0).stdout
     assert out.startswith(f"{n} positions checked: Dark wins 2/3/L3/3/2 D")
     # one reply removed: one line, exit 1
     data = json.loads(path.read_text())
@@ -127,46 +101,46 @@ def test_cli_verify_certificate_and_check(tmp_path):
     node["replies"].pop(sorted(node["replies"])[-1])
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    proc = run("check", str(bad))
-    assert proc.returncode == 1 and proc.stdout == ""
+    proc = run_cli("check", str(bad))
+    assert proc.code == 1 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "is missing" in lines[0], proc.stderr
-    proc = run("check", str(tmp_path / "missing.json"))  # bad input, not a rejected proof
-    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and "missing.json" in proc.stderr
+    proc = run_cli("check", str(tmp_path / "missing.json"))  # bad input, not a rejected proof
+    assert proc.code == 2 and len(proc.stderr.splitlines()) == 1 and "missing.json" in proc.stderr
 
 
-def test_cli_verify_no_certificate_without_a_proof(tmp_path):
+def test_cli_verify_no_certificate_without_a_proof(tmp_path, run_cli):
     path = tmp_path / "cert.json"
-    r = invoke("verify", "3/4", "--time", "0.2", "--certificate", str(path), "--json", code=3)
+    r = run_cli("verify", "3/4", "--time", "0.2", "--certificate", str(path), "--json", code=3)
     assert json.loads(r.stdout)["certificate"]["file"] is None
     assert not path.exists()
 
 
-def test_cli_verify_game_file(tmp_path):
-    g = random_game("2/3", 3)
-    winner = g.outcome
+def test_cli_verify_game_file(tmp_path, run_cli):
+    game = list(random_game("2/3", seed=3))
+    moves, winner = [p.last_move for p in game[1:]], game[-1].outcome
     path = tmp_path / "game.txt"
-    path.write_text("2/3\n" + ",".join(g.moves) + f"\nresult: {winner}\n")
-    out = invoke("verify", "--game", str(path)).stdout
-    assert f"replayed {len(g.moves)} moves" in out and "verdict: proven" in out
-    path.write_text("\n".join(g.moves) + f"\nresult: {'D' if winner == 'L' else 'L'}\n")
-    r = json.loads(invoke("verify", "--game", str(path), "--board", "2/3", "--json", code=1).stdout)
+    path.write_text("2/3\n" + ",".join(moves) + f"\nresult: {winner}\n")
+    out = run_cli("verify", "--game", str(path), code=0).stdout
+    assert f"replayed {len(moves)} moves" in out and "verdict: proven" in out
+    path.write_text("\n".join(moves) + f"\nresult: {'D' if winner == 'L' else 'L'}\n")
+    r = json.loads(run_cli("verify", "--game", str(path), "--board", "2/3", "--json", code=1).stdout)
     assert r["verdict"] == "refuted" and r["game"]["claimed_result"] != winner
 
 
-def test_cli_verify_game_midway_is_proven(tmp_path):
+def test_cli_verify_game_midway_is_proven(tmp_path, run_cli):
     path = tmp_path / "game.txt"
     path.write_text("2/3\nc2\nc3\n")
     # Light c2, Dark c3: Light to move wins (the principal line of the solved board)
-    r = json.loads(invoke("verify", "--game", str(path), "--claim", "win", "--json").stdout)
+    r = json.loads(run_cli("verify", "--game", str(path), "--claim", "win", "--json", code=0).stdout)
     assert (r["position"], r["value"], r["verdict"], r["method"]) == ("2/3/1LD1/3/2 L", "win", "proven", "dfpn")
 
 
-def test_cli_verify_game_with_an_illegal_move(tmp_path):
+def test_cli_verify_game_with_an_illegal_move(tmp_path, run_cli):
     path = tmp_path / "game.txt"
     path.write_text("2/3\nc1, e2, c2, a1\n")
-    proc = run("verify", "--game", str(path))
-    assert proc.returncode == 2 and proc.stdout == ""
+    proc = run_cli("verify", "--game", str(path))
+    assert proc.code == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     assert "move 3 (c2) is illegal" in lines[0] and "Traceback" not in proc.stderr
@@ -178,9 +152,8 @@ def test_cli_verify_game_with_an_illegal_move(tmp_path):
     ["verify", "--board", "2/3", "--moves", "c1,zz9"],    # unknown point
     ["verify", "--game", "/nonexistent/game.txt"],
 ])
-def test_cli_verify_bad_input(args):
-    result = CliRunner().invoke(cli, args)
-    assert result.exit_code == 2, result.output
+def test_cli_verify_bad_input(args, run_cli):
+    run_cli(*args, code=2)
 
 
 # -- territory: a heuristic in the filling stage ----------------------------------------------
@@ -197,12 +170,12 @@ def test_territory_in_the_filling_stage():
     assert territory(replay(start_position("3/4", None), ["c1", "e2", "c3", "e4"]).position) is None
 
 
-def test_cli_verify_reports_territory_as_a_heuristic():
-    out = invoke("verify", FILLING, "--claim", "loss").stdout
+def test_cli_verify_reports_territory_as_a_heuristic(run_cli):
+    out = run_cli("verify", FILLING, "--claim", "loss", code=0).stdout
     assert "territory (heuristic, not proven; filling stage): safe points Light 1, Dark 3" in out
-    r = json.loads(invoke("verify", FILLING, "--json").stdout)
+    r = json.loads(run_cli("verify", FILLING, "--json", code=0).stdout)
     assert r["value"] == "loss" and r["territory"]["heuristic"] is True
-    assert json.loads(invoke("verify", EMPTY_23, "--json").stdout)["territory"] is None
+    assert json.loads(run_cli("verify", EMPTY_23, "--json", code=0).stdout)["territory"] is None
 
 
 # -- empty records, default budgets, files -----------------------------------------------------
@@ -214,11 +187,11 @@ def test_parse_game_refuses_an_empty_record(text):
         parse_game(text)
 
 
-def test_cli_verify_empty_game_record(tmp_path):
+def test_cli_verify_empty_game_record(tmp_path, run_cli):
     path = tmp_path / "empty.txt"
     path.write_text("# nothing yet\n")
-    proc = run("verify", "--game", str(path))
-    assert proc.returncode == 2 and proc.stdout == ""
+    proc = run_cli("verify", "--game", str(path))
+    assert proc.code == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and "empty" in lines[0], proc.stderr
 
@@ -233,23 +206,23 @@ def test_default_budget_only_where_a_proof_cannot_finish():
     assert default_seconds(Position.start(Board.parse("2/3"))) is None
 
 
-def test_cli_verify_without_time_uses_the_default_budget(monkeypatch):
+def test_cli_verify_without_time_uses_the_default_budget(monkeypatch, run_cli):
     import solver.verify
 
     monkeypatch.setattr(solver.verify, "DEFAULT_SECONDS", 0.5)  # 60 s in use
-    out = invoke("verify", "4/5", code=3).stdout
+    out = run_cli("verify", "4/5", code=3).stdout
     assert "verdict: unknown (the budget ran out)" in out
     assert "of a budget of 0.5 s" in out
     assert "no --time: a budget of 0.5 s, the default on boards larger than 3/4" in out
-    r = json.loads(invoke("verify", "4/5", "--json", code=3).stdout)
+    r = json.loads(run_cli("verify", "4/5", "--json", code=3).stdout)
     assert r["budget_seconds"] == 0.5 and r["seconds"] < 30
     # a --time given is the budget, on any board
-    assert json.loads(invoke("verify", "4/5", "--time", "0.3", "--json", code=3).stdout)["budget_seconds"] == 0.3
-    assert json.loads(invoke("verify", EMPTY_23, "--json").stdout)["budget_seconds"] is None
+    assert json.loads(run_cli("verify", "4/5", "--time", "0.3", "--json", code=3).stdout)["budget_seconds"] == 0.3
+    assert json.loads(run_cli("verify", EMPTY_23, "--json", code=0).stdout)["budget_seconds"] is None
 
 
-def test_verify_help_states_the_default_budget():
-    text = " ".join(invoke("verify", "--help").stdout.split())
+def test_verify_help_states_the_default_budget(run_cli):
+    text = " ".join(run_cli("verify", "--help", code=0).stdout.split())
     assert "60 s on larger boards" in text and "a budget of 60 s" in text
 
 
@@ -265,28 +238,27 @@ def test_verify_help_states_the_default_budget():
     (["--time", "0"], "--time 0"),
     (["--time", "1e300"], "--time 1e+300"),
 ])
-def test_cli_verify_bad_budgets(args, fragment):
-    proc = run("verify", EMPTY_23, *args)
-    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+def test_cli_verify_bad_budgets(args, fragment, run_cli):
+    proc = run_cli("verify", EMPTY_23, *args)
+    assert proc.code == 2 and proc.stdout == "", proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and fragment in lines[0], proc.stderr
 
 
-def test_cli_verify_certificate_in_a_new_folder_and_gzip_record(tmp_path):
+def test_cli_verify_certificate_in_a_new_folder_and_gzip_record(tmp_path, run_cli):
     import gzip
 
     record = tmp_path / "game.txt.gz"
     record.write_bytes(gzip.compress(b"2/3\nc1\n"))
     cert = tmp_path / "new" / "folder" / "cert.json"
-    out = invoke("verify", "--game", str(record), "--certificate", str(cert)).stdout
+    out = run_cli("verify", "--game", str(record), "--certificate", str(cert), code=0).stdout
     assert "replayed 1 moves" in out and f"certificate: {cert}" in out
     assert json.loads(cert.read_text())["node_count"] > 0
 
 
-def test_cli_verify_table_checked_against_the_available_memory(monkeypatch):
+def test_cli_verify_table_checked_against_the_available_memory(monkeypatch, run_cli):
     import solver.search.limit
 
     monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 50_000.0)
-    result = CliRunner().invoke(cli, ["verify", EMPTY_23, "--tt-mb", "100000"])
-    assert result.exit_code == 2
+    result = run_cli("verify", EMPTY_23, "--tt-mb", "100000", code=2)
     assert "--tt-mb 100000: a table of 100,000 MiB does not fit in the 50,000 MiB" in result.stderr
