@@ -77,6 +77,7 @@ def easy_position(board: Board, seed: int, max_nodes: int) -> tuple[Position, in
 
 
 def _env() -> dict:
+    # this tree first (and cwd=ROOT: python -m and -c put the current folder first)
     return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
 
 
@@ -84,7 +85,7 @@ def verify_seconds(text: str) -> float:
     """Wall seconds of ``meridians verify`` on ``text`` in a fresh interpreter."""
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "solver.cli", "verify", text],
-                       env=_env(), capture_output=True, text=True)
+                       env=_env(), cwd=ROOT, capture_output=True, text=True)
     took = time.perf_counter() - t0
     if r.returncode not in (0, 1):
         raise SystemExit(f"meridians verify exited {r.returncode}: {r.stderr.strip()}")
@@ -95,7 +96,8 @@ def stages(text: str) -> dict:
     """The seconds of each stage of a verify in a fresh interpreter (``start and exit``:
     the wall time not spent in the measured code)."""
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", _STAGES, text], env=_env(), capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", _STAGES, text], env=_env(), cwd=ROOT, capture_output=True,
+                       text=True)
     wall = time.perf_counter() - t0
     if r.returncode != 0:
         raise SystemExit(f"the stages run failed: {r.stderr.strip()}")
