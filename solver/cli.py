@@ -408,7 +408,6 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
       meridians verify '2/3/4/3/2 L' --claim win
       meridians verify --game game.txt --time 30 --certificate proof.json.gz
     """
-    from .search.certificate import CertificateError, write_certificate
     from .verify import (EXIT, GameRecordError, default_seconds, parse_game, replay, start_position, verdict_of,
                          verify_position)
 
@@ -470,6 +469,9 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     if move_list:
         out["game"] = {"start": str(pos0), "moves": len(move_list), "claimed_result": record_result}
     if cert_file:
+        # imported only here: it loads the certificate checker and its networkx rules
+        from .search.certificate import CertificateError, write_certificate
+
         try:
             if v.value in ("win", "loss") and (v.method == "dfpn" or pos.outcome is not None):
                 cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb,

@@ -26,6 +26,7 @@ while the opponent has two or more).
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import NamedTuple
 
@@ -118,6 +119,7 @@ def tables(board: Board) -> Tables:
         np.uint64(side_key),
     )
     _TABLES[m] = t
+    _load_numba()
     _announce_if_cold(board, t)
     return t
 
@@ -177,6 +179,47 @@ def load_kernels(t: Tables, what: str, calls: list) -> None:
         announce_compiling(Board.get(t.m), f"about {compile_seconds(t)[1]} s for {what}")
     for fn, args in calls:
         fn(*args)
+
+
+_NO_BLAS = "scipy.linalg.cython_blas"
+
+
+def _load_numba() -> None:
+    """Load numba's implementations of Python and numpy (its CPU target's registries)
+    once per process, before the first kernel runs or loads from the cache, at less than
+    numba's own cost (a warm ``meridians verify`` is mostly numba's start-up):
+
+    - without letting numba import scipy.linalg for BLAS.  numba does that load on its
+      first compile or cache load, and one module of it (numba.np.arraymath) imports
+      scipy.linalg then to see whether np.dot on floats can call BLAS: 0.4-0.6 s.  No
+      kernel here uses np.dot or np.linalg, so the import is blocked while the
+      registries load (numba then takes BLAS as absent, and would compile an inner
+      product as a loop); afterwards scipy imports as usual;
+    - then out of the cycle collector's way (:func:`gc.freeze`, after a collection).
+
+    Nothing is done when scipy's BLAS or numba's registries are loaded already.
+    """
+    if _NO_BLAS in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.registry import cpu_target
+
+    with global_compiler_lock:  # numba's own loads and compiles wait for this one
+        if "numba.np.arraymath" in sys.modules:
+            return
+        sys.modules[_NO_BLAS] = None  # type: ignore[assignment]  # import fails, parents untouched
+        try:
+            cpu_target.target_context.refresh()
+        finally:
+            if sys.modules.get(_NO_BLAS, 0) is None:
+                del sys.modules[_NO_BLAS]
+        # numba's registries are 100,000 objects that live as long as the process: out
+        # of the cycle collector's way, neither its collections during a search nor the
+        # interpreter's exit walk them (the exit took 0.2-0.3 s).  Collected first, so
+        # that nothing already garbage is kept; objects frozen here that later become
+        # garbage in a cycle are kept (a bounded cost, once per process).
+        gc.collect()
+        gc.freeze()
 
 
 def _announce_if_cold(board: Board, t: Tables) -> None:

@@ -192,25 +192,36 @@ def territory(position: Position) -> dict | None:
     safe points of a side are then its reach.  This says nothing proven: the value comes
     from the search.
     """
-    from . import reference as ref
+    # the core's legal_bb, not the networkx reference: the rule is the same (both past
+    # their second stone: the normal phase; tests/test_core_vs_reference), and a verify
+    # then loads neither networkx nor another kernel
+    from . import core
 
-    board = position.board
-    light = frozenset(board.index(n) for n in position.stones("L"))
-    dark = frozenset(board.index(n) for n in position.stones("D"))
-    if len(light) < 2 or len(dark) < 2 or position.outcome is not None:
+    if len(position.stones("L")) < 2 or len(position.stones("D")) < 2 or position.outcome is not None:
         return None
+    t = core.tables(position.board)
+    words = t.w
 
-    def reach(own: frozenset, other: frozenset, colour: str) -> set[int]:
-        got: set[int] = set()
+    def as_int(bb) -> int:
+        return sum(int(x) << (64 * i) for i, x in enumerate(bb))
+
+    def reach(c: int) -> int:
+        st = position.array()  # a copy: its row c grows by the reach found so far
+        own = as_int(st[c])
+        got = 0
         while True:
+            st.flags.writeable = True
             mine = own | got
-            lt, dk = (mine, other) if colour == "L" else (other, mine)
-            new = set(ref.legal_moves(board, frozenset(lt), frozenset(dk), colour)) - got
+            for i in range(words):
+                st[c, i] = (mine >> (64 * i)) & 0xFFFF_FFFF_FFFF_FFFF
+            st.flags.writeable = False  # as a Position's stones: the signature already loaded
+            new = as_int(core.legal_bb(t, st, c)) & ~got
             if not new:
                 return got
             got |= new
 
-    rl, rd = reach(light, dark, "L"), reach(dark, light, "D")
+    rl, rd = reach(0), reach(1)
     if rl & rd:
         return None
-    return {"stage": "filling", "heuristic": True, "safe_points": {"L": len(rl), "D": len(rd)}}
+    return {"stage": "filling", "heuristic": True,
+            "safe_points": {"L": bin(rl).count("1"), "D": bin(rd).count("1")}}
