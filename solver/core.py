@@ -201,8 +201,11 @@ def _load_numba() -> None:
     """
     if _NO_BLAS in sys.modules or "numba.np.arraymath" in sys.modules:
         return
-    from numba.core.compiler_lock import global_compiler_lock
-    from numba.core.registry import cpu_target
+    try:
+        from numba.core.compiler_lock import global_compiler_lock
+        from numba.core.registry import cpu_target
+    except ImportError:  # numba's internals moved: its own first load does it, only slower
+        return
 
     with global_compiler_lock:  # numba's own loads and compiles wait for this one
         if "numba.np.arraymath" in sys.modules:
