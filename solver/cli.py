@@ -13,6 +13,7 @@ import json
 import random
 import sys
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
@@ -297,18 +298,17 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     copies = (jobs_n or 1) if backend == "loky" else 1  # dask workers are on their own machines
     limit = _limit(seconds=seconds, nodes=max_nodes, tt_mb=tt_mb, copies=copies)
     pos = _position_arg(position)
-    tt_mb = limit.tt_mb
-    if tt_mb is None:
+    if limit.tt_mb is None:
         # a big table costs its allocation time on a board solved in a fraction of a second
-        tt_mb = _limit(tt_mb=16 if len(pos.board.names) <= 14 else 1024, copies=copies).tt_mb
+        limit = _limit(seconds=limit.seconds, nodes=limit.nodes,
+                       tt_mb=16 if len(pos.board.names) <= 14 else 1024, copies=copies)
     keep = checkpoint is not None
     path = checkpoint or default_checkpoint(pos, pie=pie, method=method)
     params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json")}
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
     try:
-        r = solve_openings(pos, pie=pie, method=method, seconds=limit.seconds, jobs_n=jobs_n, tt_mb=tt_mb,
-                           max_nodes=limit.nodes, checkpoint=path, keep_checkpoint=keep, backend=backend,
+        r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path, keep_checkpoint=keep, backend=backend,
                            scheduler=scheduler, progress_ui=mode, params=params)
     except JobsInterrupted as e:
         click.echo(f"meridians: {e}", err=True)
@@ -457,7 +457,7 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
         v.notes.append(f"the game is over: {pos.outcome_reason}")
     else:
-        v = verify_position(pos, claim=claim, seconds=budget, max_plies=max_plies, tt_mb=limit.tt_mb)
+        v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies)
     if budget_note:
         v.notes.insert(0, budget_note)
     out = v.as_dict()

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .board import Board
 from .position import Game, IllegalMoveError, Position
+from .search.limit import Limit, limit_of
 
 __all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
            "GameRecordError", "CLAIMS", "EXIT", "DEFAULT_SECONDS"]
@@ -76,10 +77,11 @@ def verify_position(
     position: Position,
     *,
     claim: str | None = None,
+    limit: Limit | None = None,
     seconds: float | None = None,
     max_plies: int | None = None,
-    tt_mb: float = 256,
-    max_nodes: int = 0,
+    tt_mb: float | None = None,
+    max_nodes: int | None = None,
 ) -> Verdict:
     """The value of ``position`` for its player to move, and the verdict on ``claim``.
 
@@ -87,9 +89,17 @@ def verify_position(
     budget and ``max_plies`` is given, the horizon search looks for the shortest win of
     either side within ``max_plies`` plies (then ``horizon`` is how deep it got).  With
     ``max_plies`` and ``seconds`` df-pn gets half of the time.
-    """
-    from .search.prove import load_kernels, prove
 
+    ``limit`` is the budget (:class:`~solver.search.limit.Limit`; None: none, and
+    :func:`~solver.search.prove.prove`'s default table); the horizon search's table is at
+    most 32 MiB of it.  ``seconds``, ``max_nodes`` and ``tt_mb`` are the short form of
+    the same Limit (checked by the same rules); giving them with ``limit`` is a TypeError.
+    """
+    from .search.prove import DEFAULT_TT_MB, load_kernels, prove
+
+    limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    seconds = limit.seconds
+    tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
     if claim is not None and claim not in CLAIMS:
         raise ValueError(f"a claim is one of {', '.join(CLAIMS)}, not {claim!r}")
     # compiled before the clock starts: on a board's first use that takes tens of
@@ -99,14 +109,14 @@ def verify_position(
         load_kernels(position.board, "horizon")
     t0 = time.perf_counter()
     first = seconds / 2 if (seconds is not None and max_plies is not None) else seconds
-    p = prove(position, method="dfpn", seconds=first, max_nodes=max_nodes, tt_mb=tt_mb)
+    p = prove(position, method="dfpn", limit=replace(limit, seconds=first, tt_mb=tt_mb))
     nodes, notes = p.nodes, list(p.notes)
     method, horizon, proof = "dfpn", 0, p
     if p.value == "unknown" and not notes:
         notes.append(f"df-pn did not decide within the budget ({p.nodes:,} nodes)")
     if p.value == "unknown" and max_plies is not None:
         left = None if seconds is None else max(seconds / 4, seconds - (time.perf_counter() - t0))
-        h = prove(position, method="horizon", seconds=left, max_nodes=max_nodes, tt_mb=min(tt_mb, 32),
+        h = prove(position, method="horizon", limit=replace(limit, seconds=left, tt_mb=min(tt_mb, 32)),
                   max_depth=max_plies)
         nodes += h.nodes
         notes = [n for n in notes] + list(h.notes)

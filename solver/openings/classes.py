@@ -36,6 +36,7 @@ from ..files import claim, write_atomic
 from ..position import Position
 from ..provenance import code_revision, provenance
 from ..search.jobs import Job
+from ..search.limit import Limit
 from ..search.values import Value
 from .solution import opening_jobs
 
@@ -84,6 +85,11 @@ class ClassSettings:
         self.folder = Path(self.folder)
         self.tables = None if self.tables is None else Path(self.tables)
         self.certificates = None if self.certificates is None else Path(self.certificates)
+
+    def limit(self) -> Limit:
+        """The budget of one class's proof (checked now: LimitError when the table does
+        not fit in the memory available)."""
+        return Limit(seconds=self.seconds, tt_mb=self.tt_mb)
 
     def command(self, board: Board, key: str) -> str:
         """The command that proves class ``key`` with these settings."""
@@ -193,8 +199,7 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
     if table is not None and table.exists():
         say(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)")
     try:
-        p = prove(pos, method="dfpn", seconds=settings.seconds, tt_mb=settings.tt_mb,
-                  progress=progress, table_file=table)
+        p = prove(pos, method="dfpn", limit=settings.limit(), progress=progress, table_file=table)
     except KeyboardInterrupt:
         kept = f"its table is in {table}: run again to resume" if table else "nothing kept"
         raise ClassInterrupted(f"interrupted in class {job.key}; {kept}") from None

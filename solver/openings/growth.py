@@ -104,6 +104,7 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
     writing it (with the chart ``out.svg`` and the class records beside ``out``) after
     each; return the last record.  Results of the same positions with at least this cap
     are kept.  Raises GrowthError (``out`` is not a growth file) and GrowthInterrupted."""
+    from ..search.limit import Limit
     from ..search.prove import prove
     from ..svg import growth_svg
 
@@ -130,9 +131,10 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
         write_atomic(out.with_suffix(".svg"), growth_svg(rec))
         return rec
 
+    limit = Limit(nodes=max_nodes, tt_mb=tt_mb)
     try:
         for k, (s, e, text) in enumerate(todo, 1):
-            p = prove(Position.parse(text), max_nodes=max_nodes, tt_mb=tt_mb)
+            p = prove(Position.parse(text), limit=limit)
             runs.append({"seed": s, "empty": e, "position": text, "value": p.value,
                          "expansions": p.nodes, "seconds": round(p.seconds, 2), "cap": max_nodes,
                          "revision": revision})

@@ -30,6 +30,7 @@ from typing import Iterable
 
 from ..position import Position
 from ..search.jobs import DEFAULT_METHOD, Job, JobResult, run_jobs
+from ..search.limit import Limit, limit_of
 from ..search.values import Value
 
 __all__ = ["opening_jobs", "pie_jobs", "default_checkpoint", "OpeningSolution", "solve_openings"]
@@ -142,10 +143,11 @@ def solve_openings(
     *,
     pie: bool = False,
     method: str = DEFAULT_METHOD,
+    limit: Limit | None = None,
     seconds: float | None = None,
     jobs_n: int | None = 1,
-    tt_mb: float = 256,
-    max_nodes: int = 0,
+    tt_mb: float | None = None,
+    max_nodes: int | None = None,
     checkpoint: str | os.PathLike | None = None,
     keep_checkpoint: bool = True,
     backend: str = "loky",
@@ -155,8 +157,10 @@ def solve_openings(
     chunk_nodes: int | None = None,
 ) -> OpeningSolution:
     """Solve ``position`` through its opening jobs (:func:`opening_jobs`, or
-    :func:`pie_jobs` with ``pie``), run by :func:`run_jobs` (same parameters).
+    :func:`pie_jobs` with ``pie``), run by :func:`run_jobs` (same parameters: ``limit``
+    is the budget, ``seconds``, ``max_nodes`` and ``tt_mb`` its short form).
     ``keep_checkpoint=False`` removes the checkpoint once every job is decided."""
+    limit = limit_of(limit, seconds, max_nodes, tt_mb)
     t0 = time.time()
     if position.outcome is not None:
         if pie:
@@ -165,8 +169,7 @@ def solve_openings(
         return OpeningSolution(str(position), False, method, value, {}, [], 0, 0.0, 0.0, [])
     jobs = pie_jobs(position) if pie else opening_jobs(position)
     params = dict(params or {}, position=str(position), pie=pie)
-    run = run_jobs(jobs, method=method, seconds=seconds, jobs_n=jobs_n, tt_mb=tt_mb,
-                   max_nodes=max_nodes, checkpoint=checkpoint, backend=backend,
+    run = run_jobs(jobs, method=method, limit=limit, jobs_n=jobs_n, checkpoint=checkpoint, backend=backend,
                    scheduler=scheduler, progress_ui=progress_ui, params=params,
                    chunk_nodes=chunk_nodes)
     sol = OpeningSolution(str(position), pie, method, "unknown", {}, [], 0, 0.0, 0.0, run.results,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from .checkpoint import Checkpoint, CheckpointError
+from .limit import Limit, limit_of
 from .progress import Progress, progress_mode
 from .methods import DEFAULT_METHOD
 from .values import Value
@@ -143,10 +144,11 @@ def run_jobs(
     jobs: Sequence[Job],
     *,
     method: str = DEFAULT_METHOD,
+    limit: Limit | None = None,
     seconds: float | None = None,
     jobs_n: int | None = 1,
-    tt_mb: float = 256,
-    max_nodes: int = 0,
+    tt_mb: float | None = None,
+    max_nodes: int | None = None,
     checkpoint: str | os.PathLike | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
@@ -157,11 +159,14 @@ def run_jobs(
 ) -> JobsRun:
     """Run ``jobs`` and return their results (in job order).
 
+    ``limit`` (a :class:`~solver.search.limit.Limit`; None: no bound) is the budget.  Its
     ``seconds`` is a wall-time budget for the whole run: each job, when it starts, gets
     the time left times the number of workers divided by the number of jobs not yet
     started (at most the time left), so that every job gets its share; a job that runs
-    out reports ``'unknown'`` with its effort.  ``max_nodes`` bounds each job's nodes
-    (0: no bound).  ``jobs_n`` jobs run at once: in this process when it is 1, else in
+    out reports ``'unknown'`` with its effort.  Its ``nodes`` bound each job's nodes
+    (0: no bound), its ``tt_mb`` is each job's table (None: :func:`prove`'s default).
+    ``seconds``, ``max_nodes`` and ``tt_mb`` are the short form of the same Limit
+    (checked by the same rules); giving them with ``limit`` is a TypeError.  ``jobs_n`` jobs run at once: in this process when it is 1, else in
     loky worker processes; with ``backend='dask'`` on the cluster at ``scheduler``
     (default: as many as the cluster has threads).
 
@@ -176,8 +181,8 @@ def run_jobs(
     stopped, checkpoint kept).
     """
     stream = stream or sys.stderr
-    if seconds is not None and seconds <= 0:
-        raise ValueError(f"the time budget must be positive, not {seconds}")
+    limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    seconds = limit.seconds
     keys = [j.key for j in jobs]
     if len(set(keys)) != len(keys):
         raise ValueError("two jobs with the same key")
@@ -217,9 +222,8 @@ def run_jobs(
             ui.message(f"meridians: resumed {resumed} finished jobs of {len(jobs)} from {ck.path}")
         pending = [(i, j) for i, j in enumerate(jobs) if not results[j.key].done]
         ui.start()
-        _schedule(pool, pending, results, ui, ck, method=method, seconds=seconds,
-                  deadline=deadline, max_nodes=max_nodes, tt_mb=tt_mb,
-                  status_dir=status_dir, token=token, chunk_nodes=chunk_nodes)
+        _schedule(pool, pending, results, ui, ck, method=method, limit=limit,
+                  deadline=deadline, status_dir=status_dir, token=token, chunk_nodes=chunk_nodes)
         abandon = False
     except KeyboardInterrupt:
         # the running jobs' effort so far is kept as unknown results
@@ -262,7 +266,7 @@ def _resume(ck: Checkpoint, results: dict[str, JobResult]) -> int:
 
 
 def _schedule(pool: Pool, pending, results, ui: Progress, ck: Checkpoint | None, *,
-              method, seconds, deadline, max_nodes, tt_mb, status_dir, token, chunk_nodes) -> None:
+              method, limit, deadline, status_dir, token, chunk_nodes) -> None:
     """Start jobs as workers come free, each with its share of the time left; record each
     finished job in the checkpoint at once."""
     queue = list(pending)
@@ -287,7 +291,7 @@ def _schedule(pool: Pool, pending, results, ui: Progress, ck: Checkpoint | None,
             ck.save(results)
         ui.end(r, {"nodes": int(proof.get("nodes", 0)), "seconds": float(proof.get("seconds", 0.0))})
 
-    common = {"method": method, "deadline": deadline, "max_nodes": max_nodes, "tt_mb": tt_mb,
+    common = {"method": method, "deadline": deadline, "limit": limit,
               "token": token, "chunk_nodes": chunk_nodes}
     if pool.in_process:
         while queue:

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
-           "check_nodes", "check_tt_mb", "available_memory_mb"]
+           "check_nodes", "check_tt_mb", "available_memory_mb", "limit_of"]
 
 #: the longest budget accepted: 30 days (the longest 3/4 class took 1.3 hours)
 MAX_SECONDS = 30 * 24 * 3600
@@ -123,3 +123,22 @@ class Limit:
         object.__setattr__(self, "seconds", check_seconds(self.seconds))
         object.__setattr__(self, "nodes", check_nodes(self.nodes))
         object.__setattr__(self, "tt_mb", check_tt_mb(self.tt_mb, copies=self.copies))
+
+
+def limit_of(limit: Limit | None, seconds: float | None = None, nodes: int | None = None,
+             tt_mb: float | None = None, *, names: tuple[str, str, str] = ("seconds", "max_nodes", "tt_mb"),
+             copies: int = 1) -> Limit:
+    """The one :class:`Limit` of a search entry point that takes ``limit`` or, as the
+    short form, the loose keywords ``seconds``, ``nodes`` and ``tt_mb`` (None: not given;
+    ``names`` are the entry point's own names for them, used in messages).  The loose
+    values are checked by the same rules as a Limit's (:class:`LimitError`); giving
+    ``limit`` and a loose keyword too is a TypeError (which of the two would be the
+    budget?)."""
+    given = [n for n, v in zip(names, (seconds, nodes, tt_mb)) if v is not None]
+    if limit is not None:
+        if not isinstance(limit, Limit):
+            raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+        if given:
+            raise TypeError(f"give the budget as limit= or as {', '.join(given)}=, not both")
+        return limit
+    return Limit(seconds=seconds, nodes=0 if nodes is None else nodes, tt_mb=tt_mb, copies=copies)

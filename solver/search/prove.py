@@ -23,11 +23,15 @@ from .. import core
 from ..board import Board
 from ..position import Position
 from . import alphabeta as ab
+from .limit import Limit, limit_of
 from .memory import prefer_huge_pages
 from .methods import METHODS, UnknownMethodError, check_method
 from .values import Value
 
-__all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels"]
+__all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels", "Limit", "DEFAULT_TT_MB"]
+
+#: the table size of a :func:`prove` whose Limit gives none, in MiB
+DEFAULT_TT_MB = 256
 
 def load_kernels(board: Board, method: str = "dfpn") -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
@@ -90,9 +94,10 @@ def prove(
     position: Position,
     *,
     method: str = "dfpn",
+    limit: Limit | None = None,
     seconds: float | None = None,
-    max_nodes: int = 0,
-    tt_mb: float = 256,
+    max_nodes: int | None = None,
+    tt_mb: float | None = None,
     progress: Callable[[dict], None] | None = None,
     chunk_nodes: int = 2_000_000,
     line_plies: int = 120,
@@ -101,9 +106,13 @@ def prove(
 ) -> Proof:
     """The value of ``position`` for its player to move.
 
-    ``seconds`` and ``max_nodes`` bound the work (None / 0: no bound); when either runs
-    out the value is ``'unknown'``; the clock starts once the kernels are loaded
-    (:func:`load_kernels`), so ``seconds`` is search time.  ``progress`` is called
+    ``limit`` is the budget (:class:`~solver.search.limit.Limit`; None: no bound and a
+    table of :data:`DEFAULT_TT_MB` MiB): its ``seconds`` and ``nodes`` bound the work;
+    when either runs out the value is ``'unknown'``; the clock starts once the kernels
+    are loaded (:func:`load_kernels`), so ``seconds`` is search time; ``tt_mb`` is the
+    table size (None: :data:`DEFAULT_TT_MB`).  The keywords ``seconds``, ``max_nodes``
+    and ``tt_mb`` are the short form of the same Limit, checked by the same rules
+    (:class:`~solver.search.limit.LimitError`); giving them with ``limit`` is a TypeError.  ``progress`` is called
     between chunks with a dict (``nodes``, ``seconds``, ``horizon``).  ``method``: one of
     :data:`METHODS` (else :class:`UnknownMethodError`): ``'dfpn'`` (proof-number search:
     wins and losses that hold under any repetition rule, re-walked before they are
@@ -117,6 +126,9 @@ def prove(
     count every run (``stats['runs']`` says how many).  The file is not removed when the
     position is decided: that is the caller's choice.
     """
+    limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    seconds, max_nodes = limit.seconds, limit.nodes
+    tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
     _check_method(method)
     if table_file is not None and method != "dfpn":
         raise ValueError("only df-pn searches save and resume their table")

@@ -16,9 +16,11 @@ import signal
 import threading
 import time
 import uuid
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from ..files import write_atomic
+from .limit import Limit
 
 if TYPE_CHECKING:
     from .jobs import Job
@@ -66,13 +68,15 @@ def _write_status(status_dir: str, token: str, key: str, index: int, info: dict)
 
 
 def run_job(
-    job: Job, index: int, *, method: str, seconds: float | None, deadline: float | None,
-    max_nodes: int, tt_mb: float, status_dir: str | None, token: str,
+    job: Job, index: int, *, method: str, limit: Limit, seconds: float | None, deadline: float | None,
+    status_dir: str | None, token: str,
     chunk_nodes: int | None = None, parent_pid: int | None = None,
     stop_event: str | None = None, report: Callable[[dict], None] | None = None,
 ) -> dict:
-    """Solve one job: :func:`prove` on its position within ``seconds`` and the absolute
-    wall-clock ``deadline``.  Returns ``Proof.as_dict()``, or ``{'stopped': True}`` when
+    """Solve one job: :func:`prove` on its position within the run's ``limit`` (its nodes
+    and table size; a Limit travels to loky and Dask workers by pickling, which keeps
+    every field and checks nothing again), ``seconds`` (this job's share of the run's
+    time, None: none) and the absolute wall-clock ``deadline``.  Returns ``Proof.as_dict()``, or ``{'stopped': True}`` when
     the solve that sent it is gone (its process died, or a Dask client set the stop
     event)."""
     from ..position import Position
@@ -114,8 +118,9 @@ def run_job(
 
     extra = {} if chunk_nodes is None else {"chunk_nodes": chunk_nodes}
     try:
-        proof = prove(position, method=method, seconds=seconds,
-                      max_nodes=max_nodes, tt_mb=tt_mb, progress=progress, **extra)
+        # one table in this process: the run checked that ``limit.copies`` of them fit
+        proof = prove(position, method=method, limit=replace(limit, seconds=seconds, copies=1),
+                      progress=progress, **extra)
     except _Stop:
         return {"stopped": True}
     return proof.as_dict()
