@@ -216,13 +216,16 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
       meridians puzzles audit --json --max-nodes 1000000 mine-c3.jsonl"""
     import json
 
+    from solver.search.limit import Limit
+
     from .verdict import CaptureError, verify
 
     ps = load_files(files)
+    limit = Limit(nodes=max_nodes)  # checked by the option's range already
     bad = 0
     for p in ps:
         try:
-            v = verify(p.to_position(), p.target, p.n, max_nodes=max_nodes)
+            v = verify(p.to_position(), p.target, p.n, limit=limit)
         except CaptureError as e:  # a validated record poses its question: a guard only
             fail(f"puzzle {p.id}: {e}")
         problems = []

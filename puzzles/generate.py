@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from solver import Board, Position
 from solver.search import capture
+from solver.search.limit import Limit
 
 from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
 from .verdict import Verdict, verify
@@ -115,26 +116,27 @@ def check(pos: Position, target: str, n: int, generator: str, version: str) -> t
     is kept must be proven.  The tables are emptied first, so the verdict and its node
     count depend on the candidate alone."""
     capture.forget()
-    budget = BUDGET.get(n, BUDGET[max(BUDGET)])
-    quick = capture.capture_within(pos, target, n, max_nodes=QUICK.get(n, QUICK[max(QUICK)]))
+    budget = Limit(nodes=BUDGET.get(n, BUDGET[max(BUDGET)]))
+    quick = capture.capture_within(pos, target, n, limit=Limit(nodes=QUICK.get(n, QUICK[max(QUICK)])))
     if not quick:
         return None, "escapes"
     if n > 1:
-        quicker = capture.capture_within(pos, target, n - 1, max_nodes=budget)
+        quicker = capture.capture_within(pos, target, n - 1, limit=budget)
         if quicker is None:
             return None, "budget"
         if quicker:
             return None, "shorter"
-    return proven(pos, target, n, generator, version, budget)
+    return proven(pos, target, n, generator, version, limit=budget)
 
 
 def proven(pos: Position, target: str, n: int, generator: str, version: str,
-           max_nodes: int = 0) -> tuple[Puzzle | None, str]:
+           max_nodes: int | None = None, *, limit: Limit | None = None) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)`` from the full verification alone, on emptied tables, so that
     the nodes recorded are those of one verification from scratch (what a re-scoring of
-    a committed set finds too); ``why`` as in :func:`check`."""
+    a committed set finds too); ``why`` as in :func:`check`.  ``limit`` is the budget
+    of the verification (None: none), ``max_nodes`` its short form."""
     capture.forget()
-    v = verify(pos, target, n, max_nodes=max_nodes, all_duals=False)
+    v = verify(pos, target, n, limit=capture.capture_limit(limit, max_nodes), all_duals=False)
     if not v.complete:
         return None, "budget"
     if not v.keys:

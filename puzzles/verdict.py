@@ -21,7 +21,8 @@ import time
 from typing import NamedTuple
 
 from solver import Position
-from solver.search.capture import MAX_N, CaptureError, CaptureSearch, check_n
+from solver.search.capture import MAX_N, CaptureError, CaptureSearch, capture_limit, check_n
+from solver.search.limit import Limit
 
 __all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH"]
 
@@ -53,17 +54,20 @@ LINE_SEARCH = 64
 
 
 def verify(
-    position: Position, target: str, n: int, *, max_nodes: int = 0, tt_mb: float = 16,
-    line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
+    position: Position, target: str, n: int, *, limit: Limit | None = None,
+    max_nodes: int | None = None, tt_mb: float | None = None, line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
 ) -> Verdict:
     """Every first move that forces the capture within ``n`` and within ``n - 1``, the
     main line with its duals, and the effort.  With ``all_duals`` False each dual lists
     two of X's working moves only (which is enough to tell a dual, and spares proving
-    that every other move fails).  ``max_nodes`` bounds the whole work (0:
-    none); when it runs out, ``complete`` is False and the lists mean nothing.
+    that every other move fails).  ``limit`` is the budget of the whole work (its
+    nodes, 0: none, and table size; no seconds: see
+    :func:`~solver.search.capture.capture_limit`), ``max_nodes`` and ``tt_mb`` its short
+    form; when it runs out, ``complete`` is False and the lists mean nothing.
     Raises :class:`CaptureError` for a puzzle that cannot be posed."""
     check_n(n)
-    s = CaptureSearch(position, target, max_nodes=max_nodes, tt_mb=tt_mb, use_table=use_table, use_cut=use_cut)
+    s = CaptureSearch(position, target, limit=capture_limit(limit, max_nodes, tt_mb),
+                      use_table=use_table, use_cut=use_cut)
     t0 = time.perf_counter()
     keys, shorter, tries = [], [], []
     aborted = False

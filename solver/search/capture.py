@@ -72,10 +72,15 @@ from solver.bits import (
     bb_or, bb_popcount, bb_store, bb_test,
 )
 from solver.core import kernel
+from solver.search.limit import Limit, limit_of
 from solver.search.memory import zeroed
 from solver.search.path import enter_child, repeats
 
-__all__ = ["CaptureError", "CaptureSearch", "capture_within", "check_n", "forget", "new_capture", "MAX_N"]
+__all__ = ["CaptureError", "CaptureSearch", "capture_within", "check_n", "forget", "new_capture", "MAX_N",
+           "capture_limit", "DEFAULT_TT_MB"]
+
+#: the table size of a capture search whose Limit gives none, in MiB
+DEFAULT_TT_MB = 16
 
 #: the most X-moves a search takes
 MAX_N = 8
@@ -665,6 +670,21 @@ def check_n(n: int) -> None:
         raise CaptureError(f"n must be a whole number of moves from 1 to {MAX_N}, not {n!r}")
 
 
+def capture_limit(limit: Limit | None = None, max_nodes: int | None = None,
+                  tt_mb: float | None = None) -> Limit:
+    """The one :class:`~solver.search.limit.Limit` of a capture search given as
+    ``limit`` or by the short form ``max_nodes``/``tt_mb`` (not both: TypeError), its
+    table size filled in (:data:`DEFAULT_TT_MB` when it gives none).  A capture search
+    counts nodes and has no clock: a Limit with ``seconds`` is refused (ValueError)
+    rather than silently not kept."""
+    limit = limit_of(limit, None, max_nodes, tt_mb)
+    if limit.seconds is not None:
+        raise ValueError("a capture search has no time limit: give its budget in nodes")
+    if limit.tt_mb is None:
+        limit = Limit(nodes=limit.nodes, tt_mb=DEFAULT_TT_MB)
+    return limit
+
+
 class CaptureSearch:
     """Capture searches for one target in one position (the *root*, X to move).
 
@@ -674,14 +694,20 @@ class CaptureSearch:
     ran out (nothing is known then).  The table is this process's table for the board
     and ``tt_mb``, shared by every search of that board (:func:`forget` empties it).
     Raises :class:`CaptureError` when the question cannot be posed.
+
+    ``limit`` is the budget (:func:`capture_limit`: nodes and table size, no seconds);
+    ``max_nodes`` and ``tt_mb`` are its short form (giving both forms is a TypeError).
     """
 
-    def __init__(self, position: Position, target: str, *, max_nodes: int = 0, tt_mb: float = 16,
+    def __init__(self, position: Position, target: str, *, limit: Limit | None = None,
+                 max_nodes: int | None = None, tt_mb: float | None = None,
                  use_table: bool = True, use_cut: bool = True):
+        limit = capture_limit(limit, max_nodes, tt_mb)
         self.root = position
         self.x, self._tgt = _target(position, target)
-        self._t, self._S = _verifier(position, tt_mb, max_nodes, use_table, use_cut, self._tgt)
-        self.max_nodes = max_nodes
+        self._t, self._S = _verifier(position, limit.tt_mb, limit.nodes, use_table, use_cut, self._tgt)
+        self.limit = limit
+        self.max_nodes = limit.nodes
         self.load([position])
 
     def load(self, line: list[Position]) -> None:
@@ -761,14 +787,16 @@ class CaptureSearch:
         self._S.stats[ABORTED] = 0
 
 
-def capture_within(position: Position, target: str, n: int, max_nodes: int = 0, tt_mb: float = 16) -> bool | None:
+def capture_within(position: Position, target: str, n: int, max_nodes: int | None = None,
+                   tt_mb: float | None = None, *, limit: Limit | None = None) -> bool | None:
     """Whether the side to move forces the capture of ``target``'s group within ``n``
-    moves (``None`` when ``max_nodes`` ran out).  Raises :class:`CaptureError` for a
-    question that cannot be posed.
+    moves (``None`` when the node budget ran out).  ``limit`` is the budget (nodes and
+    table size, see :func:`capture_limit`); ``max_nodes`` and ``tt_mb`` its short form.
+    Raises :class:`CaptureError` for a question that cannot be posed.
 
     >>> from solver import Position
     >>> capture_within(Position.parse("3/1L2/5/4D1/4L/1L2/3 L"), "d5", 2)
     False
     """
     check_n(n)
-    return CaptureSearch(position, target, max_nodes=max_nodes, tt_mb=tt_mb).captures(n)
+    return CaptureSearch(position, target, limit=capture_limit(limit, max_nodes, tt_mb)).captures(n)
