@@ -308,8 +308,9 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
     try:
-        r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path, keep_checkpoint=keep, backend=backend,
-                           scheduler=scheduler, progress_ui=mode, params=params)
+        r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path,
+                           keep_checkpoint=keep, backend=backend, scheduler=scheduler, progress_ui=mode,
+                           params=params)
     except JobsInterrupted as e:
         click.echo(f"meridians: {e}", err=True)
         sys.exit(130)
