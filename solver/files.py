@@ -98,7 +98,7 @@ def _umask() -> int:
                 if line.startswith("Umask:"):
                     return int(line.split()[1], 8)
     except (OSError, ValueError, IndexError):
-        pass
+        pass  # no /proc (not Linux): ask os.umask below, under a lock as it sets it
     with _UMASK_LOCK:
         mask = os.umask(0o022)
         os.umask(mask)

@@ -52,7 +52,7 @@ def random_position(board: Board | str, plies: int, seed: int | random.Random) -
     """The position after ``plies`` random moves from the empty board (fewer if the game
     ends first: then the position has an outcome)."""
     for pos in random_game(board, seed, plies=plies):
-        pass
+        pass  # only the last position of the game is wanted
     return pos
 
 

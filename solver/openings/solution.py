@@ -212,7 +212,7 @@ def solve_openings(
         try:
             run.checkpoint.parent.rmdir()  # the default folder, when nothing else is in it
         except OSError:
-            pass
+            pass  # the folder holds other files (or is the user's): it stays
         sol.checkpoint = None
     return sol
 

@@ -98,7 +98,7 @@ def available_memory_mb() -> float | None:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) / 1024  # kB
     except (OSError, ValueError, IndexError):
-        pass
+        pass  # no /proc/meminfo (not Linux): the physical memory below
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20
     except (ValueError, OSError, AttributeError):
