@@ -24,7 +24,6 @@ from .files import FileFormatError, write_atomic
 from .search.limit import Limit, LimitError, check_seconds
 from .search.methods import DEFAULT_METHOD, METHODS
 from .search.values import Value
-from .search.workers import SCHEDULER_ADDRESS as _SCHEDULER  # noqa: F401 (tests read the rule here)
 from .search.workers import SchedulerAddressError, check_scheduler_address
 
 if TYPE_CHECKING:

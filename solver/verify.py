@@ -195,16 +195,27 @@ def territory(position: Position) -> dict | None:
     """Each side's count of safe points in the filling stage, a **heuristic**, or None
     before that stage.
 
-    For each colour, the points it could fill by placements of its own alone (its legal
-    points, then those that its new stones open, and so on; removals ignored) are its
-    reach.  The filling stage is when both players are past their second stone and the
-    two reaches do not meet: neither can play a point the other could also reach.  The
-    safe points of a side are then its reach.  This says nothing proven: the value comes
-    from the search.
+    For each colour, the points it could fill by placements of its own alone are its
+    reach (:func:`reaches`).  The filling stage is when both players are past their
+    second stone and the two reaches do not meet: neither can play a point the other
+    could also reach.  The safe points of a side are then its reach.  This says nothing
+    proven: the value comes from the search.
     """
+    both = reaches(position)
+    if both is None or both[0] & both[1]:
+        return None
+    return {"stage": "filling", "heuristic": True,
+            "safe_points": {"L": len(both[0]), "D": len(both[1])}}
+
+
+def reaches(position: Position) -> tuple[frozenset[str], frozenset[str]] | None:
+    """Light's and Dark's reach: the points each could fill by placements of its own
+    alone (its legal points, then those that its new stones open, and so on; removals
+    ignored), or None while a player has fewer than two stones or the game is over."""
     # the core's legal_bb, not the networkx reference: the rule is the same (both past
-    # their second stone: the normal phase; tests/test_core_vs_reference), and a verify
-    # then loads neither networkx nor another kernel
+    # their second stone: the normal phase; tests/test_core_vs_reference, and
+    # tests/test_verify compares the reaches with the reference's), and a verify then
+    # loads neither networkx nor another kernel
     from . import core
 
     if len(position.stones("L")) < 2 or len(position.stones("D")) < 2 or position.outcome is not None:
@@ -230,8 +241,9 @@ def territory(position: Position) -> dict | None:
                 return got
             got |= new
 
-    rl, rd = reach(0), reach(1)
-    if rl & rd:
-        return None
-    return {"stage": "filling", "heuristic": True,
-            "safe_points": {"L": bin(rl).count("1"), "D": bin(rd).count("1")}}
+    names, point_of = position.board.names, t.point_of
+
+    def named(bits: int) -> frozenset[str]:  # kernel cells -> point names
+        return frozenset(names[int(point_of[x])] for x in range(bits.bit_length()) if bits >> x & 1)
+
+    return named(reach(0)), named(reach(1))

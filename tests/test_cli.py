@@ -343,7 +343,7 @@ def test_solve_refuses_a_malformed_scheduler_at_once(address, run_cli):
 
 
 def test_scheduler_address_forms():
-    from solver.cli import _SCHEDULER
+    from solver.search.workers import SCHEDULER_ADDRESS as _SCHEDULER  # the one rule, which the CLI uses
 
     for good in ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786",
                  "ws://localhost:8787"]:

@@ -9,7 +9,7 @@ import pytest
 
 from solver import Board, Position
 from solver.randomgame import random_game
-from solver.verify import GameRecordError, parse_game, replay, start_position, territory, verify_position
+from solver.verify import GameRecordError, parse_game, reaches, replay, start_position, territory, verify_position
 
 EMPTY_23 = "2/3/4/3/2 L"
 
@@ -262,3 +262,41 @@ def test_cli_verify_table_checked_against_the_available_memory(monkeypatch, run_
     monkeypatch.setattr(solver.search.limit, "available_memory_mb", lambda: 50_000.0)
     result = run_cli("verify", EMPTY_23, "--tt-mb", "100000", code=2)
     assert "--tt-mb 100000: a table of 100,000 MiB does not fit in the 50,000 MiB" in result.stderr
+
+
+def _reaches_by_the_reference(position: Position) -> tuple[frozenset, frozenset] | None:
+    """The slow twin of :func:`reaches`: each side's reach by the networkx reference
+    rules' legal moves (the implementation verify used before it read the core)."""
+    from solver import reference as ref
+
+    board = position.board
+    light = frozenset(board.index(n) for n in position.stones("L"))
+    dark = frozenset(board.index(n) for n in position.stones("D"))
+    if len(light) < 2 or len(dark) < 2 or position.outcome is not None:
+        return None
+
+    def reach(own: frozenset, other: frozenset, colour: str) -> frozenset[str]:
+        got: set[int] = set()
+        while True:
+            mine = own | got
+            lt, dk = (mine, other) if colour == "L" else (other, mine)
+            new = set(ref.legal_moves(board, frozenset(lt), frozenset(dk), colour)) - got
+            if not new:
+                return frozenset(board.names[p] for p in got)
+            got |= new
+
+    return reach(light, dark, "L"), reach(dark, light, "D")
+
+
+def test_reaches_agree_with_their_reference_twin_on_random_games():
+    from solver.randomgame import random_game
+
+    compared = 0
+    for board in ("3/4", "4/5"):
+        for seed in range(12):
+            for i, pos in enumerate(random_game(board, seed)):
+                if i % 3:
+                    continue  # every third position of the game keeps the test short
+                assert reaches(pos) == _reaches_by_the_reference(pos), str(pos)
+                compared += reaches(pos) is not None
+    assert compared > 200, compared  # most positions are past both players' second stone
