@@ -344,7 +344,7 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
 
     from joblib import Parallel, delayed
 
-    from solver.files import write_atomic
+    from solver.files import uninterrupted, write_atomic
 
     from .record import code_version, load_jsonl, write_jsonl
 
@@ -397,10 +397,11 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
                 idle = 0 if new else idle + 1
             state["units"] += batch
             state["kept"] = len(kept)
-            # the puzzles first, then the state that points past them: a kill between the
-            # two only repeats a batch
-            write_jsonl(out, kept)
-            write_atomic(state_file, json.dumps(state, indent=1) + "\n")
+            # the puzzles and the state that counts them are written both or neither: a
+            # Ctrl-C or kill waits for the pair
+            with uninterrupted():
+                write_jsonl(out, kept)
+                write_atomic(state_file, json.dumps(state, indent=1) + "\n")
             if progress is not None:
                 progress(state)
             if len(kept) < count and idle >= give_up_after:

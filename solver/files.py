@@ -14,6 +14,7 @@ with the path, so a command can print it as its one line of error.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import math
@@ -22,9 +23,9 @@ import signal
 import tempfile
 import threading
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-__all__ = ["write_atomic", "write_atomic_chunks", "read_text", "read_json", "FileFormatError",
+__all__ = ["write_atomic", "write_atomic_chunks", "uninterrupted", "read_text", "read_json", "FileFormatError",
            "claim", "interrupt_on_sigterm"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -223,3 +224,36 @@ def interrupt_on_sigterm() -> None:
 
 def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back while the block runs, then act on them: files that
+    must agree with each other (a run's output and the state that counts it) are written
+    both or neither.  Outside the main thread the block simply runs.
+
+    (The handlers are swapped rather than the signals masked: in a process with other
+    threads, a masked signal is delivered to one of them and its Python handler still
+    runs in the main thread, inside the block.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    old = {s: signal.getsignal(s) for s in held}
+    for s in held:
+        signal.signal(s, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for s in held:
+            signal.signal(s, old[s])
+    if caught:
+        signum = caught[0]
+        handler = old[signum]
+        if callable(handler):
+            handler(signum, None)
+        elif handler == signal.SIG_DFL:
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), signum)

@@ -6,6 +6,7 @@ import gzip
 import json
 import math
 import os
+import time
 
 import pytest
 
@@ -216,3 +217,39 @@ def test_file_format_error_parts_and_pickling(tmp_path):
     assert (err.path, err.what) == (str(path), "checkpoint") and err.problem.startswith("not valid JSON")
     again = pickle.loads(pickle.dumps(err))
     assert str(again) == str(err) and again.problem == err.problem
+
+
+def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
+    import signal
+
+    from solver.files import uninterrupted
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with uninterrupted():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the signal arrives here, inside the block
+            done.append("second file written")
+    assert done == ["second file written"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_uninterrupted_hands_sigterm_to_the_handler_set_before():
+    import signal
+
+    from solver.files import interrupt_on_sigterm, uninterrupted
+
+    old = signal.getsignal(signal.SIGTERM)
+    interrupt_on_sigterm()
+    try:
+        done = []
+        with pytest.raises(KeyboardInterrupt):
+            with uninterrupted():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)
+                done.append("both written")
+        assert done == ["both written"]
+        with uninterrupted():
+            pass  # no signal: nothing raised
+    finally:
+        signal.signal(signal.SIGTERM, old)
