@@ -83,6 +83,8 @@ class Dfpn(NamedTuple):
     seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
     stats: np.ndarray      # int64 (8,)
     limits: np.ndarray     # int64 (10,)
+    busy: np.ndarray       # int32 (workers, slots): paths of parallel workers (see _busy)
+    worker: np.ndarray     # int64 (1,): this search's row of ``busy``; -1: searching alone
 
 
 SLOT_BYTES = 8 + 4 + 4 + 2 + 4
@@ -92,7 +94,7 @@ def new_dfpn(
     t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.5,
     use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 1,
     seen_mb: float | None = None, dedup: bool = True, lookahead: int = LOOK_ALL_DEAD,
-    abandon: bool = True, mobility: bool = False,
+    abandon: bool = True, mobility: bool = False, shared: tuple | None = None, worker: int = -1,
 ) -> Dfpn:
     """A proof search for ``prover`` (0 Light, 1 Dark) whose table and re-walk set
     together take at most ``tt_mb`` MiB (in buckets of 4 slots; the set gets a fifth
@@ -106,7 +108,13 @@ def new_dfpn(
     dead; ``LOOK_ALWAYS``; ``LOOK_OFF``).  ``abandon``: a move after which the mover's own
     dead groups went off the board gets its initial number doubled (it gave up stones).
     ``mobility``: the move count ``a`` of the player to move is weighed against the
-    other player's ``b``: ``2a * a / (a + b)`` instead of ``a``."""
+    other player's ``b``: ``2a * a / (a + b)`` instead of ``a``.
+    ``shared`` (:mod:`solver.search.parallel`): the table arrays ``(tt_key, tt_pn, tt_dn,
+    tt_move, tt_work, busy)`` to use instead of new ones (views on memory that worker
+    processes share; then ``tt_mb`` sizes the re-walk set alone), ``worker`` this
+    search's row of ``busy`` (-1: it searches alone)."""
+    if shared is not None:
+        seen_mb = tt_mb if seen_mb is None else seen_mb
     seen_bytes = (tt_mb / 5 if seen_mb is None else seen_mb) * 2**20
     table_bytes = tt_mb * 2**20 - seen_bytes
     # whole buckets, as many as fit (not a power of two: a 9 GB request gets 7.2 GB of
@@ -122,12 +130,15 @@ def new_dfpn(
         np.zeros((MAX_PLY, n), np.int8),
         # an empty slot is all zeros, so no page of the table is touched before the
         # search writes to it (its cost follows its use, not its size)
-        zeroed(size, np.uint64), zeroed(size, np.uint32), zeroed(size, np.uint32),
-        zeroed(size, np.int16), zeroed(size, np.uint32),
+        *(shared[:5] if shared is not None else (
+            zeroed(size, np.uint64), zeroed(size, np.uint32), zeroed(size, np.uint32),
+            zeroed(size, np.int16), zeroed(size, np.uint32))),
         zeroed(seen, np.uint64),
         np.zeros(N_STATS, np.int64),
         np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table),
                   int(dedup), int(lookahead), int(abandon), int(mobility)], np.int64),
+        shared[5] if shared is not None else np.zeros((1, 1), np.int32),
+        np.array([worker if shared is not None else -1], np.int64),
     )
 
 
@@ -202,6 +213,32 @@ def _grow(x, eps_per_mille):
     if g < x + 1:
         g = x + 1
     return min(g, INF - 1)
+
+
+# --- parallel workers (solver.search.parallel) ---------------------------------------------
+@kernel
+def _busy(D, key, step):
+    """Mark (``step`` 1) or unmark (-1) the node ``key`` as on this worker's search path,
+    in this worker's own row of ``D.busy`` (no other process writes it: no lost update)."""
+    if D.worker[0] >= 0:
+        slot = int(key % np.uint64(D.busy.shape[1]))
+        D.busy[D.worker[0], slot] += step
+
+
+@kernel
+def _virtual(D, key, x):
+    """Kaneko's virtual proof number: the number ``x`` that chooses a child, raised for
+    each other worker whose path goes through the child now, so that workers spread over
+    the tree.  0 and INF stay as they are, and nothing reaches INF - 1 (the root's
+    threshold), so no node is ever solved or given up by it: it only orders."""
+    others = 0
+    slot = int(key % np.uint64(D.busy.shape[1]))
+    for w in range(D.busy.shape[0]):
+        if w != D.worker[0] and D.busy[w, slot] > 0:
+            others += 1
+    if others == 0 or x == 0 or x >= INF - 1:
+        return x
+    return min(x + others * (x + 1), np.int64(INF - 2))
 
 
 # --- the search ----------------------------------------------------------------------------
@@ -392,6 +429,8 @@ def mid(T, D, ply, side, thpn, thdn):
                     x, y = cpn, cdn
                 else:
                     x, y = cdn, cpn
+                if D.worker[0] >= 0:
+                    x = _virtual(D, D.ch_key[ply, i], x)
                 if x < b1:
                     b2 = b1 if b1 <= INF else np.int64(INF)
                     b1 = x
@@ -419,7 +458,9 @@ def mid(T, D, ply, side, thpn, thdn):
                 cthpn = min(thpn - pn + other_best, np.int64(INF - 1))
             cell = D.ch_cell[ply, best]
             enter_child(T, D, ply, side, cell)
+            _busy(D, D.ch_key[ply, best], 1)
             cpn, cdn, ctaint = mid(T, D, ply + 1, 1 - side, cthpn, cthdn)
+            _busy(D, D.ch_key[ply, best], -1)
             if D.stats[ABORTED]:
                 return np.int64(0), np.int64(0), False
             D.ch_pn[ply, best] = cpn

@@ -103,6 +103,7 @@ def prove(
     line_plies: int = 120,
     max_depth: int = 200,
     table_file: str | Path | None = None,
+    jobs: int = 1,
 ) -> Proof:
     """The value of ``position`` for its player to move.
 
@@ -125,6 +126,12 @@ def prove(
     loads it and goes on from where the search stopped.  ``nodes`` and ``seconds`` then
     count every run (``stats['runs']`` says how many).  The file is not removed when the
     position is decided: that is the caller's choice.
+
+    ``jobs`` (df-pn only): worker processes searching this one position together, with
+    one table in shared memory (:mod:`solver.search.parallel`; ``tt_mb`` is that one
+    table, and the node budget counts every worker's nodes).  Their proof is re-walked in
+    this process before it is reported, as a sequential one is.  1 (the default): the
+    search runs here, in this process.
     """
     limit = limit_of(limit, seconds, max_nodes, tt_mb)
     seconds, max_nodes = limit.seconds, limit.nodes
@@ -132,6 +139,7 @@ def prove(
     _check_method(method)
     if table_file is not None and method != "dfpn":
         raise ValueError("only df-pn searches save and resume their table")
+    jobs = _check_jobs(jobs, method)
     if position.outcome is not None:
         value = Value.from_outcome(position.outcome, position.to_move).value
         return Proof(str(position), value, 0, 0.0, method)
@@ -141,8 +149,23 @@ def prove(
         return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
     if method == "dfpn":
         return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-                     table_file)
+                     table_file, jobs)
     return _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth)
+
+
+def _check_jobs(jobs: object, method: str) -> int:
+    """``jobs`` if it is a whole number of at least 1, and 1 unless ``method`` is df-pn
+    on a system that forks; else ValueError."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number of at least 1, not {jobs!r}")
+    if jobs > 1:
+        from .parallel import can_fork
+
+        if method != "dfpn":
+            raise ValueError(f"only df-pn searches one position with several jobs, not {method}")
+        if not can_fork():
+            raise ValueError("parallel df-pn needs a system that forks processes (jobs=1 here)")
+    return jobs
 
 
 def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth) -> Proof:
@@ -279,7 +302,7 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
 
 
 def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-          table_file) -> Proof:
+          table_file, jobs=1) -> Proof:
     from . import dfpn as F
     from . import tablefile
 
@@ -287,7 +310,36 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     side = position.side_index
     path = _game_path(position)
     budget = _Budget(seconds, max_nodes, t0, progress)
-    D = F.new_dfpn(t, side, tt_mb)
+    if jobs == 1:
+        D = F.new_dfpn(t, side, tt_mb)
+    else:
+        from . import parallel
+
+        table = parallel.SharedTable(tt_mb, jobs)
+        # the workers' table, and this process's own re-walk set
+        D = F.new_dfpn(t, side, table.seen_mb, shared=table.arrays)
+
+        def together():
+            """The workers' search of the root for D's prover; their stats join D's."""
+            shown = [0.0]
+
+            def out(spent):
+                if budget.elapsed() - shown[0] >= 0.5:  # progress as often as in chunks
+                    shown[0] = budget.elapsed()
+                    budget.report(spent)
+                return budget.seconds is not None and budget.elapsed() >= budget.seconds
+
+            left = 0 if not budget.max_nodes else budget.max_nodes - budget.spent
+            if budget.out() or (budget.max_nodes and left <= 0):
+                return None
+            r, stats = parallel.search_root(t, table, path, side, int(D.limits[F.PROVER]), workers=jobs,
+                                            nodes=left, out=out)
+            budget.spent += int(stats[F.EXPANSIONS])
+            budget.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
+            for i in (F.EXPANSIONS, F.TT_HITS, F.STORES, F.REPETITIONS):
+                D.stats[i] += stats[i]
+            D.stats[F.DEEPEST] = max(D.stats[F.DEEPEST], stats[F.DEEPEST])
+            return r
     notes: list[str] = []
     value = "unknown"
     winner = -1
@@ -316,7 +368,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
                 ply = F.load_root(D, t, path)
                 return F.mid(t, D, ply, side, F.INF - 1, F.INF - 1)
 
-            r = _run_chunks(D, budget, chunk_nodes, step)
+            r = _run_chunks(D, budget, chunk_nodes, step) if jobs == 1 else together()
             if r is None:
                 tainted_both = False
                 save()
@@ -378,6 +430,8 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
         "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),
         "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
     }
+    if jobs > 1:
+        p.stats["jobs"] = jobs
     return p
 
 
