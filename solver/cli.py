@@ -394,8 +394,11 @@ _COLOUR = {"L": "Light", "D": "Dark"}
 @click.option("--board", "board_name", default=None, help="Board of --moves or --game without a start (default 6/7).")
 @click.option("--tt-mb", type=float, default=256, show_default=True,
               help="df-pn table size in MiB; it must fit in the available memory.")
+@click.option("--jobs", "jobs_n", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+              help="df-pn worker processes on this one position, sharing one table of --tt-mb (and the budget).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, as_json) -> None:
+def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, jobs_n,
+           as_json) -> None:
     """Prove or refute a claim about POSITION: its exact value for the player to move.
 
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
@@ -407,6 +410,7 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     Examples:
       meridians verify '2/3/4/3/2 L' --claim win
       meridians verify --game game.txt --time 30 --certificate proof.json.gz
+      meridians verify '3/4/LD3/1D4/2D2/4/LL1 L' --jobs 2
     """
     from .verify import (EXIT, GameRecordError, default_seconds, parse_game, replay, start_position, verdict_of,
                          verify_position)
@@ -457,7 +461,8 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
         v.notes.append(f"the game is over: {pos.outcome_reason}")
     else:
-        v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies)
+        v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies,
+                            jobs=jobs_n)
     if budget_note:
         v.notes.insert(0, budget_note)
     out = v.as_dict()

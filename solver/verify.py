@@ -82,6 +82,7 @@ def verify_position(
     max_plies: int | None = None,
     tt_mb: float | None = None,
     max_nodes: int | None = None,
+    jobs: int = 1,
 ) -> Verdict:
     """The value of ``position`` for its player to move, and the verdict on ``claim``.
 
@@ -94,6 +95,8 @@ def verify_position(
     :func:`~solver.search.prove.prove`'s default table); the horizon search's table is at
     most 32 MiB of it.  ``seconds``, ``max_nodes`` and ``tt_mb`` are the short form of
     the same Limit (checked by the same rules); giving them with ``limit`` is a TypeError.
+    ``jobs``: df-pn's worker processes on this one position (one shared table; see
+    :func:`~solver.search.prove.prove`).
     """
     from .search.prove import DEFAULT_TT_MB, load_kernels, prove
 
@@ -109,7 +112,7 @@ def verify_position(
         load_kernels(position.board, "horizon")
     t0 = time.perf_counter()
     first = seconds / 2 if (seconds is not None and max_plies is not None) else seconds
-    p = prove(position, method="dfpn", limit=replace(limit, seconds=first, tt_mb=tt_mb))
+    p = prove(position, method="dfpn", limit=replace(limit, seconds=first, tt_mb=tt_mb), jobs=jobs)
     nodes, notes = p.nodes, list(p.notes)
     method, horizon, proof = "dfpn", 0, p
     if p.value == "unknown" and not notes:
