@@ -73,7 +73,7 @@ def test_a_claimed_root_that_does_not_rewalk_is_not_reported(monkeypatch):
 
     def forged(t, table, path, side, prover, **kw):
         calls.append(prover)
-        return (0, F.INF, False), np.zeros(F.N_STATS, np.int64)  # "pn 0: proven"
+        return 0, F.INF, False  # "pn 0: proven"
 
     monkeypatch.setattr(parallel, "search_root", forged)
     p = prove(pos, tt_mb=16, jobs=2)
@@ -102,6 +102,18 @@ def test_torn_table_moves_and_numbers_crash_nothing():
     D = D._replace(seen=np.zeros(1024, np.uint64))
     ply = F.load_root(D, t, [(p.bitboards, p.side_index) for p in pos.earlier() + [pos]])
     assert F.rewalk(t, D, ply, pos.side_index, 1 - winner) == 0
+
+
+def test_a_table_file_saved_by_workers_resumes(tmp_path):
+    # the shared table has the sequential table's slots: either search resumes it
+    pos = next(p for seed in range(50) if (p := random_position("3/4", 12, seed)).outcome is None
+               and prove(p, tt_mb=16, max_nodes=30_000).value == "unknown")
+    file = tmp_path / "table.bin"
+    first = prove(pos, tt_mb=16, max_nodes=20_000, jobs=2, table_file=file)
+    assert first.value == "unknown" and file.exists()
+    again = prove(pos, tt_mb=16, table_file=file)
+    assert again.value == prove(pos, tt_mb=16).value != "unknown"
+    assert again.stats["runs"] == 2 and again.nodes > first.nodes
 
 
 def test_jobs_1_is_the_sequential_path(monkeypatch):

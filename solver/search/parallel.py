@@ -49,7 +49,7 @@ import numpy as np
 
 from . import dfpn as F
 
-__all__ = ["SharedTable", "search_root", "can_fork", "BUSY_SLOTS"]
+__all__ = ["SharedTable", "search_root", "worker_stats", "can_fork", "BUSY_SLOTS"]
 
 #: slots of each worker's row of the ``busy`` array (a collision only makes a worker
 #: avoid a node that nobody is searching: it orders, never decides)
@@ -133,14 +133,14 @@ def _worker(t, table: SharedTable, k: int, prover: int, path: list, side: int, c
 
 
 def search_root(t, table: SharedTable, path: list, side: int, prover: int, *, workers: int,
-                nodes: int = 0, out: Callable[[int], bool]) -> tuple[tuple[int, int, bool] | None, np.ndarray]:
+                nodes: int = 0, out: Callable[[int], bool]) -> tuple[int, int, bool] | None:
     """Search the root (the last position of ``path``, ``side`` to move) for ``prover``
     with ``workers`` forked processes on ``table`` until one of them decides it (or its
     numbers reach the root's threshold), the ``nodes`` budget (0: none, shared out among
     the workers) is spent, or ``out(spent)`` (called every poll with the nodes spent so
-    far) says the caller's budget is.  Returns ``((pn, dn, tainted) or None
-    when the budget ran out, the workers' stats added up)``.  Every worker has ended when
-    it returns, whatever happens (Ctrl-C too)."""
+    far) says the caller's budget is.  Returns ``(pn, dn, tainted)``, or None when the
+    budget ran out.  Every worker has ended when it returns, whatever happens (Ctrl-C
+    too); :func:`worker_stats` then has what they did."""
     ctx = multiprocessing.get_context("fork")
     table.stop[0] = 0
     table.control[:] = 0
@@ -153,6 +153,8 @@ def search_root(t, table: SharedTable, path: list, side: int, prover: int, *, wo
         for p in procs:
             p.start()
         while True:
+            # who is alive before what they wrote: a worker writes its state, then ends
+            alive = any(p.is_alive() for p in procs)
             spent = int(table.control[:, F.EXPANSIONS].sum())
             state = table.control[:, _STATE]
             decided = np.flatnonzero(state == DECIDED)
@@ -162,14 +164,20 @@ def search_root(t, table: SharedTable, path: list, side: int, prover: int, *, wo
                 break
             if (state == SPENT).all() or out(spent):
                 break
-            if not any(p.is_alive() for p in procs):
+            if not alive:
                 raise RuntimeError("the df-pn worker processes ended without a result")
             time.sleep(_POLL)
     finally:
         _stop(table, procs)
+    return result
+
+
+def worker_stats(table: SharedTable) -> np.ndarray:
+    """The stats of the last :func:`search_root`'s workers (as of their last chunk),
+    added up (the deepest ply: the deepest of all)."""
     stats = table.control[:, :F.N_STATS].sum(axis=0)
     stats[F.DEEPEST] = table.control[:, F.DEEPEST].max()
-    return result, stats
+    return stats
 
 
 def _stop(table: SharedTable, procs: list) -> None:

@@ -332,14 +332,17 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
             left = 0 if not budget.max_nodes else budget.max_nodes - budget.spent
             if budget.out() or (budget.max_nodes and left <= 0):
                 return None
-            r, stats = parallel.search_root(t, table, path, side, int(D.limits[F.PROVER]), workers=jobs,
+            try:
+                return parallel.search_root(t, table, path, side, int(D.limits[F.PROVER]), workers=jobs,
                                             nodes=left, out=out)
-            budget.spent += int(stats[F.EXPANSIONS])
-            budget.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
-            for i in (F.EXPANSIONS, F.TT_HITS, F.STORES, F.REPETITIONS):
-                D.stats[i] += stats[i]
-            D.stats[F.DEEPEST] = max(D.stats[F.DEEPEST], stats[F.DEEPEST])
-            return r
+            finally:
+                # also after Ctrl-C: a saved table file counts the workers' nodes
+                stats = parallel.worker_stats(table)
+                budget.spent += int(stats[F.EXPANSIONS])
+                budget.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
+                for i in (F.EXPANSIONS, F.TT_HITS, F.STORES, F.REPETITIONS):
+                    D.stats[i] += stats[i]
+                D.stats[F.DEEPEST] = max(D.stats[F.DEEPEST], stats[F.DEEPEST])
     notes: list[str] = []
     value = "unknown"
     winner = -1
