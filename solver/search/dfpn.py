@@ -83,7 +83,7 @@ class Dfpn(NamedTuple):
     seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
     stats: np.ndarray      # int64 (8,)
     limits: np.ndarray     # int64 (10,)
-    busy: np.ndarray       # int32 (workers, slots): paths of parallel workers (see _busy)
+    busy: np.ndarray       # int32 (workers, 2**k slots): paths of parallel workers (see _busy)
     worker: np.ndarray     # int64 (1,): this search's row of ``busy``; -1: searching alone
 
 
@@ -221,7 +221,7 @@ def _busy(D, key, step):
     """Mark (``step`` 1) or unmark (-1) the node ``key`` as on this worker's search path,
     in this worker's own row of ``D.busy`` (no other process writes it: no lost update)."""
     if D.worker[0] >= 0:
-        slot = int(key % np.uint64(D.busy.shape[1]))
+        slot = int(key & np.uint64(D.busy.shape[1] - 1))  # a power of two: a mask, no division
         D.busy[D.worker[0], slot] += step
 
 
@@ -232,7 +232,7 @@ def _virtual(D, key, x):
     the tree.  0 and INF stay as they are, and nothing reaches INF - 1 (the root's
     threshold), so no node is ever solved or given up by it: it only orders."""
     others = 0
-    slot = int(key % np.uint64(D.busy.shape[1]))
+    slot = int(key & np.uint64(D.busy.shape[1] - 1))
     for w in range(D.busy.shape[0]):
         if w != D.worker[0] and D.busy[w, slot] > 0:
             others += 1
