@@ -227,10 +227,11 @@ def _busy(D, key, step):
 
 @kernel
 def _virtual(D, key, x):
-    """Kaneko's virtual proof number: the number ``x`` that chooses a child, raised for
-    each other worker whose path goes through the child now, so that workers spread over
-    the tree.  0 and INF stay as they are, and nothing reaches INF - 1 (the root's
-    threshold), so no node is ever solved or given up by it: it only orders."""
+    """Kaneko's virtual proof number: the number ``x`` that chooses a child, plus one for
+    each other worker whose path goes through the child now (the increase its work there
+    may bring), so that of two equal children a worker takes the one nobody searches.
+    0 and INF stay as they are, and nothing reaches INF - 1 (the root's threshold), so
+    no node is ever solved or given up by it: it only orders."""
     others = 0
     slot = int(key & np.uint64(D.busy.shape[1] - 1))
     for w in range(D.busy.shape[0]):
@@ -238,7 +239,7 @@ def _virtual(D, key, x):
             others += 1
     if others == 0 or x == 0 or x >= INF - 1:
         return x
-    return min(x + others * (x + 1), np.int64(INF - 2))
+    return min(x + others, np.int64(INF - 2))
 
 
 # --- the search ----------------------------------------------------------------------------
@@ -375,9 +376,21 @@ def _child_numbers(D, ply, i):
     if D.ch_flag[ply, i] == OPEN:
         slot = _find(D, D.ch_key[ply, i])
         if slot >= 0:
-            D.stats[TT_HITS] += 1
-            return np.int64(D.tt_pn[slot]), np.int64(D.tt_dn[slot])
+            pn, dn = np.int64(D.tt_pn[slot]), np.int64(D.tt_dn[slot])
+            if D.busy.shape[0] == 1 or _whole(pn, dn):
+                D.stats[TT_HITS] += 1
+                return pn, dn
     return D.ch_pn[ply, i], D.ch_dn[ply, i]
+
+
+@kernel(inline="always")
+def _whole(pn, dn):
+    """Whether ``(pn, dn)`` can be one entry's: a proof (pn 0) has dn INF and a disproof
+    (dn 0) pn INF, in every entry one search writes.  Parallel workers write the table
+    unlocked, and an entry written by two at once can pair one's pn with the other's dn:
+    a search on a shared table (``busy`` has a row per worker) passes over such an entry
+    (as if missing) instead of taking a torn dn INF for a proof's."""
+    return (pn == 0) == (dn >= INF) and (dn == 0) == (pn >= INF)
 
 
 @kernel
