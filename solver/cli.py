@@ -404,13 +404,14 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
     --claim the value found is 'proven' when it is known.  Without --time a verify on a
     board larger than 3/4 gets a budget of 60 s (a proof of an opening there cannot
-    finish); the output says which budget was used.
+    finish); the output says which budget was used.  --jobs N runs df-pn in N processes
+    on this one position with one shared table; the proof is re-walked in one process
+    before it is reported.
 
     \b
     Examples:
-      meridians verify '2/3/4/3/2 L' --claim win
+      meridians verify '2/3/4/3/2 L' --claim win --jobs 2
       meridians verify --game game.txt --time 30 --certificate proof.json.gz
-      meridians verify '3/4/LD3/1D4/2D2/4/LL1 L' --jobs 2
     """
     from .verify import (EXIT, GameRecordError, default_seconds, parse_game, replay, start_position, verdict_of,
                          verify_position)
