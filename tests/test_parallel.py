@@ -127,6 +127,28 @@ def test_jobs_1_is_the_sequential_path(monkeypatch):
     assert p.search[1].worker[0] == -1  # the search marks no path
 
 
+def test_virtual_numbers_only_order():
+    from solver import core
+
+    table = parallel.SharedTable(1, 2)
+    D = F.new_dfpn(core.tables(Position.start("2/3").board), 0, 0.01, shared=table.arrays, worker=0)
+    key = np.uint64(0x1234567)
+    slot = int(key) & (parallel.BUSY_SLOTS - 1)
+    assert F._virtual(D, key, 5) == 5  # nobody there
+    D.busy[0, slot] = 1
+    assert F._virtual(D, key, 5) == 5  # this worker's own path does not count
+    D.busy[1, slot] = 1
+    assert F._virtual(D, key, 5) == 6  # one other worker: one more
+    # solved, given up and the root's threshold are never reached or changed
+    assert [F._virtual(D, key, x) for x in (0, F.INF, F.INF - 1, F.INF - 2, F.INF - 3)] == [
+        0, F.INF, F.INF - 1, F.INF - 2, F.INF - 2]
+
+
+def test_torn_numbers_are_read_as_missing():
+    assert F._whole(0, F.INF) and F._whole(F.INF, 0) and F._whole(3, 4)
+    assert not F._whole(0, 5) and not F._whole(5, F.INF) and not F._whole(F.INF, 7) and not F._whole(7, 0)
+
+
 @pytest.mark.parametrize("jobs", [0, -1, 1.5, True, "2"])
 def test_jobs_must_be_a_whole_number_of_at_least_1(jobs):
     with pytest.raises(ValueError, match="jobs"):

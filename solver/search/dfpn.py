@@ -29,7 +29,9 @@ by :func:`~solver.search.memory.zeroed`: the system maps its pages as the search
 writes them, and a
 proof of a few hundred nodes costs the same with a table of 16 MiB or of 16 GiB.  ``scripts/bench_dfpn.py`` measures each of these.
 
-Python callers use :func:`solver.search.prove.prove`.
+Python callers use :func:`solver.search.prove.prove`.  With ``jobs=N`` it runs :func:`mid`
+in N processes on one shared table (:mod:`solver.search.parallel`; the ``busy`` and
+``worker`` fields and the kernels ``_busy``, ``_virtual`` and ``_whole`` are for that).
 """
 
 from __future__ import annotations
