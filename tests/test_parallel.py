@@ -160,6 +160,14 @@ def test_only_dfpn_searches_with_several_jobs():
         prove(Position.start("2/3"), method="alphabeta", jobs=2)
 
 
+def test_a_parallel_proof_writes_a_certificate_the_checker_accepts(tmp_path, run_cli):
+    # the independent confirmation: the reference rules check the proof the workers found
+    cert = tmp_path / "proof.json"
+    r = run_cli("verify", "2/3/4/3/2 L", "--jobs", "2", "--certificate", cert, "--json", code=0)
+    assert json.loads(r.stdout)["certificate"]["file"] == str(cert)
+    assert "positions checked: Light wins 2/3/4/3/2 L" in run_cli("check", cert, code=0).stdout
+
+
 def test_verify_takes_jobs(run_cli):
     r = run_cli("verify", "2/3/L3/3/2 D", "--jobs", "2", "--json", code=None)
     one = run_cli("verify", "2/3/L3/3/2 D", "--json", code=None)
@@ -188,6 +196,24 @@ _INTERRUPTED = textwrap.dedent("""
         sys.exit(130)
     sys.exit(0)
 """)
+
+
+def test_workers_end_when_their_main_process_is_killed(tree_env):
+    # no finally runs in a killed process: the workers see that it is gone
+    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], stdout=subprocess.PIPE, text=True,
+                            env=tree_env)
+    try:
+        pids = [int(x) for x in proc.stdout.readline().split()]
+        assert len(pids) == 2, pids
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids)
 
 
 def _shm() -> set:
