@@ -41,6 +41,7 @@ import numpy as np
 from .. import core
 from ..bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
 from ..core import kernel
+from . import knowledge
 from .memory import zeroed
 from .path import child_keys, enter_child, repeats
 
@@ -57,6 +58,8 @@ N_STATS = 8
 EXPANSIONS, TT_HITS, STORES, DEEPEST, ABORTED, REWALKED, RESEARCHED, REPETITIONS = range(N_STATS)
 # limits slots
 MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE, DEDUP, LOOKAHEAD, ABANDON, MOBILITY = range(10)
+KNOWLEDGE = 10  # the settled rule (solver.search.knowledge) on the children: 1 on, 0 off
+N_LIMITS = 11
 # LOOKAHEAD modes: when to look one ply further for a child whose every move loses
 LOOK_OFF, LOOK_ALL_DEAD, LOOK_ALWAYS = 0, 1, 2
 # child flags
@@ -82,7 +85,8 @@ class Dfpn(NamedTuple):
     tt_work: np.ndarray    # uint32 (size,): expansions spent below the entry (saturating)
     seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
     stats: np.ndarray      # int64 (8,)
-    limits: np.ndarray     # int64 (10,)
+    limits: np.ndarray     # int64 (N_LIMITS,)
+    know: knowledge.Scratch  # the settled rule's searches and cache
 
 
 SLOT_BYTES = 8 + 4 + 4 + 2 + 4
@@ -92,7 +96,7 @@ def new_dfpn(
     t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.5,
     use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 1,
     seen_mb: float | None = None, dedup: bool = True, lookahead: int = LOOK_ALL_DEAD,
-    abandon: bool = True, mobility: bool = False,
+    abandon: bool = True, mobility: bool = False, knowledge_budget: int = 0,
 ) -> Dfpn:
     """A proof search for ``prover`` (0 Light, 1 Dark) whose table and re-walk set
     together take at most ``tt_mb`` MiB (in buckets of 4 slots; the set gets a fifth
@@ -106,7 +110,9 @@ def new_dfpn(
     dead; ``LOOK_ALWAYS``; ``LOOK_OFF``).  ``abandon``: a move after which the mover's own
     dead groups went off the board gets its initial number doubled (it gave up stones).
     ``mobility``: the move count ``a`` of the player to move is weighed against the
-    other player's ``b``: ``2a * a / (a + b)`` instead of ``a``."""
+    other player's ``b``: ``2a * a / (a + b)`` instead of ``a``.  ``knowledge_budget``: a
+    child that the settled rule (:mod:`solver.search.knowledge`) decides within this many
+    solitaire states per owner is a leaf won by its owner (0: the rule is not used)."""
     seen_bytes = (tt_mb / 5 if seen_mb is None else seen_mb) * 2**20
     table_bytes = tt_mb * 2**20 - seen_bytes
     # whole buckets, as many as fit (not a power of two: a 9 GB request gets 7.2 GB of
@@ -127,7 +133,9 @@ def new_dfpn(
         zeroed(seen, np.uint64),
         np.zeros(N_STATS, np.int64),
         np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table),
-                  int(dedup), int(lookahead), int(abandon), int(mobility)], np.int64),
+                  int(dedup), int(lookahead), int(abandon), int(mobility), int(knowledge_budget > 0)],
+                 np.int64),
+        knowledge.new_scratch(t, max(1, knowledge_budget), cache=knowledge.CACHE_SIZE if knowledge_budget else 1),
     )
 
 
@@ -297,6 +305,9 @@ def _expand(T, D, ply, side):
                     D.stats[REPETITIONS] += 1
                 elif look and room and _all_moves_lose(T, D, ply, cs, cm):
                     winner = side
+                elif D.limits[KNOWLEDGE] and knowledge.worth_a_look(T, D.know, child) and knowledge.settled_child(
+                        T, D.know, child, cs, key, D.stack, D.path_keys, ply + 1) >= 0:
+                    winner = D.know.out[0]  # the path above the child is the guard's
                 else:
                     k = bb_popcount(cm)
                     if D.limits[DEAD_SHIFT] < 0:

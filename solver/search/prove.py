@@ -23,6 +23,7 @@ from .. import core
 from ..board import Board
 from ..position import Position
 from . import alphabeta as ab
+from . import knowledge as K
 from .limit import Limit, limit_of
 from .memory import prefer_huge_pages
 from .methods import METHODS, UnknownMethodError, check_method
@@ -32,6 +33,8 @@ __all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels", "L
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
+#: the settled rule's budget in df-pn (solitaire states per owner and child)
+KNOWLEDGE_BUDGET = K.DEFAULT_BUDGET
 
 def load_kernels(board: Board, method: str = "dfpn") -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
@@ -103,6 +106,7 @@ def prove(
     line_plies: int = 120,
     max_depth: int = 200,
     table_file: str | Path | None = None,
+    knowledge: bool = True,
 ) -> Proof:
     """The value of ``position`` for its player to move.
 
@@ -125,6 +129,10 @@ def prove(
     loads it and goes on from where the search stopped.  ``nodes`` and ``seconds`` then
     count every run (``stats['runs']`` says how many).  The file is not removed when the
     position is decided: that is the caller's choice.
+
+    ``knowledge`` (df-pn only): a child that the settled rule decides
+    (:mod:`solver.search.knowledge`: an enclosure whose harmless moves outlast every line
+    of the other player) is a leaf won by its owner; ``stats['settled']`` counts them.
     """
     limit = limit_of(limit, seconds, max_nodes, tt_mb)
     seconds, max_nodes = limit.seconds, limit.nodes
@@ -141,7 +149,7 @@ def prove(
         return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
     if method == "dfpn":
         return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-                     table_file)
+                     table_file, knowledge)
     return _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth)
 
 
@@ -279,7 +287,7 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
 
 
 def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-          table_file) -> Proof:
+          table_file, knowledge=True) -> Proof:
     from . import dfpn as F
     from . import tablefile
 
@@ -287,7 +295,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     side = position.side_index
     path = _game_path(position)
     budget = _Budget(seconds, max_nodes, t0, progress)
-    D = F.new_dfpn(t, side, tt_mb)
+    D = F.new_dfpn(t, side, tt_mb, knowledge_budget=KNOWLEDGE_BUDGET if knowledge else 0)
     notes: list[str] = []
     value = "unknown"
     winner = -1
@@ -377,6 +385,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
         "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
         "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),
         "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
+        "settled": int(D.know.stats[K.CLAIMS]),
     }
     return p
 
