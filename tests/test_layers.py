@@ -5,7 +5,7 @@
    rule's reference) and ``solver/certificate_check.py``, which run without numba, so that a certificate's verdict does not depend on the fast
    core or its install;
 3. searches: ``solver/search/``;
-4. applications: the CLI, verify, pictures, ``puzzles/``.
+4. applications: the CLI, verify, pictures, the settled rule's soundness check, ``puzzles/``.
 
 The imports are read with :mod:`ast` (every ``import``, at the top of a module or inside a
 function), so the test is static and fast; one subprocess checks that importing the
@@ -30,7 +30,7 @@ REFERENCE = "solver.reference"
 SETTLED = "solver.settled"
 LAYER2 = [CHECKER, REFERENCE, SETTLED]
 BUILDER = "solver.search.certificate"
-APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", BUILDER}
+APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", BUILDER}
 #: third-party packages layer 2 may use (the reference rules and the checker's arrays)
 LAYER2_THIRD_PARTY = {"numpy", "networkx"}
 #: imports allowed against the rules above, each with its reason
