@@ -45,6 +45,7 @@ __all__ = [
     "dead_groups",
     "phase",
     "legal_moves",
+    "normal_moves",
     "play",
     "removed",
     "outcome",
@@ -198,6 +199,28 @@ def legal_moves(board: Board, light: Stones, dark: Stones, to_move: str) -> list
         for ray in board.rays[p]:
             seen = _first_stone_seen(ray, occupied)
             if seen is not None and seen[1] in own and seen[0] >= min_distance:
+                moves.append(p)
+                break
+    return moves
+
+
+def normal_moves(board: Board, own: Stones, other: Stones) -> list[int]:
+    """The empty points where ``own`` may place by the normal-phase rule (RULES.md,
+    Play 3b), whatever the number of its stones: every empty point from which, along
+    some ray, the first stone met is one of ``own`` (adjacent counts).
+
+    For a player with two or more stones this is :func:`legal_moves`.  The settled rule
+    (:mod:`solver.settled`) also asks it of a model board where the player's stones may
+    be a single one, which :func:`legal_moves` would read as the second-stone phase.
+    """
+    occupied = own | other
+    moves = []
+    for p in range(board.size):
+        if p in occupied:
+            continue
+        for ray in board.rays[p]:
+            seen = _first_stone_seen(ray, occupied)
+            if seen is not None and seen[1] in own:
                 moves.append(p)
                 break
     return moves

@@ -1,11 +1,11 @@
 """The four layers by trust: each layer imports only the layers below it.
 
 1. rules: ``solver/board.py``, ``bits.py``, ``core.py``, ``notation.py``, ``position.py``;
-2. reference and checker: ``solver/reference.py`` and ``solver/certificate_check.py``,
-   which run without numba, so that a certificate's verdict does not depend on the fast
+2. reference and checker: ``solver/reference.py``, ``solver/settled.py`` (the settled
+   rule's reference) and ``solver/certificate_check.py``, which run without numba, so that a certificate's verdict does not depend on the fast
    core or its install;
 3. searches: ``solver/search/``;
-4. applications: the CLI, verify, pictures, ``puzzles/``.
+4. applications: the CLI, verify, pictures, the settled rule's soundness check, ``puzzles/``.
 
 The imports are read with :mod:`ast` (every ``import``, at the top of a module or inside a
 function), so the test is static and fast; one subprocess checks that importing the
@@ -27,8 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = {"solver.board", "solver.bits", "solver.core", "solver.notation", "solver.position"}
 CHECKER = "solver.certificate_check"
 REFERENCE = "solver.reference"
+SETTLED = "solver.settled"
+LAYER2 = [CHECKER, REFERENCE, SETTLED]
 BUILDER = "solver.search.certificate"
-APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", BUILDER}
+APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", BUILDER}
 #: third-party packages layer 2 may use (the reference rules and the checker's arrays)
 LAYER2_THIRD_PARTY = {"numpy", "networkx"}
 #: imports allowed against the rules above, each with its reason
@@ -101,7 +103,7 @@ def test_the_import_reader_sees_every_form():
     assert "solver.position" in GRAPH["puzzles.record"]  # from solver import Position
     assert "solver.core" in GRAPH["solver.search.capture"]  # from solver import core
     assert "solver.search.dfpn" in GRAPH[BUILDER]         # from . import dfpn as F
-    assert RULES | {CHECKER, REFERENCE, BUILDER} <= set(GRAPH)
+    assert RULES | {*LAYER2, BUILDER} <= set(GRAPH)
 
 
 def test_solver_never_imports_puzzles():
@@ -110,12 +112,12 @@ def test_solver_never_imports_puzzles():
 
 
 def test_rules_import_nothing_above_them():
-    above = lambda i: _under(i, "solver.search", "puzzles", *APPLICATIONS, CHECKER, REFERENCE)  # noqa: E731
+    above = lambda i: _under(i, "solver.search", "puzzles", *APPLICATIONS, *LAYER2)  # noqa: E731
     assert _violations(RULES, above) == []
 
 
 def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
-    allowed_solver = {"solver", "solver.board", "solver.notation", REFERENCE, CHECKER}
+    allowed_solver = {"solver", "solver.board", "solver.notation", *LAYER2}
 
     def forbidden(i: str) -> bool:
         top = i.partition(".")[0]
@@ -123,7 +125,7 @@ def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
             return i not in allowed_solver
         return top not in sys.stdlib_module_names and top not in LAYER2_THIRD_PARTY and top != "__future__"
 
-    assert _violations([CHECKER, REFERENCE], forbidden) == []
+    assert _violations(LAYER2, forbidden) == []
     assert "solver.notation" in GRAPH[CHECKER] and "solver.board" in GRAPH[REFERENCE]
 
 
@@ -136,7 +138,7 @@ def test_searches_import_no_application():
 def test_importing_the_checker_loads_no_numba(tree_env):
     code = (
         "import sys\n"
-        "import solver, solver.reference, solver.certificate_check\n"
+        "import solver, solver.reference, solver.settled, solver.certificate_check\n"
         "loaded = sorted(m for m in ('numba', 'llvmlite', 'solver.core', 'solver.position', 'solver.search')"
         " if m in sys.modules)\n"
         "print(loaded)\n"

@@ -43,6 +43,7 @@ import numpy as np
 from .. import core
 from ..bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
 from ..core import kernel
+from . import knowledge
 from .memory import zeroed
 from .path import child_keys, enter_child, repeats
 
@@ -59,6 +60,8 @@ N_STATS = 8
 EXPANSIONS, TT_HITS, STORES, DEEPEST, ABORTED, REWALKED, RESEARCHED, REPETITIONS = range(N_STATS)
 # limits slots
 MAX_EXPANSIONS, PROVER, USE_SYMMETRY, EPS_PER_MILLE, DEAD_SHIFT, USE_TABLE, DEDUP, LOOKAHEAD, ABANDON, MOBILITY = range(10)
+KNOWLEDGE = 10  # the settled rule (solver.search.knowledge) on the children: 1 on, 0 off
+N_LIMITS = 11
 # LOOKAHEAD modes: when to look one ply further for a child whose every move loses
 LOOK_OFF, LOOK_ALL_DEAD, LOOK_ALWAYS = 0, 1, 2
 # child flags
@@ -84,9 +87,10 @@ class Dfpn(NamedTuple):
     tt_work: np.ndarray    # uint32 (size,): expansions spent below the entry (saturating)
     seen: np.ndarray       # uint64 (seen_size,): keys re-walked and found correct
     stats: np.ndarray      # int64 (8,)
-    limits: np.ndarray     # int64 (10,)
+    limits: np.ndarray     # int64 (N_LIMITS,)
     busy: np.ndarray       # int32 (workers, 2**k slots): paths of parallel workers (see _busy)
     worker: np.ndarray     # int64 (1,): this search's row of ``busy``; -1: searching alone
+    know: knowledge.Scratch  # the settled rule's searches and cache
 
 
 SLOT_BYTES = 8 + 4 + 4 + 2 + 4
@@ -96,7 +100,8 @@ def new_dfpn(
     t: core.Tables, prover: int, tt_mb: float = 256, *, eps: float = 0.5,
     use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 1,
     seen_mb: float | None = None, dedup: bool = True, lookahead: int = LOOK_ALL_DEAD,
-    abandon: bool = True, mobility: bool = False, shared: tuple | None = None, worker: int = -1,
+    abandon: bool = True, mobility: bool = False, knowledge_budget: int = 0,
+    shared: tuple | None = None, worker: int = -1,
 ) -> Dfpn:
     """A proof search for ``prover`` (0 Light, 1 Dark) whose table and re-walk set
     together take at most ``tt_mb`` MiB (in buckets of 4 slots; the set gets a fifth
@@ -110,7 +115,9 @@ def new_dfpn(
     dead; ``LOOK_ALWAYS``; ``LOOK_OFF``).  ``abandon``: a move after which the mover's own
     dead groups went off the board gets its initial number doubled (it gave up stones).
     ``mobility``: the move count ``a`` of the player to move is weighed against the
-    other player's ``b``: ``2a * a / (a + b)`` instead of ``a``.
+    other player's ``b``: ``2a * a / (a + b)`` instead of ``a``.  ``knowledge_budget``: a
+    child that the settled rule (:mod:`solver.search.knowledge`) decides within this many
+    solitaire states per owner is a leaf won by its owner (0: the rule is not used).
     ``shared`` (:mod:`solver.search.parallel`): the table arrays ``(tt_key, tt_pn, tt_dn,
     tt_move, tt_work, busy)`` to use instead of new ones (views on memory that worker
     processes share; then ``tt_mb`` sizes the re-walk set alone), ``worker`` this
@@ -138,9 +145,11 @@ def new_dfpn(
         zeroed(seen, np.uint64),
         np.zeros(N_STATS, np.int64),
         np.array([0, prover, int(use_symmetry), int(round(eps * 1000)), dead_shift, int(use_table),
-                  int(dedup), int(lookahead), int(abandon), int(mobility)], np.int64),
+                  int(dedup), int(lookahead), int(abandon), int(mobility), int(knowledge_budget > 0)],
+                 np.int64),
         shared[5] if shared is not None else np.zeros((1, 1), np.int32),
         np.array([worker if shared is not None else -1], np.int64),
+        knowledge.new_scratch(t, max(1, knowledge_budget), cache=knowledge.CACHE_SIZE if knowledge_budget else 1),
     )
 
 
@@ -337,6 +346,9 @@ def _expand(T, D, ply, side):
                     D.stats[REPETITIONS] += 1
                 elif look and room and _all_moves_lose(T, D, ply, cs, cm):
                     winner = side
+                elif D.limits[KNOWLEDGE] and knowledge.worth_a_look(T, D.know, child) and knowledge.settled_child(
+                        T, D.know, child, cs, key, D.stack, D.path_keys, ply + 1) >= 0:
+                    winner = D.know.out[0]  # the path above the child is the guard's
                 else:
                     k = bb_popcount(cm)
                     if D.limits[DEAD_SHIFT] < 0:

@@ -113,12 +113,12 @@ class SharedTable:
 
 
 def _worker(t, table: SharedTable, k: int, prover: int, path: list, side: int, cap: int,
-            parent: int) -> None:
+            parent: int, knowledge_budget: int = 0) -> None:
     """Worker ``k``: df-pn from the root in chunks, publishing its stats after each,
     until it decides the root, spends ``cap`` expansions (0: no cap), the stop flag is
     set or the main process ``parent`` is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process stops us
-    D = F.new_dfpn(t, prover, 0.01, shared=table.arrays, worker=k)
+    D = F.new_dfpn(t, prover, 0.01, shared=table.arrays, worker=k, knowledge_budget=knowledge_budget)
     row = table.control[k]
     size = 5_000
     undecided = 0  # root searches in a row that ended with the root not solved
@@ -148,7 +148,7 @@ def _worker(t, table: SharedTable, k: int, prover: int, path: list, side: int, c
 
 
 def search_root(t, table: SharedTable, path: list, side: int, prover: int, *, workers: int,
-                nodes: int = 0, out: Callable[[int], bool]) -> tuple[int, int, bool] | None:
+                nodes: int = 0, out: Callable[[int], bool], knowledge_budget: int = 0) -> tuple[int, int, bool] | None:
     """Search the root (the last position of ``path``, ``side`` to move) for ``prover``
     with ``workers`` forked processes on ``table`` until one of them decides it (or its
     numbers reach the root's threshold), the ``nodes`` budget (0: none, shared out among
@@ -161,7 +161,7 @@ def search_root(t, table: SharedTable, path: list, side: int, prover: int, *, wo
     table.control[:] = 0
     table.arrays[5][:] = 0
     cap = 0 if not nodes else max(1, nodes // workers)
-    procs = [ctx.Process(target=_worker, args=(t, table, k, prover, path, side, cap, os.getpid()),
+    procs = [ctx.Process(target=_worker, args=(t, table, k, prover, path, side, cap, os.getpid(), knowledge_budget),
                          daemon=True) for k in range(workers)]
     result = None
     try:

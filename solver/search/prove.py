@@ -23,6 +23,7 @@ from .. import core
 from ..board import Board
 from ..position import Position
 from . import alphabeta as ab
+from . import knowledge as K
 from .limit import Limit, limit_of
 from .memory import prefer_huge_pages
 from .methods import METHODS, UnknownMethodError, check_method
@@ -32,6 +33,8 @@ __all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels", "L
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
+#: the settled rule's budget in df-pn (solitaire states per owner and child)
+KNOWLEDGE_BUDGET = K.DEFAULT_BUDGET
 
 def load_kernels(board: Board, method: str = "dfpn") -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
@@ -104,6 +107,7 @@ def prove(
     max_depth: int = 200,
     table_file: str | Path | None = None,
     jobs: int = 1,
+    knowledge: bool = True,
 ) -> Proof:
     """The value of ``position`` for its player to move.
 
@@ -132,6 +136,9 @@ def prove(
     table, and the node budget counts every worker's nodes).  Their proof is re-walked in
     this process before it is reported, as a sequential one is.  1 (the default): the
     search runs here, in this process.
+    ``knowledge`` (df-pn only): a child that the settled rule decides
+    (:mod:`solver.search.knowledge`: an enclosure whose harmless moves outlast every line
+    of the other player) is a leaf won by its owner; ``stats['settled']`` counts them.
     """
     limit = limit_of(limit, seconds, max_nodes, tt_mb)
     seconds, max_nodes = limit.seconds, limit.nodes
@@ -149,7 +156,7 @@ def prove(
         return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
     if method == "dfpn":
         return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-                     table_file, jobs)
+                     table_file, jobs, knowledge)
     return _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth)
 
 
@@ -302,7 +309,7 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
 
 
 def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-          table_file, jobs=1) -> Proof:
+          table_file, jobs=1, knowledge=True) -> Proof:
     from . import dfpn as F
     from . import tablefile
 
@@ -310,14 +317,15 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     side = position.side_index
     path = _game_path(position)
     budget = _Budget(seconds, max_nodes, t0, progress)
+    kb = KNOWLEDGE_BUDGET if knowledge else 0
     if jobs == 1:
-        D = F.new_dfpn(t, side, tt_mb)
+        D = F.new_dfpn(t, side, tt_mb, knowledge_budget=kb)
     else:
         from . import parallel
 
         table = parallel.SharedTable(tt_mb, jobs)
         # the workers' table, and this process's own re-walk set
-        D = F.new_dfpn(t, side, table.seen_mb, shared=table.arrays)
+        D = F.new_dfpn(t, side, table.seen_mb, shared=table.arrays, knowledge_budget=kb)
 
         def together():
             """The workers' search of the root for D's prover; their stats join D's."""
@@ -334,7 +342,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
                 return None
             try:
                 return parallel.search_root(t, table, path, side, int(D.limits[F.PROVER]), workers=jobs,
-                                            nodes=left, out=out)
+                                            nodes=left, out=out, knowledge_budget=kb)
             finally:
                 # also after Ctrl-C: a saved table file counts the workers' nodes
                 stats = parallel.worker_stats(table)
@@ -432,6 +440,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
         "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
         "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),
         "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
+        "settled": int(D.know.stats[K.CLAIMS]),
     }
     if jobs > 1:
         p.stats["jobs"] = jobs
