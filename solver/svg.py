@@ -34,7 +34,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from solver.board import Board, BoardError
 
-__all__ = ["position_svg", "map_svg", "point_xy", "SPACING", "VALUE_COLORS"]
+__all__ = ["position_svg", "map_svg", "growth_svg", "frontier_svg", "point_xy", "SPACING", "VALUE_COLORS"]
 
 #: distance between adjacent points, in SVG user units (1 unit = 1 px at the default size)
 SPACING = 44.0
@@ -553,5 +553,75 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
         out.append(_el("path", d=f"M{_num(x)},{_num(y - 6)} L{_num(x + 6)},{_num(y)} L{_num(x)},{_num(y + 6)} "
                        f"L{_num(x - 6)},{_num(y)} Z", fill="#2a2" if c["decided"] else "none",
                        stroke="#2a2", class_="class"))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> str:
+    """A chart of ``scripts/bench_frontier.py``'s record: on the left the share of
+    positions decided within the budget, on the right the median seconds (drawn at the
+    budget, hollow, when half or more were not decided), against empty points; one line
+    per board and mode (solid: with knowledge, dashed: plain df-pn).
+
+    >>> rec = {"seconds": 60, "summary": [
+    ...     {"board": "6/7", "empty": 20, "mode": "knowledge", "share": 1.0, "median_seconds": 2.0},
+    ...     {"board": "6/7", "empty": 20, "mode": "plain", "share": 0.5, "median_seconds": None}]}
+    >>> frontier_svg(rec).count('class="series')
+    2
+    """
+    rows, budget = rec["summary"], rec["seconds"]
+    series: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        series.setdefault((r["board"], r["mode"]), []).append(r)
+    boards = sorted({b for b, _ in series})
+    colours = dict(zip(boards, ("#36c", "#c63", "#393", "#939", "#555")))
+    xs = [r["empty"] for r in rows] or [0, 1]
+    x0, x1 = min(xs) - 1, max(xs) + 1
+    panel, gap, left, top, bottom = (width - 110) / 2, 50.0, 60.0, 70.0, 46.0
+    y_lo, y_hi = math.log10(0.01), math.log10(max(budget, 0.1))
+
+    def px(k: int, e: float) -> float:
+        return left + k * (panel + gap) + (e - x0) / max(x1 - x0, 1) * panel
+
+    def py_share(s: float) -> float:
+        return top + (1 - s) * (height - top - bottom)
+
+    def py_secs(t: float) -> float:
+        t = min(max(t, 0.01), budget)
+        return top + (y_hi - math.log10(t)) / max(y_hi - y_lo, 1e-9) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
+           f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="sans-serif" font-size="12">',
+           _el("rect", x=0, y=0, width=width, height=height, fill="white"),
+           _el("text", f"The proof frontier: positions from random games, {budget:g} s each", x=left,
+               y=22.0, font_size=15, class_="title"),
+           _el("text", "solid: df-pn with knowledge; dashed: plain df-pn; hollow: median over the budget",
+               x=left, y=40.0, font_size=10, fill="#444", class_="legend")]
+    for i, b in enumerate(boards):
+        out.append(_el("text", b, x=left + 420 + 50 * i, y=40.0, font_size=11, fill=colours[b], class_="legend"))
+    for k, name in enumerate(("share decided", "median seconds")):
+        xa, xb = px(k, x0), px(k, x1)
+        out.append(_el("text", name, x=xa, y=top - 10, font_size=12, class_="axis"))
+        ticks = [(py_share(s), f"{round(s * 100)}%") for s in (0, 0.25, 0.5, 0.75, 1)] if k == 0 else \
+            [(py_secs(t), f"{t:g}") for t in (0.01, 0.1, 1, 10, 100, 1000) if t <= budget] + [(py_secs(budget), f"{budget:g}")]
+        for y, label in ticks:
+            out.append(_el("line", x1=xa, y1=y, x2=xb, y2=y, stroke="#ddd"))
+            out.append(_el("text", label, x=xa - 6, y=y + 4, text_anchor="end", class_="axis"))
+        for e in sorted(set(xs)):
+            out.append(_el("text", str(e), x=px(k, e), y=height - bottom + 16, text_anchor="middle", class_="axis"))
+        out.append(_el("text", "empty points", x=(xa + xb) / 2, y=height - 10.0, text_anchor="middle"))
+    for (b, mode), rs in sorted(series.items()):
+        rs = sorted(rs, key=lambda r: r["empty"])
+        dash = {} if mode == "knowledge" else {"stroke_dasharray": "6 4"}
+        pts = [(px(0, r["empty"]), py_share(r["share"])) for r in rs]
+        d = " ".join(f"{'M' if i == 0 else 'L'}{_num(x)},{_num(y)}" for i, (x, y) in enumerate(pts))
+        out.append(_el("path", d=d, fill="none", stroke=colours[b], stroke_width=2.0,
+                       class_=f"series {mode}", **dash))
+        pts = [(px(1, r["empty"]), py_secs(budget if r["median_seconds"] is None else r["median_seconds"]),
+                r["median_seconds"] is None) for r in rs]
+        d = " ".join(f"{'M' if i == 0 else 'L'}{_num(x)},{_num(y)}" for i, (x, y, _) in enumerate(pts))
+        out.append(_el("path", d=d, fill="none", stroke=colours[b], stroke_width=2.0, **dash))
+        for x, y, over in pts:
+            out.append(_el("circle", cx=x, cy=y, r=3.0, fill="none" if over else colours[b], stroke=colours[b]))
     out.append("</svg>")
     return "\n".join(out) + "\n"

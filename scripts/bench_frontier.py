@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The proof frontier: the share of game positions that df-pn decides within a time
+budget, by empty points, with and without its game knowledge, in one run.
+
+Usage: python scripts/bench_frontier.py [--boards 5/6,6/7] [--empty 20-40:4] [--per-count 20]
+                                        [--seconds 60] [--tt-mb 256] [--seed 1] [--out FILE]
+
+Positions come from seeded random games (for each board and count of empty points, the
+first position with that many empty points of each game, one a game, ``--per-count`` a
+count); each is verified by df-pn with the knowledge and without it, one after the other,
+``--seconds`` each on one core.  Writes ``results/frontier/<boards>.json`` (every run,
+and per board, count and mode the share decided and the median seconds) and the chart
+beside it after every run, so Ctrl-C loses at most the run in progress and the same
+command goes on.  The work is done by :mod:`solver.frontier`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from solver import Board
+from solver.files import claim, interrupt_on_sigterm
+from solver.frontier import FrontierError, FrontierInterrupted, measure
+
+OUT = Path(__file__).resolve().parent.parent / "results" / "frontier"
+
+
+def parse_counts(text: str) -> list[int]:
+    """``'20-40:4'`` -> 20, 24, ..., 40; ``'20,30'`` -> 20, 30."""
+    try:
+        if "-" in text:
+            span, _, step = text.partition(":")
+            lo, hi = (int(x) for x in span.split("-"))
+            counts = list(range(lo, hi + 1, int(step or 1)))
+        else:
+            counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise ValueError(f"--empty {text!r}: give LO-HI[:STEP] or a comma-separated list of positive counts")
+    return counts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", default="5/6,6/7")
+    ap.add_argument("--empty", default="20-40:4")
+    ap.add_argument("--per-count", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--tt-mb", type=float, default=256)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=None, help="results file (default results/frontier/<boards>.json)")
+    args = ap.parse_args()
+    try:
+        boards = [Board.parse(b) for b in args.boards.split(",")]
+        counts = parse_counts(args.empty)
+        if not (0 < args.seconds <= 3600) or not math.isfinite(args.seconds):
+            raise ValueError(f"--seconds {args.seconds:g}: give a number of seconds in (0, 3600]")
+        if not (1 <= args.per_count <= 1000):
+            raise ValueError(f"--per-count {args.per_count}: give 1 to 1000")
+    except ValueError as e:
+        sys.exit(f"bench_frontier: {e}")
+    stem = "_".join(b.name.replace("/", "-") for b in boards)
+    out = Path(args.out) if args.out else OUT / f"{stem}.json"
+    command = (f"python scripts/bench_frontier.py --boards {','.join(b.name for b in boards)} --empty {args.empty}"
+               f" --per-count {args.per_count} --seconds {args.seconds:g} --tt-mb {args.tt_mb:g} --seed {args.seed}"
+               + (f" --out {args.out}" if args.out else ""))
+    interrupt_on_sigterm()  # a background run stopped by a kill keeps what it measured
+    lock = out.with_suffix(".running")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not claim(lock):
+        sys.exit(f"bench_frontier: another process is writing {out} ({lock})")
+    try:
+        rec = measure(boards, counts, out, command, per_count=args.per_count, seed=args.seed,
+                      seconds=args.seconds, tt_mb=args.tt_mb)
+    except (FrontierError, FrontierInterrupted) as e:
+        sys.exit(f"bench_frontier: {e}")
+    finally:
+        lock.unlink(missing_ok=True)
+    print(f"{'board':<6}{'empty':>6}  {'mode':<10}{'decided':>10}{'median s':>10}")
+    for r in rec["summary"]:
+        med = "over" if r["median_seconds"] is None else f"{r['median_seconds']:.2f}"
+        print(f"{r['board']:<6}{r['empty']:>6}  {r['mode']:<10}{r['decided']:>4}/{r['positions']:<5}{med:>10}")
+
+
+if __name__ == "__main__":
+    main()
