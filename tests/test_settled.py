@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from refplay import minimax, reference_of
 from solver import Board, Position
@@ -169,7 +167,8 @@ def test_enclosure_has_its_properties_and_a_networkx_twin(k):
     board, light, dark, side = SOME[k]
     for owner in "LD":
         xs, ys = (light, dark) if owner == "L" else (dark, light)
-        interior, walls = (frozenset(board.index(n) for n in part) for part in S.enclosure((board, light, dark, side), owner))
+        names = S.enclosure((board, light, dark, side), owner)
+        interior, walls = (frozenset(board.index(n) for n in part) for part in names)
         # the twin: A = the points joined to a Y stone in the graph of the non-X points
         graph = nx.Graph()
         free = [p for p in range(board.size) if p not in xs]
