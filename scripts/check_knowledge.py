@@ -10,6 +10,10 @@ settled rule (solver.settled, with ``--budget`` solitaire states an owner) is re
 without a budget and compared with the winner that df-pn without the rule finds.  Prints
 per board: positions, claims, agreements, disagreements (each one listed), claims the
 search left undecided within ``--seconds``, and seconds.  Exit code 1 on any disagreement.
+
+Measured with --seed 1 and the defaults (issue 19, 2 shared cores, niced): 2/3 10,000
+positions, 131 claims, all agree (91 s); 3/4 10,000, 546 claims, all agree (1056 s); 4/5 300,
+33 claims, all agree (523 s); 5/6 100, 1 claim, agrees (528 s).  No disagreement, none undecided.
 """
 
 from __future__ import annotations

@@ -18,21 +18,31 @@ Certificates are *built* from df-pn proofs by :mod:`solver.search.certificate`.
 
 File format (JSON, one object; each node on a line of its own)::
 
-    {"format": "meridians-certificate", "version": 1, "board": "2/3",
+    {"format": "meridians-certificate", "version": 2, "board": "2/3",
      "root": "2/3/4/3/2 L", "winner": "L", "node_count": 1234,
      "code": "meridians 0.1.0 (rules 2026-11-30)", "reproved": 0,
      "nodes": [
       {"id": 0, "position": "2/3/4/3/2 L", "move": "c2", "next": 1},
       {"id": 1, "position": "2/3/1L2/3/2 D", "replies": {"a1": 2, "a2": 7, ...}},
       ...
-      {"id": 9, "position": "...", "won": "L"}
+      {"id": 9, "position": "...", "won": "L"},
+      {"id": 10, "position": "...", "settled": {"owner": "L", "supply": 5, "bound": 3}}
      ]}
 
 Node 0 is the root.  A node is one of: a **winner node** (the winner to move: ``move``,
 the point played, and ``next``, the id of the position after it), a **loser node** (the
 other player to move: ``replies``, every legal point mapped to the id of the position
-after it), a **leaf** (a finished game: ``won``, the winner).  Positions are in the
-position notation, "after removal".
+after it), a **leaf** (a finished game: ``won``, the winner), a **settled leaf** (a game
+that the winner wins by the settled rule of :mod:`solver.settled`: ``settled``, the claim
+``{"owner", "supply", "bound"}``; the owner must be the winner, and
+:func:`solver.settled.check_settled` must recompute exactly that supply and bound, the
+decision must hold, and no node of the certificate but the leaf itself may be a position
+that the leaf's continuation could repeat).  Positions are in the position notation,
+"after removal".
+
+Versions: a certificate with settled leaves is version 2; one without is version 1, as
+before settled leaves existed (:data:`VERSION`, what the builder writes then).  The checker
+reads both; a settled leaf in a version 1 file is refused.
 
 Two kinds of failure: :class:`CertificateFileError` (the file is not a certificate file:
 it cannot be read, is not JSON, or is not a ``meridians-certificate`` object of a known
@@ -58,12 +68,22 @@ import numpy
 from . import reference as ref
 from .board import Board, BoardError
 from .notation import parse_position
+from .settled import SettledError, check_settled
 
-__all__ = ["CertificateError", "CertificateFileError", "FORMAT", "VERSION", "check", "check_data",
+__all__ = ["CertificateError", "CertificateFileError", "FORMAT", "VERSION", "VERSION_SETTLED", "VERSIONS",
+           "check", "check_data",
            "check_file", "read_certificate", "summary", "main"]
 
 FORMAT = "meridians-certificate"
+#: the version of a certificate without settled leaves (every certificate before them)
 VERSION = 1
+#: the version of a certificate with settled leaves
+VERSION_SETTLED = 2
+#: the versions this checker reads
+VERSIONS = (VERSION, VERSION_SETTLED)
+#: the greatest supply or bound a settled leaf may claim (a board has at most 154 points;
+#: anything near this is a malformed number, not a claim)
+MAX_SETTLED = 1 << 20
 
 
 class CertificateError(ValueError):
@@ -198,7 +218,7 @@ def read_certificate(path: str | os.PathLike) -> object:
 PROGRESS_EVERY = 50_000
 
 _NODE = object()  # what a node object of the file becomes once _Nodes has stored it
-MOVE, REPLIES, WON_L, WON_D, ODD = range(5)  # a node's kind; ODD: malformed
+MOVE, REPLIES, WON_L, WON_D, ODD, SETTLED = range(6)  # a node's kind; ODD: malformed
 
 
 class _Nodes:
@@ -218,6 +238,7 @@ class _Nodes:
         # node's position is read, else what follows "node i (position): "
         self.odd: dict[int, str] = {}
         self._names: dict = {}  # one object per point name, shared by every edge
+        self.settled: dict[int, dict] = {}  # the claim of each settled leaf, by node
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -269,11 +290,18 @@ class _Nodes:
             problem = f"node {i}: a position must be a string"
         elif node.get("id", i) != i or type(node.get("id", i)) is not int:
             problem = f"node {i} has id {_show(node.get('id'))}"
-        kinds = [k for k in ("move", "replies", "won") if k in node]
+        kinds = [k for k in ("move", "replies", "won", "settled") if k in node]
         edges: list = []
         kind = ODD
         if len(kinds) != 1:
-            problem = problem or "must have exactly one of move, replies, won"
+            problem = problem or "must have exactly one of move, replies, won, settled"
+        elif "settled" in node:
+            why = _malformed_claim(node["settled"])
+            if why is None:
+                kind = SETTLED
+                self.settled[i] = dict(node["settled"])
+            else:
+                problem = problem or why
         elif "won" in node:
             won = node["won"]
             kind = WON_L if won == "L" else WON_D if won == "D" else ODD
@@ -302,6 +330,24 @@ class _Nodes:
         self.kind.append(kind if problem is None else ODD)
 
 
+def _malformed_claim(claim: object) -> str | None:
+    """What is wrong with a settled leaf's claim as data, or None."""
+    if not isinstance(claim, dict):
+        return f"settled must be an object {{owner, supply, bound}}, not {_kind(claim)}"
+    keys = set(claim)
+    if keys != {"owner", "supply", "bound"}:
+        missing, extra = sorted({"owner", "supply", "bound"} - keys), sorted(keys - {"owner", "supply", "bound"})
+        return (f"settled has no {missing[0]!r}" if missing else
+                f"settled has the unknown key {_show(extra[0])}")
+    if claim["owner"] not in ("L", "D"):
+        return f"a settled owner is 'L' or 'D', not {_show(claim['owner'])}"
+    for key in ("supply", "bound"):
+        n = claim[key]
+        if type(n) is not int or not 0 <= n <= MAX_SETTLED:
+            return f"a settled {key} is a number from 0 to {MAX_SETTLED}, not {_show(n)}"
+    return None
+
+
 class _Certificate:
     """What checking one position needs: the board, the claim, the nodes and (once
     parsed) every node's position as a number in ``keys``."""
@@ -313,6 +359,7 @@ class _Certificate:
         # a few bytes a node, and forked checkers read it without copying it
         self.words = (2 * board.size + 64) // 64
         self.keys = numpy.zeros((len(nodes), self.words), dtype="<u8")
+        self.loser_index: _LoserIndex | None = None  # built when a settled leaf needs it
 
     def key(self, i: int) -> int:
         return int.from_bytes(self.keys[i].tobytes(), "little")
@@ -336,6 +383,51 @@ class _Certificate:
         return int(order[k + 1]), int(order[k])
 
 
+class _LoserIndex:
+    """Every node of a certificate indexed by the loser's stones: the history that the
+    settled rule's repetition guard reads at a settled leaf (see
+    :class:`solver.settled.History`).  A hash of the loser's stones per node, sorted, in a
+    numpy array: 16 bytes a node, one binary search a lookup."""
+
+    def __init__(self, c: _Certificate):
+        self.c = c
+        n = c.board.size
+        shift = n if c.loser == "D" else 0
+        full = (1 << n) - 1
+        hashes = numpy.fromiter((hash(c.key(i) >> shift & full) for i in range(len(c.nodes))),
+                                dtype=numpy.int64, count=len(c.nodes))
+        self.order = numpy.argsort(hashes, kind="stable")
+        self.hashes = hashes[self.order]
+
+    def at(self, leaf: int) -> "_LeafHistory":
+        return _LeafHistory(self, leaf)
+
+
+class _LeafHistory:
+    """The certificate's nodes but the settled leaf ``leaf`` itself, for the guard."""
+
+    def __init__(self, index: _LoserIndex, leaf: int):
+        self.index, self.leaf = index, leaf
+
+    def x_stones_with(self, owner: str, y_stones: frozenset) -> list[frozenset]:
+        index, c = self.index, self.index.c
+        if owner != c.winner:
+            return []
+        h = hash(sum(1 << p for p in y_stones))
+        lo = int(numpy.searchsorted(index.hashes, h, side="left"))
+        hi = int(numpy.searchsorted(index.hashes, h, side="right"))
+        out = []
+        for j in index.order[lo:hi]:
+            j = int(j)
+            if j == self.leaf:
+                continue
+            light, dark, _ = _unpacked(c.board, c.key(j))
+            x, y = (light, dark) if owner == "L" else (dark, light)
+            if y == y_stones:
+                out.append(x)
+        return out
+
+
 _SHARED: _Certificate | None = None  # the certificate forked worker processes check
 _CHUNK = 2_000  # positions a worker process checks at a time
 
@@ -350,9 +442,9 @@ def check_data(data: object, progress=None, jobs: int = 1) -> int:
         raise CertificateFileError(f"not a certificate: the file holds {_kind(data)}, not a JSON object")
     if data.get("format") != FORMAT:
         raise CertificateFileError(f"not a certificate: format is {_show(data.get('format'))}, not {FORMAT!r}")
-    if type(data.get("version")) is not int or data["version"] != VERSION:
-        raise CertificateFileError(f"format version {_show(data.get('version'))} is not {VERSION}, "
-                                   "the version this checker reads")
+    if type(data.get("version")) is not int or data["version"] not in VERSIONS:
+        raise CertificateFileError(f"format version {_show(data.get('version'))} is not one of "
+                                   f"{', '.join(map(str, VERSIONS))}, the versions this checker reads")
     for key in ("board", "root", "winner", "nodes"):
         if key not in data:
             raise CertificateError(f"the header has no {key!r}")
@@ -373,6 +465,10 @@ def check_data(data: object, progress=None, jobs: int = 1) -> int:
     count = data.get("node_count", len(nodes))
     if type(count) is not int or count != len(nodes):
         raise CertificateError(f"the header says {_show(count)} nodes, the file has {len(nodes)}")
+    if nodes.settled and data["version"] < VERSION_SETTLED:
+        i = min(nodes.settled)
+        raise CertificateError(f"node {i} is a settled leaf: a certificate with settled leaves is "
+                               f"version {VERSION_SETTLED}, not {data['version']}")
     c = _Certificate(board, winner, nodes)
 
     # every node well formed, its position valid and listed once
@@ -385,6 +481,8 @@ def check_data(data: object, progress=None, jobs: int = 1) -> int:
     if c.key(0) != _packed(board, *_parse(c, data["root"], "root")):
         raise CertificateError(f"node 0 is {nodes.text(0)}, not the root {data['root']}")
 
+    if nodes.settled:  # before the checkers fork: they share it
+        c.loser_index = _LoserIndex(c)
     # every node's move or replies, against the rules
     for _ in _in_chunks(c, _check_range, jobs, progress, "checked"):
         pass  # each part raises its first problem; nothing else comes back
@@ -529,6 +627,16 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
         light, dark, side = _unpacked(board, c.key(i))
         result = ref.outcome(board, light, dark, side)
         kind = nodes.kind[i]
+        if kind == SETTLED:
+            claim = nodes.settled[i]
+            if claim["owner"] != winner:
+                raise CertificateError(
+                    f"node {i} ({nodes.text(i)}) is settled for {claim['owner']}, not for the claimed winner {winner}")
+            try:
+                check_settled((board, light, dark, side), claim, c.loser_index.at(i))
+            except SettledError as e:
+                raise CertificateError(f"node {i} ({nodes.text(i)}): the settled claim fails: {e}") from None
+            continue
         if kind in (WON_L, WON_D):
             if result is None:
                 raise CertificateError(f"node {i} ({nodes.text(i)}) is a leaf, but the game is not over")

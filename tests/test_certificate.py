@@ -495,3 +495,114 @@ def test_meridians_check_runs_without_numba(tree_env):
     assert proc.returncode == 0, proc.stderr
     assert "positions checked: Light wins" in proc.stdout
     assert "warning" not in proc.stderr  # no plugin command (puzzles needs numba) was loaded
+
+
+# -- settled leaves (format version 2) -------------------------------------------------------
+
+# Light walls off rows a and b of 3/4; Dark is nearly out of moves (tests/test_settled.py)
+SETTLED_34 = "DD1/1DLL/LL1LD/L1LDDL/LLLLL/4/3 D"
+# the same after Dark f1: Light to move, and settled for Light after any move in its interior
+BEFORE_SETTLED_34 = "DD1/DDLL/LL1LD/L1LDDL/LLLLL/4/3 L"
+
+
+def _settled_cert(nodes: list[dict], version: int = 2) -> dict:
+    return {"format": "meridians-certificate", "version": version, "board": "3/4",
+            "root": nodes[0]["position"], "winner": "L", "node_count": len(nodes), "nodes": nodes}
+
+
+def _one_leaf(claim: object = "settle", text: str = SETTLED_34) -> dict:
+    from solver.settled import settle
+
+    claim = settle(Position.parse(text)).claim() if claim == "settle" else claim
+    return _settled_cert([{"id": 0, "position": text, "settled": claim}])
+
+
+def _move_then_leaf(move: str) -> dict:
+    from solver.settled import settle
+
+    root = Position.parse(BEFORE_SETTLED_34)
+    child = root.play(move)
+    claim = settle(Position.parse(str(child)))  # no history: the certificate is its history
+    return _settled_cert([{"id": 0, "position": str(root), "move": move, "next": 1},
+                          {"id": 1, "position": str(child), "settled": claim.claim()}])
+
+
+def test_a_settled_leaf_checks(tmp_path):
+    cert = _one_leaf()
+    assert cert["nodes"][0]["settled"] == {"owner": "L", "supply": 5, "bound": 2}  # settle's numbers
+    assert check_data(cert) == 1
+    path = tmp_path / "c.json"
+    path.write_text(dumps(cert))
+    assert check(path) == 1
+    # a move of the winner into its interior, then a settled leaf
+    assert check_data(_move_then_leaf("b2")) == 2
+
+
+def test_a_settled_leaf_needs_version_2_and_version_1_stays_valid(cert23):
+    assert cert23["version"] == 1 and check_data(cert23) == cert23["node_count"]
+    with pytest.raises(CertificateError, match="node 0 is a settled leaf: .* version 2, not 1"):
+        check_data({**_one_leaf(), "version": 1})
+    for version in (0, 3):
+        with pytest.raises(CertificateFileError, match="not one of 1, 2"):
+            check_data({**_one_leaf(), "version": version})
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"owner": "D"}, "settled for D, not for the claimed winner L"),
+    ({"supply": 6}, "supply is 5, not 6"),
+    ({"supply": 4}, "supply is 5, not 4"),
+    ({"bound": 3}, "bound is 2, not 3"),
+    ({"bound": 1}, "more than 1 moves"),
+])
+def test_a_forged_settled_claim_is_rejected(change, message, tmp_path, run_cli):
+    cert = _one_leaf()
+    cert["nodes"][0]["settled"].update(change)
+    with pytest.raises(CertificateError, match=f"node 0 .*{message}") as e:
+        check_data(cert)
+    assert not isinstance(e.value, CertificateFileError)
+    path = tmp_path / "forged.json"
+    path.write_text(dumps(cert))
+    r = run_cli("check", path)
+    assert (r.code, r.exception) == (1, None) and len(r.stderr.splitlines()) == 1
+
+
+def test_a_settled_leaf_where_the_rule_does_not_hold_is_rejected():
+    # Dark has room and wins here; Light's enclosure gives 4 moves (tests/test_settled.py)
+    text = "DD1/1LLL/5/DDDD1D/LLLLL/4/3 D"
+    with pytest.raises(CertificateError, match="node 0 .*the settled claim fails: D has more than 0 moves"):
+        check_data(_one_leaf({"owner": "L", "supply": 4, "bound": 0}, text))
+    # a finished game (Dark has no stones left) is no settled leaf
+    with pytest.raises(CertificateError, match="node 0 .*two or more stones of each colour"):
+        check_data(_one_leaf({"owner": "L", "supply": 0, "bound": 0}, "3/2LL/LL1L1/L1L2L/LLLLL/4/3 L"))
+
+
+def test_a_node_that_the_continuation_could_repeat_rejects_the_leaf():
+    # Light plays outside its walls: the root has the leaf's Dark stones and Light's walls,
+    # a position that Dark's first reply could bring back
+    with pytest.raises(CertificateError, match="node 1 .*could repeat"):
+        check_data(_move_then_leaf("g3"))
+
+
+MALFORMED_CLAIMS = [None, True, 0, "L", [], {}, {"owner": "L", "supply": 5},
+                    {"owner": "L", "supply": 5, "bound": 2, "extra": 1},
+                    {"owner": "X", "supply": 5, "bound": 2}, {"owner": None, "supply": 5, "bound": 2},
+                    {"owner": "L", "supply": "5", "bound": 2}, {"owner": "L", "supply": 5.0, "bound": 2},
+                    {"owner": "L", "supply": True, "bound": 2}, {"owner": "L", "supply": 5, "bound": -1},
+                    {"owner": "L", "supply": 10**30, "bound": 2}, {"owner": "L", "supply": 5, "bound": 2**62},
+                    {"owner": "L", "supply": [5], "bound": 2}]
+
+
+@pytest.mark.parametrize("claim", MALFORMED_CLAIMS)
+def test_a_malformed_settled_leaf_is_refused_in_one_line(claim, tmp_path, run_cli):
+    cert = _one_leaf(claim)
+    with pytest.raises(CertificateError) as e:
+        check_data(cert)
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300 and "settled" in str(e.value)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(cert))
+    r = run_cli("check", path)
+    assert r.exception is None and r.code in (1, 2) and len(r.stderr.splitlines()) == 1
+    both = copy.deepcopy(cert)
+    both["nodes"][0]["won"] = "L"
+    with pytest.raises(CertificateError, match="exactly one of move, replies, won, settled"):
+        check_data(both)
