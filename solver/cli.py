@@ -394,8 +394,12 @@ _COLOUR = {"L": "Light", "D": "Dark"}
 @click.option("--board", "board_name", default=None, help="Board of --moves or --game without a start (default 6/7).")
 @click.option("--tt-mb", type=float, default=256, show_default=True,
               help="df-pn table size in MiB; it must fit in the available memory.")
+@click.option("--knowledge/--no-knowledge", "knowledge", default=None,
+              help="df-pn with or without the settled rule (an enclosure whose moves outlast the other "
+                   "player's); default: without (solver.search.prove.DEFAULT_KNOWLEDGE).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, as_json) -> None:
+def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, knowledge,
+           as_json) -> None:
     """Prove or refute a claim about POSITION: its exact value for the player to move.
 
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
@@ -457,7 +461,8 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
         v.notes.append(f"the game is over: {pos.outcome_reason}")
     else:
-        v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies)
+        v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies,
+                            knowledge=knowledge)
     if budget_note:
         v.notes.insert(0, budget_note)
     out = v.as_dict()
