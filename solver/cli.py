@@ -396,8 +396,11 @@ _COLOUR = {"L": "Light", "D": "Dark"}
               help="df-pn table size in MiB; it must fit in the available memory.")
 @click.option("--jobs", "jobs_n", type=click.IntRange(min=1, max=64), default=1, show_default=True,
               help="df-pn worker processes on this one position, sharing one table of --tt-mb (and the budget).")
+@click.option("--knowledge/--no-knowledge", "knowledge", default=None,
+              help="df-pn with or without the settled rule (an enclosure whose moves outlast the other "
+                   "player's); default: without (solver.search.prove.DEFAULT_KNOWLEDGE).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, jobs_n,
+def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, jobs_n, knowledge,
            as_json) -> None:
     """Prove or refute a claim about POSITION: its exact value for the player to move.
 
@@ -463,7 +466,7 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         v.notes.append(f"the game is over: {pos.outcome_reason}")
     else:
         v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies,
-                            jobs=jobs_n)
+                            jobs=jobs_n, knowledge=knowledge)
     if budget_note:
         v.notes.insert(0, budget_note)
     out = v.as_dict()

@@ -83,13 +83,15 @@ def verify_position(
     tt_mb: float | None = None,
     max_nodes: int | None = None,
     jobs: int = 1,
+    knowledge: bool | None = None,
 ) -> Verdict:
     """The value of ``position`` for its player to move, and the verdict on ``claim``.
 
     df-pn first (its wins and losses hold under any repetition rule); when it runs out of
     budget and ``max_plies`` is given, the horizon search looks for the shortest win of
     either side within ``max_plies`` plies (then ``horizon`` is how deep it got).  With
-    ``max_plies`` and ``seconds`` df-pn gets half of the time.
+    ``max_plies`` and ``seconds`` df-pn gets half of the time.  ``knowledge``: whether df-pn
+    uses the settled rule (:func:`~solver.search.prove.prove`'s keyword; None: its default).
 
     ``limit`` is the budget (:class:`~solver.search.limit.Limit`; None: none, and
     :func:`~solver.search.prove.prove`'s default table); the horizon search's table is at
@@ -112,7 +114,8 @@ def verify_position(
         load_kernels(position.board, "horizon")
     t0 = time.perf_counter()
     first = seconds / 2 if (seconds is not None and max_plies is not None) else seconds
-    p = prove(position, method="dfpn", limit=replace(limit, seconds=first, tt_mb=tt_mb), jobs=jobs)
+    p = prove(position, method="dfpn", limit=replace(limit, seconds=first, tt_mb=tt_mb), jobs=jobs,
+              knowledge=knowledge)
     nodes, notes = p.nodes, list(p.notes)
     method, horizon, proof = "dfpn", 0, p
     if p.value == "unknown" and not notes:

@@ -19,7 +19,7 @@ from array import array
 import numpy as np
 
 from .. import core
-from ..certificate_check import FORMAT, PROGRESS_EVERY, VERSION, CertificateError
+from ..certificate_check import FORMAT, PROGRESS_EVERY, VERSION, VERSION_SETTLED, CertificateError
 from ..files import write_atomic_chunks
 from ..position import Position
 from ..provenance import provenance
@@ -27,6 +27,18 @@ from . import dfpn as F
 from .prove import prove
 
 __all__ = ["CertificateError", "build_certificate", "write_certificate", "dumps"]
+
+
+
+def _cells(words) -> list[int]:
+    """The set bits of a row of uint64 words, as cell numbers."""
+    out = []
+    for k, w in enumerate(int(x) for x in words):
+        while w:
+            low = w & -w
+            out.append(64 * k + low.bit_length() - 1)
+            w ^= low
+    return out
 
 
 def _fresh(position, keys: tuple = ()):
@@ -47,7 +59,7 @@ class _Graph:
     (one int: the stones' bits and the side to move) and a kind; a winner node adds its
     move's point and its next node, a loser node its replies, in arrays shared by all."""
 
-    LEAF, WINNER, LOSER = 0, 1, 2
+    LEAF, WINNER, LOSER, SETTLED = 0, 1, 2, 3
 
     def __init__(self, root) -> None:
         self.root = root
@@ -58,6 +70,7 @@ class _Graph:
         self.b = array("q")             # winner node: its next node; loser node: its first reply slot
         self.reply_point = array("h")   # reply slots: the reply's point ...
         self.reply_node = array("q")    # ... and the node it leads to (-1 until walked)
+        self.claims: dict[int, dict] = {}  # settled leaf -> its claim {"owner", "supply", "bound"}
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -76,6 +89,12 @@ class _Graph:
         key, stones = self.keys[i], self.root.bitboards
         st = np.frombuffer((key >> 1).to_bytes(stones.nbytes, "little"), dtype=stones.dtype)
         return self.bare(st.reshape(stones.shape), key & 1)  # read-only, so not copied again
+
+    def unpack(self, i: int):
+        """Node ``i``'s ``(stones, side)``."""
+        key, stones = self.keys[i], self.root.bitboards
+        st = np.frombuffer((key >> 1).to_bytes(stones.nbytes, "little"), dtype=stones.dtype)
+        return st.reshape(stones.shape), key & 1
 
     def add(self, key: int, kind: int, points: list[int]) -> int:
         """A new node: a leaf (no ``points``), a winner node (its move's point) or a loser
@@ -108,6 +127,8 @@ class _Graph:
         kind, a, b = self.kind[i], self.a[i], self.b[i]
         if kind == self.LEAF:
             rec["won"] = winner
+        elif kind == self.SETTLED:
+            rec["settled"] = dict(self.claims[i])
         elif kind == self.WINNER:
             rec["move"], rec["next"] = names[a], b
         else:
@@ -149,8 +170,35 @@ def build_certificate(
 
 
 def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: float | None = 60.0,
-           tt_mb: float = 256, progress=None, command: str = LIBRARY_COMMAND) -> tuple[dict, _Graph]:
-    """The header of :func:`build_certificate`'s certificate and its nodes as a graph."""
+           tt_mb: float = 256, progress=None, command: str = LIBRARY_COMMAND,
+           settled: bool = True) -> tuple[dict, _Graph]:
+    """The header of :func:`build_certificate`'s certificate and its nodes as a graph.
+
+    With ``settled``, a position that the settled rule decides for the winner (df-pn's
+    knowledge, :mod:`solver.search.knowledge`) is a settled leaf, its claim confirmed by
+    the reference (:func:`solver.settled.check_settled`, with the path to it and, at the
+    end, every node as the earlier positions, as the checker has them); when one cannot be
+    confirmed against every node, the certificate is built again without settled leaves
+    (the subtrees are then walked or proven as ordinary ones)."""
+    refused: set = set()  # settled leaves that some node of an earlier build blocked
+    for attempt in range(SETTLED_ROUNDS + 1):
+        built = _build_once(position, proof, max_nodes=max_nodes, reprove_seconds=reprove_seconds,
+                            tt_mb=tt_mb, progress=progress, command=command,
+                            settled=settled and attempt < SETTLED_ROUNDS, refused=refused)
+        if built is not None:
+            return built
+    raise AssertionError("a build without settled leaves always ends")  # pragma: no cover
+
+
+#: builds that may refuse more settled leaves before the last builds without any
+SETTLED_ROUNDS = 4
+
+
+def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress, command,
+                settled, refused: set) -> tuple[dict, _Graph] | None:
+    """One walk of :func:`_build`, without settled leaves at the packed positions of
+    ``refused``; None when a settled leaf does not hold against every node (its position
+    is then added to ``refused``)."""
     root = _fresh(position)
     if proof is None and root.outcome is None:
         proof = prove(root, method="dfpn", tt_mb=tt_mb)
@@ -217,6 +265,40 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
         _, _, _, cell, _ = F.probe(t, D, st, side)
         return int(t.point_of[cell]) if cell >= 0 else None
 
+    def reference_of(st, side) -> tuple:
+        """(light, dark, side) with point indices, as solver.settled reads positions."""
+        return (frozenset(point_of[c] for c in _cells(st[0])), frozenset(point_of[c] for c in _cells(st[1])),
+                "LD"[side])
+
+    scratch: list = []  # the fast rule's arrays, made on its first use
+
+    def settled_claim(st, side, path_keys) -> dict | None:
+        """The claim of a settled leaf for the winner at (st, side) after ``path_keys``:
+        the fast rule finds it as df-pn does, its numbers are computed exactly, and the
+        reference confirms them against the path."""
+        if not settled or result(st, side) is not None or graph.pack(st, side) in refused:
+            return None
+        from .. import settled as S
+        from . import knowledge as K_
+
+        if not scratch:
+            scratch.extend([K_.new_scratch(T, cache=1), K_.new_scratch(T, filters=False, cache=1),
+                            np.zeros((2, T.w), np.uint64)])
+        quick, exact, nothing = scratch
+        if K_.settle(T, quick, st, side, nothing, 0)[0] != W:  # as df-pn finds it
+            return None
+        h, _ = K_._one(T, exact, st, side, W, nothing, 0, 1)
+        v, _ = K_._one(T, exact, st, side, W, nothing, 0, 2)
+        if h < 0 or v < 0 or h < v + (side == W):
+            return None
+        claim = {"owner": winner, "supply": h, "bound": v}
+        earlier = [reference_of(np.frombuffer(b, np.uint64).reshape(st.shape), s_) for _, b, s_ in path_keys]
+        try:
+            S.check_settled((root.board, *reference_of(st, side)), claim, earlier)
+        except S.SettledError:
+            return None
+        return claim
+
     graph = _Graph(root)
     on_path: set = set()    # packed positions on the walk's path
     reproved = [0]  # sub-positions proven again (their table entries were evicted)
@@ -240,6 +322,10 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
                                        f"not {winner}")
             new_node(key, _Graph.LEAF, [])
             return None
+        claim = settled_claim(st, side, path_keys)
+        if claim is not None:
+            graph.claims[new_node(key, _Graph.SETTLED, [])] = claim
+            return None
         children = {q: child(st, side, q) for q in legal(st, side)}
         if side == W:
             move, t_entry = choose(st, side, children, t_entry, path_keys)
@@ -258,20 +344,23 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
                 return q, t_entry
         for attempt in range(2):
             tm = table_move(t_entry, st, side)
+            here = path_keys + [(m_key, st.tobytes(), side)]
             if tm in usable and (graph.pack(*usable[tm]) in graph.ids or won(t_entry, *usable[tm])
-                                 or loses_at_once(*usable[tm])):
+                                 or loses_at_once(*usable[tm]) or settled_claim(*usable[tm], here)):
                 return tm, t_entry
             for q, c in usable.items():
                 if graph.pack(*c) in graph.ids:
                     return q, t_entry
             for q, c in usable.items():
-                if won(t_entry, *c):
+                if won(t_entry, *c) or settled_claim(*c, here):
                     return q, t_entry
             if attempt == 1:
                 break
             # the table has lost this part of the proof: prove it again, avoiding the path
             p = _with_history(graph.bare(st, side), path_keys)
-            again = prove(p, method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb)
+            # without the settled rule: a child it decided that the reference cannot
+            # confirm here is then proven by the search
+            again = prove(p, method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb, knowledge=False)
             if again.value != "win" or again.search is None:
                 raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
             t_entry = again.search
@@ -302,8 +391,23 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
                 stack.append(opened)
         graph.link(i, k, j)
 
+    if graph.claims:
+        # the checker guards each settled leaf against every node of the certificate
+        from .. import settled as S
+
+        everyone = S.History(reference_of(*graph.unpack(i)) for i in range(len(graph)))
+        blocked = False
+        for i, claim in graph.claims.items():
+            try:
+                S.check_settled((root.board, *reference_of(*graph.unpack(i))), claim, everyone)
+            except S.SettledError:
+                refused.add(graph.keys[i])
+                blocked = True
+        if blocked:
+            return None
     head = {
-        "format": FORMAT, "version": VERSION, "board": root.board.name, "root": str(root),
+        "format": FORMAT, "version": VERSION_SETTLED if graph.claims else VERSION,
+        "board": root.board.name, "root": str(root),
         "winner": winner, "node_count": len(graph),
         "reproved": reproved[0],
         # the whole stamp in one field: the header's own "version" is the format's

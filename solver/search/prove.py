@@ -35,6 +35,12 @@ __all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels", "L
 DEFAULT_TT_MB = 256
 #: the settled rule's budget in df-pn (solitaire states per owner and child)
 KNOWLEDGE_BUDGET = K.DEFAULT_BUDGET
+#: whether :func:`prove` uses the settled rule unless told.  Off: measured with
+#: scripts/bench_knowledge.py (issue 19) it saves expansions where it fires (3/4 positions
+#: 10-16 plies in: 0.38-0.45 of them), but a search where it fires spends 1.4-2 times as
+#: long per expansion, and its pre-filter's cost where it does not fire (0-15 %, on a
+#: machine too loaded to tell) was not shown to stay within a few percent
+DEFAULT_KNOWLEDGE = False
 
 def load_kernels(board: Board, method: str = "dfpn") -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
@@ -107,7 +113,7 @@ def prove(
     max_depth: int = 200,
     table_file: str | Path | None = None,
     jobs: int = 1,
-    knowledge: bool = True,
+    knowledge: bool | None = None,
 ) -> Proof:
     """The value of ``position`` for its player to move.
 
@@ -136,11 +142,13 @@ def prove(
     table, and the node budget counts every worker's nodes).  Their proof is re-walked in
     this process before it is reported, as a sequential one is.  1 (the default): the
     search runs here, in this process.
-    ``knowledge`` (df-pn only): a child that the settled rule decides
-    (:mod:`solver.search.knowledge`: an enclosure whose harmless moves outlast every line
-    of the other player) is a leaf won by its owner; ``stats['settled']`` counts them.
+    ``knowledge`` (df-pn only; None: :data:`DEFAULT_KNOWLEDGE`): a child that the settled
+    rule decides (:mod:`solver.search.knowledge`: an enclosure whose harmless moves
+    outlast every line of the other player) is a leaf won by its owner;
+    ``stats['settled']`` counts them.
     """
     limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    knowledge = DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge)
     seconds, max_nodes = limit.seconds, limit.nodes
     tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
     _check_method(method)

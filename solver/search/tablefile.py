@@ -52,8 +52,10 @@ def fingerprint(t: core.Tables, D: F.Dfpn, position: str) -> str:
     h.update(position.encode())
     h.update(np.ascontiguousarray(t.zobrist).tobytes())
     h.update(np.uint64(t.zobrist_side).tobytes())
-    # every option but the expansion budget and the prover, which change between runs
-    opts = [int(x) for i, x in enumerate(D.limits) if i not in (F.MAX_EXPANSIONS, F.PROVER)]
+    # every option but the expansion budget and the prover, which change between runs, and
+    # the settled rule, which only adds leaves that are won (so a table serves either way;
+    # and the files of the searches before it keep their fingerprint)
+    opts = [int(x) for i, x in enumerate(D.limits) if i not in (F.MAX_EXPANSIONS, F.PROVER, F.KNOWLEDGE)]
     h.update(json.dumps(opts).encode())
     h.update(str(len(D.tt_key)).encode())
     return h.hexdigest()
