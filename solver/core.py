@@ -593,24 +593,37 @@ def run_playouts(T, st0, side, rng, games, max_plies, stats, st):
 
 
 def _drop_stale_cache() -> None:
-    """Empty the kernels' numba cache when solver/bits.py changed.
+    """Empty the numba cache of every kernel module when any kernel source changed.
 
-    numba marks a cached kernel stale only when the file that defines it (this one)
-    changes; the bitboard intrinsics of bits.py are compiled into every kernel too, so a
-    change there alone would run old code.  A stamp of bits.py beside the cache catches
-    that.  Runs at import, before any kernel loads its cache.
+    numba marks a cached kernel stale only when the file that defines it changes; but a
+    kernel compiles in the kernels it calls from other files (the bitboard intrinsics of
+    bits.py, the rules of this file, the settled rule of search/knowledge.py inside
+    df-pn), so a change there alone would run old code.  A stamp of all of them (this
+    file, bits.py and solver/search/*.py, read as files: nothing above is imported) beside
+    the cache catches that.  Runs at import, before any kernel loads its cache.
     """
     import hashlib
     import os
 
-    from . import bits
-
-    with open(bits.__file__, "rb") as f:
-        stamp = hashlib.sha256(f.read()).hexdigest()
+    here = os.path.dirname(os.path.abspath(__file__))
+    search = os.path.join(here, "search")
+    sources = [os.path.join(here, "bits.py"), os.path.join(here, "core.py")]
+    try:
+        sources += sorted(os.path.join(search, n) for n in os.listdir(search) if n.endswith(".py"))
+    except OSError:
+        pass  # no search package beside us: the rules alone
+    digest = hashlib.sha256()
+    for path in sources:
+        try:
+            with open(path, "rb") as f:
+                digest.update(os.path.basename(path).encode() + b"\0" + f.read())
+        except OSError:
+            pass  # a file gone since the listing: the stamp differs, the cache goes
+    stamp = digest.hexdigest()
     cache_dir = getattr(getattr(legal_bb, "_cache", None), "_cache_path", None)
     if cache_dir is None:
         return  # caching is off: kernels compile in memory, nothing can be stale
-    stamp_file = os.path.join(cache_dir, "core.bits-stamp")
+    stamp_file = os.path.join(cache_dir, "core.sources-stamp")
     try:
         with open(stamp_file) as f:
             if f.read().strip() == stamp:
@@ -618,12 +631,23 @@ def _drop_stale_cache() -> None:
     except OSError:
         pass  # no stamp yet: treat the cache as stale
     try:
-        for name in os.listdir(cache_dir):
-            if name.startswith("core.") and name.endswith((".nbi", ".nbc")):
-                try:
-                    os.unlink(os.path.join(cache_dir, name))
-                except FileNotFoundError:
-                    pass  # another process got there first
+        # the search modules cache in their own __pycache__ beside this one's (or, with
+        # NUMBA_CACHE_DIR, in the folder named after theirs)
+        if os.path.basename(cache_dir) == "__pycache__":
+            search_cache = os.path.join(os.path.dirname(cache_dir), "search", "__pycache__")
+        else:
+            search_cache = os.path.join(cache_dir, "search")
+        for folder in (cache_dir, search_cache):
+            try:
+                names = os.listdir(folder)
+            except FileNotFoundError:
+                continue
+            for name in names:
+                if name.endswith((".nbi", ".nbc")):
+                    try:
+                        os.unlink(os.path.join(folder, name))
+                    except FileNotFoundError:
+                        pass  # another process got there first
         tmp = f"{stamp_file}.{os.getpid()}"
         with open(tmp, "w") as f:
             f.write(stamp + "\n")

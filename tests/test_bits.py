@@ -63,3 +63,26 @@ def test_bitboard_operations_match_python_integers(case):
     assert low == ((a & -a).bit_length() - 1 if a else n)
     assert high == a.bit_length() - 1
     assert test == (i < n and (a >> i) & 1 == 1)
+
+
+def test_a_changed_kernel_source_empties_every_kernel_cache(tmp_path, monkeypatch):
+    """df-pn's cached kernels have the settled rule and the core compiled in: when any
+    kernel source changes, the caches of the core and of the search modules go."""
+    from solver import core
+
+    cache = tmp_path / "solver" / "__pycache__"
+    search = tmp_path / "solver" / "search" / "__pycache__"
+    for folder in (cache, search):
+        folder.mkdir(parents=True)
+        (folder / "k.f-1.py311.nbi").write_text("old")
+        (folder / "k.py").write_text("not a numba cache")
+    monkeypatch.setattr(core.legal_bb._cache, "_cache_path", str(cache))
+    (cache / "core.sources-stamp").write_text("a stamp of other sources\n")
+    core._drop_stale_cache()
+    for folder in (cache, search):
+        assert not (folder / "k.f-1.py311.nbi").exists() and (folder / "k.py").exists()
+    stamp = (cache / "core.sources-stamp").read_text()
+    # the same sources again: the stamp holds and a new cache file stays
+    (search / "k.f-2.py311.nbc").write_text("new")
+    core._drop_stale_cache()
+    assert (search / "k.f-2.py311.nbc").exists() and (cache / "core.sources-stamp").read_text() == stamp
