@@ -599,8 +599,8 @@ def _drop_stale_cache() -> None:
     kernel compiles in the kernels it calls from other files (the bitboard intrinsics of
     bits.py, the rules of this file, the settled rule of search/knowledge.py inside
     df-pn), so a change there alone would run old code.  A stamp of all of them (this
-    file, bits.py and solver/search/*.py, read as files: nothing above is imported) beside
-    the cache catches that.  Runs at import, before any kernel loads its cache.
+    file, bits.py and the solver/search/*.py that define kernels, read as files: nothing
+    above is imported) beside the cache catches that.  Runs at import, before any kernel loads its cache.
     """
     import hashlib
     import os
@@ -616,9 +616,12 @@ def _drop_stale_cache() -> None:
     for path in sources:
         try:
             with open(path, "rb") as f:
-                digest.update(os.path.basename(path).encode() + b"\0" + f.read())
+                text = f.read()
         except OSError:
-            pass  # a file gone since the listing: the stamp differs, the cache goes
+            continue  # a file gone since the listing: the stamp differs, the cache goes
+        if b"@kernel" in text or path.endswith(("bits.py", "core.py")):
+            # only files that define kernels: an edit of prove.py recompiles nothing
+            digest.update(os.path.basename(path).encode() + b"\0" + text)
     stamp = digest.hexdigest()
     cache_dir = getattr(getattr(legal_bb, "_cache", None), "_cache_path", None)
     if cache_dir is None:

@@ -283,7 +283,7 @@ class _Budget:
         size = rate * 0.5
         if self.seconds is not None:
             size = min(size, rate * max(0.05, self.seconds - self.elapsed()))
-        return int(min(cap, max(1_000, size)))
+        return int(min(cap, max(200, size)))
 
     def report(self, done: int = 0) -> None:
         if self.progress is not None:
@@ -295,7 +295,10 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
     until it finishes; return its result, or None when the budget ran out."""
     from . import dfpn as F
 
-    size = min(chunk_nodes, 20_000)
+    # the first chunk is a guess of a fraction of a second; with the settled rule an
+    # expansion can cost a hundred times more (6/7: 9,635 expansions took 60 s), and a
+    # chunk is never cut short, so the guess is smaller then
+    size = min(chunk_nodes, 500 if D.limits[F.KNOWLEDGE] else 20_000)
     while True:
         if budget.out():
             return None
@@ -514,7 +517,10 @@ def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -
     S = ab.new_search(t, tt_mb=tt_mb)
     clock = _Budget(seconds, max_nodes, t0, None)
     total = 0
-    size = min(chunk_nodes, 20_000)
+    # the first chunk is a guess of a fraction of a second; with the settled rule an
+    # expansion can cost a hundred times more (6/7: 9,635 expansions took 60 s), and a
+    # chunk is never cut short, so the guess is smaller then
+    size = min(chunk_nodes, 500 if D.limits[F.KNOWLEDGE] else 20_000)
     while True:
         # a fresh root search per chunk: the table keeps what earlier chunks proved
         budget = size if not max_nodes else min(size, max_nodes - total)
