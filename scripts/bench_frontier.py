@@ -24,24 +24,9 @@ from pathlib import Path
 from solver import Board
 from solver.files import claim, interrupt_on_sigterm
 from solver.frontier import FrontierError, FrontierInterrupted, measure
+from solver.randomgame import parse_counts
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "frontier"
-
-
-def parse_counts(text: str) -> list[int]:
-    """``'20-40:4'`` -> 20, 24, ..., 40; ``'20,30'`` -> 20, 30."""
-    try:
-        if "-" in text:
-            span, _, step = text.partition(":")
-            lo, hi = (int(x) for x in span.split("-"))
-            counts = list(range(lo, hi + 1, int(step or 1)))
-        else:
-            counts = [int(x) for x in text.split(",")]
-    except ValueError:
-        counts = []
-    if not counts or min(counts) < 1:
-        raise ValueError(f"--empty {text!r}: give LO-HI[:STEP] or a comma-separated list of positive counts")
-    return counts
 
 
 def main() -> None:

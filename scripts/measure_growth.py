@@ -29,20 +29,9 @@ from pathlib import Path
 from solver import Board
 from solver.files import claim, interrupt_on_sigterm
 from solver.openings.growth import GrowthError, GrowthInterrupted, measure
+from solver.randomgame import parse_counts
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
-
-
-def parse_counts(text: str) -> list[int]:
-    """``'12-32:2'`` -> 12, 14, ..., 32; ``'10,12'`` -> 10, 12."""
-    try:
-        if "-" in text:
-            span, _, step = text.partition(":")
-            lo, hi = (int(x) for x in span.split("-"))
-            return list(range(lo, hi + 1, int(step or 1)))
-        return [int(x) for x in text.split(",")]
-    except ValueError:
-        raise ValueError(f"--empty {text!r}: give LO-HI[:STEP] or a comma-separated list") from None
 
 
 def main() -> None:

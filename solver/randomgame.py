@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from .board import Board
 from .position import Position
 
-__all__ = ["random_game", "random_position", "random_positions", "empty_points"]
+__all__ = ["random_game", "random_position", "random_positions", "empty_points", "parse_counts"]
 
 
 def _rng(seed: int | random.Random) -> random.Random:
@@ -77,3 +77,24 @@ def random_positions(board: Board | str, count: int, plies: int, seed: int = 1) 
 def empty_points(position: Position) -> int:
     """The number of points without a stone."""
     return position.board.size - len(position.stones("L")) - len(position.stones("D"))
+
+
+def parse_counts(text: str) -> list[int]:
+    """Counts of empty points as scripts take them (``--empty``): ``'20-40:4'`` is 20,
+    24, ..., 40 and ``'20,30'`` is 20, 30.  ValueError naming the option otherwise.
+
+    >>> parse_counts("12-18:3"), parse_counts("7,9")
+    ([12, 15, 18], [7, 9])
+    """
+    try:
+        if "-" in text:
+            span, _, step = text.partition(":")
+            lo, hi = (int(x) for x in span.split("-"))
+            counts = list(range(lo, hi + 1, int(step or 1)))
+        else:
+            counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise ValueError(f"--empty {text!r}: give LO-HI[:STEP] or a comma-separated list of positive counts")
+    return counts
