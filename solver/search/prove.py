@@ -517,10 +517,7 @@ def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -
     S = ab.new_search(t, tt_mb=tt_mb)
     clock = _Budget(seconds, max_nodes, t0, None)
     total = 0
-    # the first chunk is a guess of a fraction of a second; with the settled rule an
-    # expansion can cost a hundred times more (6/7: 9,635 expansions took 60 s), and a
-    # chunk is never cut short, so the guess is smaller then
-    size = min(chunk_nodes, 500 if D.limits[F.KNOWLEDGE] else 20_000)
+    size = min(chunk_nodes, 20_000)
     while True:
         # a fresh root search per chunk: the table keeps what earlier chunks proved
         budget = size if not max_nodes else min(size, max_nodes - total)
