@@ -174,13 +174,16 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
            settled: bool = True) -> tuple[dict, _Graph]:
     """The header of :func:`build_certificate`'s certificate and its nodes as a graph.
 
-    With ``settled``, a position that the settled rule decides for the winner (df-pn's
+    With ``settled`` and a proof that used the rule, a position that the settled rule decides for the winner (df-pn's
     knowledge, :mod:`solver.search.knowledge`) is a settled leaf, its claim confirmed by
     the reference (:func:`solver.settled.check_settled`, with the path to it and, at the
     end, every node as the earlier positions, as the checker has them); when one cannot be
     confirmed against every node, the certificate is built again without settled leaves
     (the subtrees are then walked or proven as ordinary ones)."""
     refused: set = set()  # settled leaves that some node of an earlier build blocked
+    # a proof found without the rule has no settled leaves to write, and looking for them
+    # costs the reference's solitaires at every node (9 s of a 215-node build)
+    settled = settled and proof is not None and bool((getattr(proof, "stats", None) or {}).get("settled"))
     for attempt in range(SETTLED_ROUNDS + 1):
         built = _build_once(position, proof, max_nodes=max_nodes, reprove_seconds=reprove_seconds,
                             tt_mb=tt_mb, progress=progress, command=command,
