@@ -2,6 +2,7 @@
 """Solve small boards from the empty position and write results/solutions/.
 
 Usage: python scripts/solve_boards.py [--boards 1/2,2/3] [--tt-mb 256] [--pie 2/3] [--pie-tt-mb 16] [--method M]
+                                     [--jobs 1] [--pie-time SECONDS] [--pie-max-nodes N]
 
 For each board, writes ``results/solutions/<m>-<m+1>.json`` (the value for Light to move,
 the value of every first move, a principal line, nodes, seconds, and the code and rules
@@ -12,6 +13,14 @@ point-Dark point, who wins: ``L``, ``D``, ``draw`` or ``unknown``; per class of 
 nodes and seconds) and ``<m>-<m+1>-pie-map.svg`` (one small board per Light point).
 ``--boards ''`` or ``--pie ''`` skips that part.  Files are written through a temporary
 file and a rename.
+
+A pie board too large for one sitting (3/4: about 218 classes of pairs) takes a budget:
+``--pie-time`` (wall seconds for the whole run, shared fairly by the classes not yet
+started) and ``--pie-max-nodes`` (per class).  Classes still open at the end are
+``unknown`` with their effort, and the file says so.  Every finished class goes to the
+checkpoint ``.meridians/solve-<board>-pie-<method>.json`` at once, so Ctrl-C loses at most
+the classes in progress, and the same command (any budget) resumes: decided classes are
+kept, open ones run again with their effort added up.
 """
 
 from __future__ import annotations
@@ -23,9 +32,9 @@ from pathlib import Path
 
 from solver import Board, Position
 from solver.files import write_atomic
-from solver.openings import pie_map_svg, solve_openings
+from solver.openings import default_checkpoint, pie_map_svg, solve_openings
 from solver.provenance import provenance
-from solver.search.jobs import DEFAULT_METHOD
+from solver.search.jobs import DEFAULT_METHOD, CheckpointError, JobsInterrupted
 from solver.search.solve import solve
 from solver.svg import map_svg
 
@@ -36,16 +45,25 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
     """Write the pie map of board ``name``."""
     board = Board.parse(name)
     pos = Position.start(board)
-    r = solve_openings(pos, pie=True, method=args.method, tt_mb=args.pie_tt_mb, jobs_n=args.jobs,
-                       progress_ui="lines")
+    path = default_checkpoint(pos, pie=True, method=args.method)
+    try:
+        r = solve_openings(pos, pie=True, method=args.method, tt_mb=args.pie_tt_mb, jobs_n=args.jobs,
+                           seconds=args.pie_time, max_nodes=args.pie_max_nodes or None,
+                           checkpoint=path, progress_ui="lines")
+    except JobsInterrupted as e:
+        raise SystemExit(f"solve_boards: {e}; the same command resumes from {path}")
+    except (CheckpointError, ValueError) as e:  # a corrupt checkpoint, an absurd budget
+        raise SystemExit("solve_boards: " + str(e).replace("--time", "--pie-time"))
     stem = board.name.replace("/", "-") + "-pie"
+    budget = "".join(f" --{k} {v:g}" for k, v in (("pie-time", args.pie_time),
+                                                   ("pie-max-nodes", args.pie_max_nodes)) if v)
     record = {
         "board": board.name,
         "variant": "pie: the first player places one Light and one Dark stone, the second "
                    "chooses a colour, Light plays next; pairs are 'Light point-Dark point', "
                    "values are the winner, and the chooser takes the winning colour",
         **provenance(f"python scripts/solve_boards.py --boards '' --pie {board.name} "
-                     f"--pie-tt-mb {args.pie_tt_mb:g} --method {args.method} --jobs {args.jobs}"),
+                     f"--pie-tt-mb {args.pie_tt_mb:g} --method {args.method} --jobs {args.jobs}{budget}"),
         **r.as_dict(),
     }
     record.pop("checkpoint", None)
@@ -64,6 +82,9 @@ def main() -> None:
     ap.add_argument("--pie-tt-mb", type=float, default=16, help="table of each pie job (small positions)")
     ap.add_argument("--method", default=DEFAULT_METHOD, help="search of each pie job")
     ap.add_argument("--jobs", type=int, default=1, help="pie jobs at once")
+    ap.add_argument("--pie-time", type=float, default=None,
+                    help="wall seconds for the pie run, shared by its classes (default: none)")
+    ap.add_argument("--pie-max-nodes", type=int, default=0, help="nodes per pie class (0: no bound)")
     args = ap.parse_args()
     for name in filter(None, args.boards.split(",")):
         board = Board.parse(name)
