@@ -4,6 +4,7 @@ extrapolate it to the positions after the first move.
 
 Usage: python scripts/measure_growth.py [--board 4/5] [--empty 12-32:2] [--games 6]
                                         [--max-nodes 20000000] [--tt-mb 1024] [--seed 1]
+                                        [--knowledge]
 
 The positions are fixed by the seed: random games are played on the board (seeds seed,
 seed+1, ... seed+games-1) and from each game, for each empty-point count ``e`` asked for,
@@ -17,7 +18,11 @@ extrapolation, which calibrates it for 4/5.
 
 Writes ``results/solutions/<board>-growth.json`` after every position (so Ctrl-C loses at
 most the position in progress, and the same command resumes) and the chart
-``<board>-growth.svg``.  The work is done by :mod:`solver.openings.growth`.
+``<board>-growth.svg``.  With ``--knowledge`` the proofs use the settled rule
+(:mod:`solver.search.knowledge`) and the files are ``<board>-growth-knowledge.json`` and
+``.svg``, which also set the run beside ``<board>-growth.json`` on the positions both
+measured (expansions and seconds, and the fit without the rule on those positions): run
+both with the same seed, games and cap.  The work is done by :mod:`solver.openings.growth`.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ def main() -> None:
     ap.add_argument("--max-nodes", type=int, default=20_000_000)
     ap.add_argument("--tt-mb", type=float, default=1024)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--knowledge", action="store_true", help="prove with the settled rule")
     args = ap.parse_args()
     try:
         board = Board.parse(args.board)
@@ -49,10 +55,11 @@ def main() -> None:
     except ValueError as e:
         sys.exit(f"measure_growth: {e}")
     stem = board.name.replace("/", "-")
-    out = OUT / f"{stem}-growth.json"
+    out = OUT / f"{stem}-growth{'-knowledge' if args.knowledge else ''}.json"
     command = (f"python scripts/measure_growth.py --board {board.name}"
                + (f" --empty {args.empty}" if args.empty else "")
-               + f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}")
+               + f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}"
+               + (" --knowledge" if args.knowledge else ""))
     # a background run (where Ctrl-C is ignored) is stopped with SIGTERM: it keeps what
     # it measured, as Ctrl-C does
     interrupt_on_sigterm()
@@ -61,7 +68,8 @@ def main() -> None:
         sys.exit(f"measure_growth: another process is measuring {board.name} ({lock})")
     try:
         rec = measure(board, counts, out, command, games=args.games, seed=args.seed,
-                      max_nodes=args.max_nodes, tt_mb=args.tt_mb)
+                      max_nodes=args.max_nodes, tt_mb=args.tt_mb, knowledge=args.knowledge,
+                      baseline=OUT / f"{stem}-growth.json" if args.knowledge else None)
     except (GrowthError, GrowthInterrupted) as e:
         sys.exit(f"measure_growth: {e}")
     finally:
@@ -70,6 +78,14 @@ def main() -> None:
     if fit:
         print(f"{board.name}: x{fit['factor_per_point']:.2f} expansions per empty point; a first-move "
               f"class ({fit['first_move_empty']} empty) ~ {fit['first_move_expansions']:.3g} expansions",
+              file=sys.stderr)
+    vs = rec.get("against")
+    if vs:
+        base = vs["baseline_fit"]
+        print(f"against {vs['baseline']} on the same {vs['positions']} positions: decided {vs['decided']} "
+              f"against {vs['decided_baseline']}; on the {vs['both_decided']} both decided, expansions "
+              f"x{vs['expansions_ratio']:.3f}, seconds x{vs['seconds_ratio']:.3f}"
+              + (f"; its fit there x{base['factor_per_point']:.2f} per empty point" if base else ""),
               file=sys.stderr)
 
 

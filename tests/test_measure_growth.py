@@ -65,6 +65,35 @@ def test_2_3_is_measured_recorded_and_resumed(script, tmp_path, monkeypatch, cap
     assert json.loads((tmp_path / "2-3-growth.json").read_text())["runs"] == rec["runs"]
 
 
+def test_a_knowledge_run_is_set_beside_the_plain_run_of_the_same_positions(script, tmp_path, monkeypatch, capsys):
+    args = ("--board", "3/4", "--empty", "12-14:2", "--games", "3", "--max-nodes", "200000", "--tt-mb", "8")
+    run(script, monkeypatch, *args)
+    run(script, monkeypatch, *args, "--knowledge")
+    plain = json.loads((tmp_path / "3-4-growth.json").read_text())
+    rec = json.loads((tmp_path / "3-4-growth-knowledge.json").read_text())
+    assert rec["knowledge"] is True and plain["knowledge"] is False
+    assert rec["command"].endswith(" --knowledge")
+    assert [(r["position"], r["value"]) for r in rec["runs"]] == [(r["position"], r["value"]) for r in plain["runs"]]
+    vs = rec["against"]
+    assert vs["baseline"] == "3-4-growth.json" and vs["positions"] == vs["both_decided"] == len(plain["runs"])
+    assert vs["expansions"] == sum(r["expansions"] for r in rec["runs"])
+    assert vs["expansions_baseline"] == sum(r["expansions"] for r in plain["runs"])
+    assert "against 3-4-growth.json on the same" in capsys.readouterr().err
+
+
+def test_a_baseline_that_disagrees_is_an_error(tmp_path):
+    board = Board.parse("3/4")
+    runs = [{"seed": 1, "empty": 12, "position": "p", "value": "win", "expansions": 5, "seconds": 1.0}]
+    base = tmp_path / "3-4-growth.json"
+    base.write_text(json.dumps({"cap": 10, "runs": [dict(runs[0], value="loss")]}))
+    with pytest.raises(growth.GrowthError, match="p: win here, loss in 3-4-growth.json"):
+        growth.against(board, runs, base)
+    base.write_text("[1")
+    with pytest.raises(growth.GrowthError, match="not a growth file"):
+        growth.against(board, runs, base)
+    assert growth.against(board, runs, tmp_path / "none.json") is None
+
+
 def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="--empty"):
         run(script, monkeypatch, "--board", "2/3", "--empty", "x-y")

@@ -10,6 +10,9 @@ expansions, an undecided position counting as more than the cap (:func:`summariz
 straight line through log10(median) against ``e`` gives the growth factor per empty point
 and, extended to ``points - 1`` empty points, the expected cost of a first-move class; the
 board's class records already decided (:func:`class_costs`) are put beside it.
+
+With ``knowledge`` the proofs use the settled rule (:mod:`solver.search.knowledge`), and
+:func:`against` sets the run beside a run without it on the positions both measured.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from ..position import Position
 from ..provenance import code_revision, provenance
 from ..randomgame import empty_points, random_game
 
-__all__ = ["GrowthError", "GrowthInterrupted", "growth_positions", "summarize", "class_costs", "measure"]
+__all__ = ["GrowthError", "GrowthInterrupted", "growth_positions", "summarize", "class_costs", "against",
+           "measure"]
 
 
 class GrowthError(ValueError):
@@ -98,12 +102,48 @@ def class_costs(folder: Path, board: Board) -> list[dict]:
     return out
 
 
+def against(board: Board, runs: list[dict], baseline: Path) -> dict | None:
+    """This run's ``runs`` beside those of the growth file ``baseline`` (another setting,
+    same positions and cap): on the positions both measured, the count each decided, the
+    summed expansions and seconds of the positions both decided and their ratios, and the
+    baseline's fit on those positions alone.  None when the file is missing.  Raises
+    GrowthError when it is not a growth file."""
+    if not baseline.exists():
+        return None
+    try:
+        old = json.loads(baseline.read_text())
+        base = {(r["seed"], r["empty"], r["position"]): r for r in old["runs"]}
+        cap = old["cap"]
+    except (ValueError, KeyError, TypeError, RecursionError) as e:
+        raise GrowthError(f"{baseline} is not a growth file ({e})") from None
+    pairs = [(r, base[k]) for r in runs if (k := (r["seed"], r["empty"], r["position"])) in base]
+    both = [(a, b) for a, b in pairs if a["value"] != "unknown" and b["value"] != "unknown"]
+    for a, b in both:
+        if a["value"] != b["value"]:
+            raise GrowthError(f"{a['position']}: {a['value']} here, {b['value']} in {baseline.name}")
+    sums = {k: [sum(x[k] for x, _ in both), sum(y[k] for _, y in both)] for k in ("expansions", "seconds")}
+    return {
+        "baseline": baseline.name, "positions": len(pairs),
+        "decided": sum(a["value"] != "unknown" for a, _ in pairs),
+        "decided_baseline": sum(b["value"] != "unknown" for _, b in pairs),
+        "both_decided": len(both),
+        "expansions": sums["expansions"][0], "expansions_baseline": sums["expansions"][1],
+        "expansions_ratio": sums["expansions"][0] / max(sums["expansions"][1], 1),
+        "seconds": round(sums["seconds"][0], 2), "seconds_baseline": round(sums["seconds"][1], 2),
+        "seconds_ratio": sums["seconds"][0] / max(sums["seconds"][1], 1e-9),
+        "baseline_fit": summarize(board, [b for _, b in pairs], cap)["fit"],
+    }
+
+
 def measure(board: Board, counts: list[int], out: Path, command: str, *, games: int, seed: int,
-            max_nodes: int, tt_mb: float, say: Callable[[str], None] = _stderr) -> dict:
-    """Prove the positions of :func:`growth_positions` not yet in the growth file ``out``,
-    writing it (with the chart ``out.svg`` and the class records beside ``out``) after
-    each; return the last record.  Results of the same positions with at least this cap
-    are kept.  Raises GrowthError (``out`` is not a growth file) and GrowthInterrupted."""
+            max_nodes: int, tt_mb: float, knowledge: bool = False, baseline: Path | None = None,
+            say: Callable[[str], None] = _stderr) -> dict:
+    """Prove the positions of :func:`growth_positions` not yet in the growth file ``out``
+    (with the settled rule if ``knowledge``), writing it (with the chart ``out.svg``, the
+    class records and, given a ``baseline`` growth file, :func:`against` it) after each;
+    return the last record.  Results of the same positions with at least this cap are
+    kept.  Raises GrowthError (``out`` or ``baseline`` is not a growth file) and
+    GrowthInterrupted."""
     from ..search.limit import Limit
     from ..search.prove import prove
     from ..svg import growth_svg
@@ -124,7 +164,9 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
         rec = {
             "board": board.name, **provenance(command, revision=revision),
             "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            **summarize(board, runs, max_nodes), "classes": class_costs(out.parent, board),
+            "knowledge": knowledge, **summarize(board, runs, max_nodes),
+            "classes": class_costs(out.parent, board),
+            **({"against": against(board, runs, baseline)} if baseline is not None else {}),
             "runs": sorted(runs, key=lambda r: (r["empty"], r["seed"])),
         }
         write_atomic(out, json.dumps(rec, indent=1) + "\n")
@@ -134,7 +176,7 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
     limit = Limit(nodes=max_nodes, tt_mb=tt_mb)
     try:
         for k, (s, e, text) in enumerate(todo, 1):
-            p = prove(Position.parse(text), limit=limit)
+            p = prove(Position.parse(text), limit=limit, knowledge=knowledge)
             runs.append({"seed": s, "empty": e, "position": text, "value": p.value,
                          "expansions": p.nodes, "seconds": round(p.seconds, 2), "cap": max_nodes,
                          "revision": revision})
