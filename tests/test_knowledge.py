@@ -159,6 +159,20 @@ def test_df_pn_gives_the_same_values_with_the_rule_on_late_positions(board, coun
     assert fired >= 10
 
 
+def test_the_allowance_grows_with_expansions_and_claims():
+    """df-pn searches for claims only while the solitaires' states stay within the
+    allowance: a start, so much an expansion, so much a claim made."""
+    k = K.new_scratch(core.tables(Board.parse("3/4")), 100)
+    assert K.affordable(k, 0)
+    k.stats[K.STATES] = K.ALLOWANCE_BASE
+    assert not K.affordable(k, 0)
+    assert K.affordable(k, 1) and not K.affordable(k, 0)
+    k.stats[K.STATES] += K.ALLOWANCE_PER_EXPANSION * 1000
+    assert not K.affordable(k, 1000) and K.affordable(k, 1001)
+    k.stats[K.CLAIMS] = 1
+    assert K.affordable(k, 1000 - K.ALLOWANCE_PER_CLAIM // K.ALLOWANCE_PER_EXPANSION + 1)
+
+
 def test_prove_with_and_without_the_rule():
     """prove's keyword: the same value, the claims counted only with the rule."""
     fired = 0

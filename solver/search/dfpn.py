@@ -346,7 +346,8 @@ def _expand(T, D, ply, side):
                     D.stats[REPETITIONS] += 1
                 elif look and room and _all_moves_lose(T, D, ply, cs, cm):
                     winner = side
-                elif D.limits[KNOWLEDGE] and knowledge.worth_a_look(T, D.know, child) and knowledge.settled_child(
+                elif D.limits[KNOWLEDGE] and knowledge.worth_a_look(T, D.know, child) and knowledge.affordable(
+                        D.know, D.stats[EXPANSIONS]) and knowledge.settled_child(
                         T, D.know, child, cs, key, D.stack, D.path_keys, ply + 1) >= 0:
                     winner = D.know.out[0]  # the path above the child is the guard's
                 else:
