@@ -37,11 +37,10 @@ from solver.openings import opening_jobs
 from solver.randomgame import random_positions
 from solver.search import dfpn as F
 from solver.search.values import Value
-from solver.search.variants import dfpn_variant
+from solver.search.variants import PLAIN, dfpn_variant
 
 SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
 
-PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
 BEFORE = dict(eps=0.25, dead_shift=2, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
 VARIANTS = {
     "plain": PLAIN,

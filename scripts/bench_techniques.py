@@ -38,11 +38,9 @@ from solver.files import write_atomic
 from solver.openings import opening_jobs
 from solver.provenance import provenance
 from solver.randomgame import random_game
-from solver.search import dfpn as F
 from solver.search import knowledge as K
-from solver.search.variants import dfpn_variant
+from solver.search.variants import PLAIN, dfpn_variant
 
-PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
 VARIANTS = {
     "plain": PLAIN,
     "no-initial": {"dead_shift": -1},

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from solver import Board, Position, core
 from solver.search import dfpn as F
 from solver.search.solve import solve
+from solver.search.variants import PLAIN
 
 from refplay import random_position
 
-PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
 VARIANTS = {
     "plain": PLAIN,
     "dedup": {**PLAIN, "dedup": True},

@@ -16,7 +16,12 @@ from .. import core
 from ..position import Position
 from . import dfpn as F
 
-__all__ = ["dfpn_variant"]
+__all__ = ["PLAIN", "dfpn_variant"]
+
+#: The options of plain df-pn: all initial numbers 1, no 1+epsilon, none of the knowledge
+#: (dead groups, deduplication, lookahead, abandoned stones, mobility) -- the baseline
+#: every technique is measured against and the twin the tests compare the search with.
+PLAIN = dict(eps=0.0, dead_shift=-1, dedup=False, lookahead=F.LOOK_OFF, abandon=False, mobility=False)
 
 
 def dfpn_variant(position: Position, expansions: int, tt_mb: float, **options) -> tuple[str, int, float]:
