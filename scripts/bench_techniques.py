@@ -36,7 +36,7 @@ import sys
 from solver import Board, Position
 from solver.files import write_atomic
 from solver.openings import opening_jobs
-from solver.provenance import provenance
+from solver.provenance import code_revision, provenance
 from solver.randomgame import random_game
 from solver.search import knowledge as K
 from solver.search.variants import PLAIN, dfpn_variant
@@ -80,6 +80,7 @@ def main() -> None:
     if not (1 <= args.per_class <= 1000 and 2 <= args.plies <= 29 and 1 <= args.expansions <= 10**12
             and 1 <= args.tt_mb <= 2**20):
         sys.exit("bench_techniques: --per-class 1-1000, --plies 2-29, --expansions >= 1, --tt-mb 1-1048576")
+    revision = code_revision()  # of the code this run imported, taken before it starts
     todo = class_positions(args.per_class, args.plies, args.seed)
     dfpn_variant(todo[0][1], 100, 1)  # compile or load the kernels before timing
     dfpn_variant(todo[0][1], 100, 1, knowledge_budget=K.DEFAULT_BUDGET)
@@ -120,7 +121,7 @@ def main() -> None:
         command = (f"python scripts/bench_techniques.py --per-class {args.per_class} --plies {args.plies} "
                    f"--expansions {args.expansions} --tt-mb {args.tt_mb:g} --seed {args.seed} --out {args.out}")
         record = {
-            "board": "3/4", **provenance(command), "common": len(common), "summary": summary,
+            "board": "3/4", **provenance(command, revision=revision), "common": len(common), "summary": summary,
             "positions": [{"class": key, "position": str(pos),
                            **{n: {"value": runs[n][i][0], "expansions": runs[n][i][1],
                                   "seconds": round(runs[n][i][2], 2)} for n in VARIANTS}}
