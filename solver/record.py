@@ -177,11 +177,13 @@ class GameRecord:
         dark_first = self.start.to_move == "D"
         for i, m in enumerate(self.moves):
             n = (i + dark_first) // 2 + 1
+            # a move number stays on the line of its move
             if (i + dark_first) % 2 == 0:
-                words.append(f"{n}.")
+                words.append(f"{n}. {m}")
             elif i == 0:
-                words.append(f"{n}...")
-            words.append(m)
+                words.append(f"{n}... {m}")
+            else:
+                words.append(m)
             if i == 1 and self.swap:
                 words.append(SWAP)
             if i + 1 in self.comments:
