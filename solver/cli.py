@@ -614,6 +614,8 @@ def _read_game_record(path: str, position: str | None = None, board_name: str | 
         _fail(f"{path}: {e}")
     if position is not None and record.named_start:
         _fail(f"{path} gives its start position; give no POSITION")
+    if board_name is not None and record.named_start and record.board != Board.parse(board_name):
+        _fail(f"{path} is a game on board {record.board.name}, not --board {board_name}")
     return record
 
 

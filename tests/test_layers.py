@@ -118,6 +118,14 @@ def test_rules_import_nothing_above_them():
     assert _violations(RULES, above) == []
 
 
+def test_records_are_read_with_the_rules_alone():
+    # a game record is the rules' moves written down: the board, the notation, positions
+    solver_imports = {i for i in GRAPH["solver.record"] if _under(i, "solver")}
+    assert solver_imports <= {"solver.board", "solver.notation", "solver.position"}
+    others = {i.partition(".")[0] for i in GRAPH["solver.record"] if not _under(i, "solver")}
+    assert others <= set(sys.stdlib_module_names) | {"__future__"}
+
+
 def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
     allowed_solver = {"solver", "solver.board", "solver.notation", *LAYER2}
 

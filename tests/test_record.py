@@ -353,6 +353,13 @@ def test_cli_verify_game_with_its_start_refuses_a_position(tmp_path, run_cli):
     assert proc.code == 2 and "gives its start position" in proc.stderr
 
 
+def test_cli_verify_game_board_must_agree(tmp_path, run_cli):
+    path = _write(tmp_path, '[Board "2/3"]\nc2 c3\n')
+    proc = run_cli("verify", "--game", path, "--board", "3/4")
+    assert proc.code == 2 and "a game on board 2/3, not --board 3/4" in proc.stderr
+    assert "verdict: proven" in run_cli("verify", "--game", path, "--board", "2/3", code=0).stdout
+
+
 def test_cli_play_writes_a_record(tmp_path, run_cli):
     path = tmp_path / "out" / "game.txt"
     out = run_cli("play", "--board", "2/3", "--seed", "5", "--moves", "c1,e2", "--record", path, code=0).stdout
