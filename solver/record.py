@@ -1,5 +1,16 @@
 """Game records: a text record in the manner of PGN, read, checked and written.
 
+>>> from solver import Position
+>>> record = GameRecord({"Light": "Ann"}, Position.start("2/3"), ["c2", "c3"], {2: "the best reply"})
+>>> print(record.text(), end="")
+[Board "2/3"]
+[Light "Ann"]
+[Result "*"]
+<BLANKLINE>
+1. c2 c3 {the best reply} *
+>>> parse_record(record.text()) == record, str(record.position())
+(True, '2/3/1LD1/3/2 L')
+
 A record is header lines, then the moves::
 
     [Board "2/3"]
@@ -77,7 +88,9 @@ _HEADER_START = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"')
 _DATE = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)\Z")
 _NUMBER = re.compile(r"\d+\.(\.\.)?\Z")
 _OLD_NUMBER = re.compile(r"^\d+\.+$")
-_TOKEN = re.compile(r"[\s,]+|#[^\n]*|\{|\}|\[|[^\s,{}\[#]+")
+# a move number is its own token also when glued to its move (``12.c3``, ``12...c3``)
+_TOKEN = re.compile(r"[\s,]+|#[^\n]*|\{|\}|\[|\d+\.(?:\.\.)?(?=[^.])|[^\s,{}\[#]+")
+_KNOWN = ("Board", "Variant", "Light", "Dark", "Date", "Result", "Source", "Start")
 
 
 class RecordError(ValueError):
@@ -296,6 +309,9 @@ class _Reader:
             if not line or line.startswith("#"):
                 continue
             key, value = self.header(line, lineno)
+            known = [k for k in _KNOWN if k.lower() == key.lower() and k != key]
+            if known:
+                raise self.fail(lineno, f"header {key}: did you mean {known[0]}? (keys are case-sensitive)")
             if key in seen:
                 raise self.fail(lineno, f"header {key} given twice (first on line {seen[key]})")
             seen[key] = lineno

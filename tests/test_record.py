@@ -96,6 +96,12 @@ def test_the_headers_keep_their_order_and_escapes():
     assert record.text() == text
 
 
+def test_move_numbers_glued_to_their_moves():
+    record = parse_record('[Board "2/3"]\n1.c1 e2 2.c3 2...c4\n')
+    assert record.moves == ["c1", "e2", "c3", "c4"]
+    assert parse_record('[Start "2/3/L3/3/2 D"]\n1...e2 2.c3\n').moves == ["e2", "c3"]
+
+
 def test_comments_attach_to_the_ply_before_them():
     text = ('[Board "2/3"]\n{before the game} 1. c1 {after c1} e2 {after e2,\nover two lines}\n'
             '{and more} 2. c3 # not kept\n{at the end} *\n')
@@ -183,6 +189,8 @@ BAD = [
     ('[Board "2/3"]\n1. c1 e2 swap\n', 2, "without [Variant \"pie\"]"),
     ('[Board "2/3"]\n[Variant "pie"]\n1. c1 swap e2\n', 3, "not after 1 moves"),
     ('[Board "2/3"]\n[Variant "pie"]\n1. c1 e2 swap swap\n', 3, "swap comes once"),
+    ('[board "2/3"]\n', 1, "header board: did you mean Board?"),
+    ('[Board "2/3"]\n1. c1 e2 2.. c3\n', 2, "move 3 (2..) is illegal"),
     ("2/3\nc1 e2\nresult: nobody\n", 3, "result must be L, D or draw"),
     ("2/3\nc1 e2\nc2\n", 3, "move 3 (c2) is illegal"),
     ("2/9\nc1\n", 1, "the start position"),
