@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver import Board
 from solver.importers import (RecordImportError, abstractplay_board, abstractplay_point, import_abstractplay)
@@ -210,3 +212,34 @@ def test_cli_import_bad_input_exits_2_with_one_line(tmp_path, run_cli, content, 
 def test_cli_import_needs_a_source(tmp_path, run_cli):
     proc = run_cli("import", PASS)
     assert proc.code == 2 and "--from" in proc.stderr
+
+
+# -- no input escapes as anything but a RecordImportError ------------------------------------------
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False)
+                     | st.sampled_from(["", "pie", "pass", "c3", "a1", "size-7", "Meridians", "swap c3"]),
+                     lambda children: st.lists(children, max_size=3) | st.dictionaries(
+                         st.sampled_from(["move", "sequence", "name", "result", "game", "variants", "x"]), children,
+                         max_size=3), max_leaves=8)
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_a_changed_record_fails_only_with_an_import_error(data):
+    record = _load(PASS)
+    for _ in range(data.draw(st.integers(1, 3))):
+        # replace one value somewhere in the record by a random JSON value
+        node, path = record, []
+        while isinstance(node, (dict, list)) and node and data.draw(st.booleans()):
+            key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+            path.append((node, key))
+            node = node[key]
+        if path:
+            parent, key = path[-1]
+            parent[key] = data.draw(_JSON)
+    try:
+        imported = import_abstractplay(record)
+    except RecordImportError as e:
+        assert str(e) and "\n" not in str(e)
+    else:
+        assert parse_record(imported.text()) == imported

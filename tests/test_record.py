@@ -379,3 +379,27 @@ def test_cli_play_writes_a_record(tmp_path, run_cli):
     assert record.headers["Source"] == "meridians play --seed 5"
     assert re.fullmatch(r"\d{4}\.\d{2}\.\d{2}", record.headers["Date"])
     assert record.moves == ["c1", "e2"] + _moves(game)
+
+
+# -- no input ever escapes as anything but a RecordError -------------------------------------------
+
+_SAMPLE = GameRecord({"Variant": "pie", "Light": 'A "b"', "X": "y"}, Position.start("3/4"),
+                     _moves(_game("3/4", 4)), {0: "start", 3: "three"}, None, swap=True).text()
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_mutated_records_fail_only_with_a_record_error(data):
+    text = _SAMPLE
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(text)))
+        cut = data.draw(st.integers(0, 8))
+        glue = data.draw(st.sampled_from(['', '[', ']', '"', '{', '}', '\\', '\n', ' ', '#', 'swap', '*', 'L',
+                                          'draw', '1.', '99999999999999999999', 'c3', '/', 'Start "', 'é']))
+        text = text[:at] + glue + text[at + cut:]
+    try:
+        record = parse_record(text, default_board="3/4")
+    except RecordError as e:
+        assert str(e) and "\n" not in str(e)
+    else:
+        assert parse_record(record.text()) == record
