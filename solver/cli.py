@@ -652,7 +652,7 @@ def _write_game_record(path: str, game, headers: dict[str, str]) -> None:
     from .record import GameRecord
 
     headers = {**headers, "Date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")}
-    record = GameRecord(headers, game.positions[0], list(game.moves), result=game.outcome)
+    record = GameRecord.from_game(game, headers)
     write_atomic(path, record.text())
     click.echo(f"wrote {path}")
 

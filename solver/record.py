@@ -137,6 +137,13 @@ class GameRecord:
         if self.swap and not self.pie:
             raise ValueError("swap (the colour choice) is only in the pie variant")
 
+    @classmethod
+    def from_game(cls, game: Game, headers: dict[str, str] | None = None,
+                  comments: dict[int, str] | None = None) -> "GameRecord":
+        """The record of a played :class:`~solver.position.Game` (its start, moves and
+        result, None while it goes on), with ``headers`` and ``comments`` as given."""
+        return cls(dict(headers or {}), game.positions[0], list(game.moves), dict(comments or {}), game.outcome)
+
     # -- reading ----------------------------------------------------------------------
     @property
     def board(self) -> Board:

@@ -223,7 +223,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers(-5, 5) | st.floats(
                          max_size=3), max_leaves=8)
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(st.data())
 def test_a_changed_record_fails_only_with_an_import_error(data):
     record = _load(PASS)

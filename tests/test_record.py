@@ -87,6 +87,17 @@ def test_round_trip_from_a_start_position_with_dark_to_move():
     assert parse_record(text) == record
 
 
+def test_from_game_is_the_game():
+    from solver import Game
+
+    game = Game(Position.start("2/3"))
+    for m in _moves(_game("2/3", 8)):
+        game.play(m)
+    record = GameRecord.from_game(game, {"Light": "x"}, {1: "one"})
+    assert record.moves == game.moves and record.result == game.outcome is not None
+    assert record.position() == game.position and parse_record(record.text()) == record
+
+
 def test_the_headers_keep_their_order_and_escapes():
     text = ('[Board "2/3"]\n[Zeta "z"]\n[Light "A \\"quoted\\" \\\\ name"]\n[Alpha "a"]\n'
             '[Result "*"]\n\n1. c1 e2 *\n')
