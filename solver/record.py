@@ -84,7 +84,8 @@ _FIELDS = ("Board", "Start", "Result")  # headers held as GameRecord's own field
 _NAME = {"L": "Light", "D": "Dark"}
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _HEADER = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\Z')
-_HEADER_START = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"')
+# a header cut short: its value never closes, or closes where the line ends without "]"
+_HEADER_CUT = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"(?:[^"\\]|\\.)*(?:"\s*)?\\?\Z')
 _DATE = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)\Z")
 _NUMBER = re.compile(r"\d+\.(\.\.)?\Z")
 _OLD_NUMBER = re.compile(r"^\d+\.+$")
@@ -110,6 +111,9 @@ class GameRecord:
     ``swap``: the pie variant's second player took Light (see the module's text).
 
     Records compare equal when all of these are equal (positions by stones and side).
+    Making one checks what the text can hold (header keys and values, comments, the
+    variant); the moves and the result are checked when the text is read back, or by
+    :meth:`game` (the moves).
     """
 
     headers: dict[str, str]
@@ -134,8 +138,12 @@ class GameRecord:
                 raise ValueError(f"a comment is attached to a ply from 0 to {len(self.moves)}, not {ply!r}")
             if not isinstance(text, str) or "{" in text or "}" in text or text != " ".join(text.split()) or not text:
                 raise ValueError(f"a comment is non-empty text on one line, spaces single, no braces, not {text!r}")
+        if self.headers.get("Variant", "standard") not in VARIANTS:
+            raise ValueError(f"Variant is one of {', '.join(VARIANTS)}, not {self.headers['Variant']!r}")
         if self.swap and not self.pie:
             raise ValueError("swap (the colour choice) is only in the pie variant")
+        if self.pie and self.start != Position.start(self.start.board):
+            raise ValueError("the pie variant starts from the empty board")
 
     @classmethod
     def from_game(cls, game: Game, headers: dict[str, str] | None = None,
@@ -340,7 +348,7 @@ class _Reader:
         m = _HEADER.match(line)
         if m:
             return m.group(1), re.sub(r"\\(.)", r"\1", m.group(2))
-        if _HEADER_START.match(line) and not re.search(r'(?<!\\)"\s*\]\s*\Z', line):
+        if _HEADER_CUT.match(line):
             raise self.fail(lineno, f"truncated header {line!r}: it ends before its closing '\"]'")
         raise self.fail(lineno, f"unknown header syntax {line!r}: a header is [Key \"value\"]")
 

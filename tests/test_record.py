@@ -174,6 +174,9 @@ BAD = [
     ('[Board "2/3"]\nLight "Ann"]\n', 2, "'Light'"),  # no '[': the moves begin, Light is no point
     ('[Board "2/3"]\n[Light "Ann', 2, "truncated header"),
     ('[Board "2/3"]\n[Light "Ann"\n', 2, "truncated header"),
+    ('[Board "2/3"]\n[Light "Ann\\"]\n', 2, "truncated header"),  # the quote is escaped
+    ('[Board "2/3"]\n[Light "Ann"] x\n', 2, "unknown header syntax"),
+    ('[Board "2/3"]\n[Light "Ann" "Bob"]\n', 2, "unknown header syntax"),
     ('[Board "2/3"]\n[Light "A"]\n[Light "B"]\n', 3, "given twice (first on line 2)"),
     ('[Board "2/x"]\n', 1, "header Board"),
     ('[Board "2/3"]\n[Variant "chess960"]\n', 2, "header Variant"),
@@ -228,7 +231,8 @@ def test_records_are_built_only_with_values_they_can_write():
     start = Position.start("2/3")
     for bad in [dict(headers={"Board": "2/3"}), dict(headers={"bad key": "x"}), dict(headers={"K": "two\nlines"}),
                 dict(comments={0: "a } brace"}), dict(comments={0: " padded"}), dict(comments={5: "too far"}),
-                dict(result="light"), dict(swap=True)]:
+                dict(result="light"), dict(swap=True), dict(headers={"Variant": "pi"}),
+                dict(headers={"Variant": "pie"}, start=Position.parse("2/3/L3/3/2 D"))]:
         kwargs = dict(headers={}, start=start, moves=["c1"]) | bad
         with pytest.raises(ValueError):
             GameRecord(**kwargs)
