@@ -90,7 +90,8 @@ _DATE = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?\?)\.(\d{2}|\?\?)\Z")
 _NUMBER = re.compile(r"\d+\.(\.\.)?\Z")
 _OLD_NUMBER = re.compile(r"^\d+\.+$")
 # a move number is its own token also when glued to its move (``12.c3``, ``12...c3``)
-_TOKEN = re.compile(r"[\s,]+|#[^\n]*|\{|\}|\[|\d+\.(?:\.\.)?(?=[^.])|[^\s,{}\[#]+")
+_TOKEN = re.compile(r"(?P<space>[\s,]+)|(?P<note>#[^\n]*)|(?P<open>\{)|(?P<close>\})|(?P<header>\[)"
+                    r"|(?P<number>\d+\.(?:\.\.)?(?=[^.]))|(?P<word>[^\s,{}\[#]+)")
 _KNOWN = ("Board", "Variant", "Light", "Dark", "Date", "Result", "Source", "Start")
 
 
@@ -312,7 +313,8 @@ class _Reader:
     def read(self) -> GameRecord:
         headers: dict[str, str] = {}
         seen: dict[str, int] = {}
-        lines = self.text.splitlines(keepends=True)
+        # lines end at "\n" only, as the moves' line count below does
+        lines = self.text.split("\n")
         offset = 0
         body_line = len(lines) + 1
         for lineno, raw in enumerate(lines, 1):
@@ -320,7 +322,7 @@ class _Reader:
             if line and not line.startswith("#") and not line.startswith("["):
                 body_line = lineno
                 break
-            offset += len(raw)
+            offset += len(raw) + 1
             if not line or line.startswith("#"):
                 continue
             key, value = self.header(line, lineno)
@@ -407,10 +409,11 @@ class _Reader:
             m = _TOKEN.match(text, i)
             tok = m.group()
             i = m.end()
-            if tok[0] in _SPACE or tok[0] == "#":
+            kind = m.lastgroup
+            if kind in ("space", "note"):
                 line += tok.count("\n")
                 continue
-            if tok == "{":
+            if kind == "open":
                 end = text.find("}", i)
                 nested = text.find("{", i)
                 if end < 0 or 0 <= nested < end:
@@ -422,9 +425,9 @@ class _Reader:
                 line += text.count("\n", i, end)
                 i = end + 1
                 continue
-            if tok == "}":
+            if kind == "close":
                 raise self.fail(line, "a '}' without its opening '{'")
-            if tok == "[":
+            if kind == "header":
                 raise self.fail(line, "a header after the moves: headers come first")
             if token_seen:
                 raise self.fail(line, f"{tok!r} after the result token: the result ends the record")
@@ -452,9 +455,6 @@ class _Reader:
         result = header_result if header_result is not None else token_result
         _check_result(result, pos, result_line or line)
         return GameRecord(headers, start, moves, comments, result, swap, named_start=named)
-
-
-_SPACE = frozenset(" \t\r\n,\f\v")
 
 
 def _parse_old(text: str, default_board: Board | str, default_start: Position | None) -> GameRecord:
