@@ -49,7 +49,7 @@ from typing import Any
 
 from .board import Board
 from .position import IllegalMoveError, Position
-from .record import GameRecord, RecordError
+from .record import GameRecord, RecordError, is_date
 
 __all__ = ["RecordImportError", "import_abstractplay", "abstractplay_board", "abstractplay_point", "SOURCES"]
 
@@ -232,8 +232,8 @@ def _replay(header: dict, board: Board, pie: bool, players: list[tuple[str, int]
     headers["Light"] = " ".join(players[seat_of["L"]][0].split())
     headers["Dark"] = " ".join(players[seat_of["D"]][0].split())
     date = header.get("date-end", header.get("date-start"))
-    if isinstance(date, str) and re.match(r"\d{4}-\d{2}-\d{2}", date):
-        headers["Date"] = date[:10].replace("-", ".")
+    if isinstance(date, str) and re.match(r"\d{4}-\d{2}-\d{2}", date) and is_date(date[:10].replace("-", ".")):
+        headers["Date"] = date[:10].replace("-", ".")  # a date-time that is no day is left out
     site = header.get("site")
     if isinstance(site, dict):
         if isinstance(site.get("name"), str) and site["name"].strip():

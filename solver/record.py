@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from .board import Board
 from .position import Game, IllegalMoveError, Position
 
-__all__ = ["GameRecord", "RecordError", "parse_record", "RESULTS", "SWAP", "VARIANTS"]
+__all__ = ["GameRecord", "RecordError", "parse_record", "is_date", "RESULTS", "SWAP", "VARIANTS"]
 
 #: the results a record states: the winner, a draw, or None (not stated, ``*``)
 RESULTS = ("L", "D", "draw")
@@ -139,6 +139,8 @@ class GameRecord:
                 raise ValueError(f"a comment is attached to a ply from 0 to {len(self.moves)}, not {ply!r}")
             if not isinstance(text, str) or "{" in text or "}" in text or text != " ".join(text.split()) or not text:
                 raise ValueError(f"a comment is non-empty text on one line, spaces single, no braces, not {text!r}")
+        if not is_date(self.headers.get("Date", "????.??.??")):
+            raise ValueError(f"Date is YYYY.MM.DD with ?? for unknown parts, not {self.headers['Date']!r}")
         if self.headers.get("Variant", "standard") not in VARIANTS:
             raise ValueError(f"Variant is one of {', '.join(VARIANTS)}, not {self.headers['Variant']!r}")
         if self.swap and not self.pie:
@@ -220,6 +222,21 @@ class GameRecord:
         words.append(self.result or "*")
         lines += _wrap(words)
         return "\n".join(lines) + "\n"
+
+
+def is_date(value: str) -> bool:
+    """Whether ``value`` is a Date header's value: ``YYYY.MM.DD``, a real day, with
+    ``????``, ``??`` for unknown parts (a day only with its month)."""
+    m = _DATE.match(value)
+    if not m or ("?" in m.group(2) and "?" not in m.group(3)):
+        return False
+    if "?" in value:
+        return True
+    try:
+        datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return False
+    return True
 
 
 def _header(key: str, value: str) -> str:
@@ -383,15 +400,7 @@ class _Reader:
         return value
 
     def date(self, value: str, lineno: int) -> None:
-        m = _DATE.match(value)
-        if m and "?" not in value:
-            try:
-                datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-            except ValueError:
-                m = None
-        elif m and "?" in m.group(2) and "?" not in m.group(3):
-            m = None  # a day without its month
-        if not m:
+        if not is_date(value):
             raise self.fail(lineno, f"header Date: YYYY.MM.DD with ?? for unknown parts, not {value!r}")
 
     def moves(self, offset: int, lineno: int, headers: dict[str, str], start: Position, named: bool,

@@ -124,6 +124,13 @@ def test_a_resignation_before_the_end():
     assert record.result == ("D" if winner_seat == 0 else "L")  # alice (seat 1) plays Dark
 
 
+def test_a_date_that_is_no_day_is_left_out():
+    data = _load(PIE)
+    data["header"]["date-end"] = "2026-02-30T10:00:00Z"
+    record = import_abstractplay(data)
+    assert "Date" not in record.headers and parse_record(record.text()) == record
+
+
 def _edit(path: Path, change) -> dict:
     data = copy.deepcopy(_load(path))
     change(data)
