@@ -261,6 +261,11 @@ def _replay(header: dict, board: Board, pie: bool, players: list[tuple[str, int]
         headers["SiteResult"] = stated
         note = f"Abstract Play's stated result is {stated}, RULES.md's is {result or 'none (the game is not over)'}"
         _comment(comments, len(moves), note)
+    if swap and len(moves) < 2:
+        # a choice made before Dark's first stone in a game that ended there: our record
+        # writes the choice after two stones; the players' colours above say it
+        _comment(comments, len(moves), "Abstract Play: the second player took Light")
+        swap = False
     try:
         return GameRecord(headers, Position.start(board), moves, comments, result, swap)
     except (RecordError, ValueError) as e:  # a header value our record cannot hold

@@ -145,6 +145,8 @@ class GameRecord:
             raise ValueError(f"Variant is one of {', '.join(VARIANTS)}, not {self.headers['Variant']!r}")
         if self.swap and not self.pie:
             raise ValueError("swap (the colour choice) is only in the pie variant")
+        if self.swap and len(self.moves) < 2:
+            raise ValueError("swap (the colour choice) comes after the first two stones")
         if self.pie and self.start != Position.start(self.start.board):
             raise ValueError("the pie variant starts from the empty board")
 

@@ -99,6 +99,14 @@ def test_a_pie_choice_after_the_first_stone():
     assert "after Light's first stone" in record.comments[1]
 
 
+def test_a_pie_choice_in_a_game_resigned_at_once():
+    data = _load(PIE)
+    data["moves"] = [[data["moves"][0][0], "pie"]]
+    record = import_abstractplay(data)
+    assert not record.swap and record.players()["L"] == "bob" and len(record.moves) == 1
+    assert "took Light" in record.comments[1] and parse_record(record.text()) == record
+
+
 def test_sequence_orders_a_round():
     data = _load(PASS)
     moves = _moves("5/6", 321)

@@ -231,7 +231,7 @@ def test_records_are_built_only_with_values_they_can_write():
     start = Position.start("2/3")
     for bad in [dict(headers={"Board": "2/3"}), dict(headers={"bad key": "x"}), dict(headers={"K": "two\nlines"}),
                 dict(comments={0: "a } brace"}), dict(comments={0: " padded"}), dict(comments={5: "too far"}),
-                dict(result="light"), dict(swap=True), dict(headers={"Date": "2026.02.30"}), dict(headers={"Variant": "pi"}),
+                dict(result="light"), dict(swap=True), dict(headers={"Date": "2026.02.30"}), dict(headers={"Variant": "pie"}, swap=True), dict(headers={"Variant": "pi"}),
                 dict(headers={"Variant": "pie"}, start=Position.parse("2/3/L3/3/2 D"))]:
         kwargs = dict(headers={}, start=start, moves=["c1"]) | bad
         with pytest.raises(ValueError):
