@@ -418,3 +418,17 @@ def test_mutated_records_fail_only_with_a_record_error(data):
         assert str(e) and "\n" not in str(e)
     else:
         assert parse_record(record.text()) == record
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (b"\x1f\x8b\x08\x00corrupt", "gzip"),
+    (b"[Board \"2/3\"]\n\x00\x01", "binary"),
+    (b"\xff\xfe[Board", "UTF-8"),
+])
+def test_cli_show_game_unreadable_files(tmp_path, run_cli, content, fragment):
+    path = tmp_path / "game.txt"
+    path.write_bytes(content)
+    proc = run_cli("show", "--game", path)
+    assert proc.code == 2 and proc.exception is None and proc.stdout == "", proc
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and fragment in lines[0], proc.stderr
