@@ -123,19 +123,28 @@ def cli() -> None:
 
 
 @cli.command(short_help="Draw a position or an empty board, with its legal moves.")
-@click.argument("position")
+@click.argument("position", required=False)
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False),
               help="Also write an SVG picture here (missing folders are created).")
-def show(position: str, svg_file: str | None) -> None:
+@click.option("--game", "game_file", type=click.Path(dir_okay=False), default=None,
+              help="Draw the position of this game record (with its headers) instead of POSITION.")
+@click.option("--ply", type=click.IntRange(min=0), default=None,
+              help="With --game: the position after this many moves (default: the end).")
+def show(position: str | None, svg_file: str | None, game_file: str | None, ply: int | None) -> None:
     """Draw POSITION (notation such as '2/3/4/3/2 L', or a board such as 6/7) as ASCII
     with coordinates, and list its legal moves.
 
     \b
     Examples:
-      meridians show 6/7
       meridians show '2/1D1/4/L2/2 D' --svg pos.svg
+      meridians show --game game.txt --ply 12
     """
-    pos = _position_arg(position)
+    if game_file is not None or ply is not None:
+        pos = _record_position(position, game_file, ply)
+    elif position is None:
+        _fail("give a POSITION or --game")
+    else:
+        pos = _position_arg(position)
     click.echo(pos.diagram())
     moves = pos.legal_moves()
     if moves:
@@ -154,7 +163,9 @@ def show(position: str, svg_file: str | None) -> None:
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False),
               help="Write the final position as SVG (missing folders are created).")
 @click.option("--quiet", is_flag=True, help="Print only the result line.")
-def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
+@click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the game as a game record here (missing folders are created).")
+def play(board_name, seed, moves, start, max_plies, svg_file, quiet, record_file) -> None:
     """Play a game: the given --moves (each checked), then random moves until the game
     ends.
 
@@ -201,6 +212,9 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet) -> None:
         click.echo(f"{'Light' if result == 'L' else 'Dark'} wins after {len(game.moves)} moves: {pos.outcome_reason}")
     if svg_file:
         write_atomic(svg_file, pos.svg(title=f"after {len(game.moves)} moves"))
+    if record_file:
+        _write_game_record(record_file, game, {"Light": "random", "Dark": "random",
+                                               "Source": f"meridians play --seed {seed}"})
 
 
 @cli.command(short_help="Count the leaves of the move tree below a position.")
@@ -388,8 +402,8 @@ _COLOUR = {"L": "Light", "D": "Dark"}
 @click.option("--certificate", "cert_file", type=click.Path(dir_okay=False), default=None,
               help="Write the proof as a certificate that 'meridians check' verifies (missing folders are created).")
 @click.option("--game", "game_file", type=click.Path(dir_okay=False), default=None,
-              help="Replay a game record (moves by comma, space or line; optional first line a start position; "
-                   "gzip too).")
+              help="Replay a game record (README 'Game records': headers and moves, or the old simple "
+                   "format of moves with an optional first line a start position; gzip too).")
 @click.option("--moves", default=None, help="Moves from POSITION (or the empty --board), comma-separated: c1,e2,c3.")
 @click.option("--board", "board_name", default=None, help="Board of --moves or --game without a start (default 6/7).")
 @click.option("--tt-mb", type=float, default=256, show_default=True,
@@ -416,38 +430,26 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
       meridians verify '2/3/4/3/2 L' --claim win --jobs 2
       meridians verify --game game.txt --time 30 --certificate proof.json.gz
     """
-    from .verify import (EXIT, GameRecordError, default_seconds, parse_game, replay, start_position, verdict_of,
-                         verify_position)
+    from .verify import EXIT, default_seconds, replay, start_position, verdict_of, verify_position
 
     limit = _limit(seconds=seconds, tt_mb=tt_mb)
     record_result = None
-    start_text = position
     move_list: list[str] = []
     if game_file is not None:
-        from .files import read_text
-
         if moves:
             _fail("give either --game or --moves, not both")
-        try:
-            text = read_text(game_file, "game record")
-            start, move_list, record_result = parse_game(text)
-        except FileFormatError as e:
-            _fail(str(e))
-        except GameRecordError as e:
-            _fail(f"{game_file}: {e}")
-        if start is not None:
-            if position is not None:
-                _fail(f"{game_file} gives its start position; give no POSITION")
-            start_text = start
+        record = _read_game_record(game_file, position, board_name)
+        pos0, move_list, record_result, game = record.start, record.moves, record.result, record.game()
     elif moves is not None:
         move_list = [m.strip() for m in moves.split(",") if m.strip()]
     elif position is None:
         _fail("give a POSITION, --moves or --game")
-    try:
-        pos0 = start_position(start_text, board_name)
-        game = replay(pos0, move_list)
-    except ValueError as e:
-        _fail(f"{game_file}: {e}" if game_file else str(e))
+    if game_file is None:
+        try:
+            pos0 = start_position(position, board_name)
+            game = replay(pos0, move_list)
+        except ValueError as e:
+            _fail(str(e))
     pos = game.position
     side = _COLOUR[pos.to_move]
     budget = limit.seconds
@@ -584,6 +586,107 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
         )
 
 
+
+
+# -- game records: reading, showing, importing, writing (solver.record, solver.importers) --------------
+
+
+def _read_game_record(path: str, position: str | None = None, board_name: str | None = None):
+    """The :class:`~solver.record.GameRecord` in ``path`` (new or old format, gzip too);
+    a record naming no start starts from ``position`` (else the empty ``board_name``,
+    default 6/7).  One line and exit 2 for anything wrong, naming the file and line."""
+    from .files import read_text
+    from .record import RecordError, parse_record
+
+    try:
+        text = read_text(path, "game record")
+    except FileFormatError as e:
+        _fail(str(e))
+    default = None
+    if position is not None:
+        try:
+            default = _position_arg(position)
+        except ValueError as e:
+            _fail(str(e))
+    try:
+        record = parse_record(text, default_board=board_name or "6/7", default_start=default)
+    except (RecordError, ValueError) as e:
+        _fail(f"{path}: {e}")
+    if position is not None and record.named_start:
+        _fail(f"{path} gives its start position; give no POSITION")
+    if board_name is not None and record.named_start and record.board != Board.parse(board_name):
+        _fail(f"{path} is a game on board {record.board.name}, not --board {board_name}")
+    return record
+
+
+def _record_position(position: str | None, game_file: str | None, ply: int | None) -> "Position":
+    """``show --game``: the headers of the record, then its position at ``ply``."""
+    if game_file is None:
+        _fail("--ply needs --game")
+    if position is not None:
+        _fail("give either POSITION or --game, not both")
+    record = _read_game_record(game_file)
+    if ply is not None and ply > len(record.moves):
+        _fail(f"--ply {ply}: {game_file} has {len(record.moves)} moves")
+    click.echo(f"Board: {record.board.name}")
+    for key, value in record.headers.items():
+        click.echo(f"{key}: {value}")
+    click.echo(f"Result: {record.result or '*'}")
+    positions = record.positions()
+    n = len(record.moves) if ply is None else ply
+    pos = positions[n]
+    last = f", last move {pos.last_move}" if pos.last_move else ""
+    click.echo(f"after {n} of {len(record.moves)} moves{last}: {pos}")
+    comment = record.comments.get(n)
+    if comment:
+        click.echo(f"{{{comment}}}")
+    if pos.outcome is not None:
+        click.echo(f"the game is over: {pos.outcome_reason}")
+    return pos
+
+
+def _write_game_record(path: str, game, headers: dict[str, str]) -> None:
+    """Write ``game`` (a :class:`~solver.position.Game`) as a game record, dated today."""
+    import datetime
+
+    from .record import GameRecord
+
+    headers = {**headers, "Date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")}
+    record = GameRecord.from_game(game, headers)
+    write_atomic(path, record.text())
+    click.echo(f"wrote {path}")
+
+
+@cli.command("import", short_help="Turn another site's game record into a Meridians game record.")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--from", "source", type=click.Choice(["abstractplay"]), required=True,
+              help="The site the record comes from: abstractplay (its JSON game record).")
+@click.option("-o", "--output", "out_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the record here (missing folders are created); default: print it.")
+def import_record(file: str, source: str, out_file: str | None) -> None:
+    """Read FILE, a game record exported by another site, replay every move under
+    RULES.md, and write it in this package's game record format (see README "Game
+    records").  Exit 2, one line, for a record that cannot be read or does not replay.
+
+    \b
+    Example:
+      meridians import game.json --from abstractplay -o game.txt
+    """
+    from .files import read_json
+    from .importers import SOURCES, RecordImportError
+
+    try:
+        data = read_json(file, "Abstract Play game record", dict)
+        record = SOURCES[source](data)
+    except FileFormatError as e:
+        _fail(str(e))
+    except (RecordImportError, ValueError) as e:
+        _fail(f"{file}: {e}")
+    if out_file:
+        write_atomic(out_file, record.text())
+        click.echo(f"wrote {out_file}: {len(record.moves)} moves, result {record.result or '*'}")
+    else:
+        click.echo(record.text(), nl=False)
 
 
 #: the arguments :func:`main` was called with, for the provenance stamp of what a

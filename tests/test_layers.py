@@ -1,11 +1,13 @@
 """The four layers by trust: each layer imports only the layers below it.
 
-1. rules: ``solver/board.py``, ``bits.py``, ``core.py``, ``notation.py``, ``position.py``;
+1. rules: ``solver/board.py``, ``bits.py``, ``core.py``, ``notation.py``, ``position.py``,
+   ``record.py`` (game records: the rules' moves written down);
 2. reference and checker: ``solver/reference.py``, ``solver/settled.py`` (the settled
    rule's reference) and ``solver/certificate_check.py``, which run without numba, so that a certificate's verdict does not depend on the fast
    core or its install;
 3. searches: ``solver/search/``;
-4. applications: the CLI, verify, pictures, the settled rule's soundness check, ``puzzles/``.
+4. applications: the CLI, verify, pictures, the settled rule's soundness check, the importers of
+   other sites' records, ``puzzles/``.
 
 The imports are read with :mod:`ast` (every ``import``, at the top of a module or inside a
 function), so the test is static and fast; one subprocess checks that importing the
@@ -24,13 +26,13 @@ import pytest
 import solver
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = {"solver.board", "solver.bits", "solver.core", "solver.notation", "solver.position"}
+RULES = {"solver.board", "solver.bits", "solver.core", "solver.notation", "solver.position", "solver.record"}
 CHECKER = "solver.certificate_check"
 REFERENCE = "solver.reference"
 SETTLED = "solver.settled"
 LAYER2 = [CHECKER, REFERENCE, SETTLED]
 BUILDER = "solver.search.certificate"
-APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", BUILDER}
+APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", "solver.importers", BUILDER}
 #: third-party packages layer 2 may use (the reference rules and the checker's arrays)
 LAYER2_THIRD_PARTY = {"numpy", "networkx"}
 #: imports allowed against the rules above, each with its reason
@@ -114,6 +116,14 @@ def test_solver_never_imports_puzzles():
 def test_rules_import_nothing_above_them():
     above = lambda i: _under(i, "solver.search", "puzzles", *APPLICATIONS, *LAYER2)  # noqa: E731
     assert _violations(RULES, above) == []
+
+
+def test_records_are_read_with_the_rules_alone():
+    # a game record is the rules' moves written down: the board, the notation, positions
+    solver_imports = {i for i in GRAPH["solver.record"] if _under(i, "solver")}
+    assert solver_imports <= {"solver.board", "solver.notation", "solver.position"}
+    others = {i.partition(".")[0] for i in GRAPH["solver.record"] if not _under(i, "solver")}
+    assert others <= set(sys.stdlib_module_names) | {"__future__"}
 
 
 def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
