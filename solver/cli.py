@@ -307,9 +307,11 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
     try:
-        r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path,
-                           keep_checkpoint=keep, backend=backend, scheduler=scheduler, progress_ui=mode,
-                           params=params)
+        r = None if pie else _solve_from_database(pos)
+        if r is None:
+            r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path,
+                               keep_checkpoint=keep, backend=backend, scheduler=scheduler, progress_ui=mode,
+                               params=params)
     except JobsInterrupted as e:
         click.echo(f"meridians: {e}", err=True)
         sys.exit(130)
@@ -374,6 +376,56 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
 
 
 _COLOUR = {"L": "Light", "D": "Dark"}
+
+
+# -- the opening database: lookup, and solve's first look -------------------------------
+def _solve_from_database(pos: Position):
+    """``solve``'s answer from the shipped opening database when it holds the position
+    and every move's position, else None (then ``solve`` searches)."""
+    from .openings.database import database_solution
+
+    return database_solution(pos)
+
+
+@cli.command(short_help="The value of a position and of every move, from the opening database or a proof.")
+@click.argument("position")
+@click.option("--time", "seconds", type=float, default=10.0, show_default=True,
+              help="Budget in seconds of the live df-pn proofs of what the database does not hold (shared).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def lookup(position: str, seconds: float, as_json: bool) -> None:
+    """The value of POSITION (or the empty BOARD) for the player to move, and of every
+    legal move for the player who plays it: each from the opening database of the board
+    (2/3, 3/4) when it holds it, else from a df-pn proof within --time.
+
+    Exit code 0 when every value is decided, 3 when one is 'unknown', 2 bad input.
+
+    \b
+    Examples:
+      meridians lookup 3/4
+      meridians lookup "3/4/5/6/5/4/L2 D" --json
+    """
+    from .openings.database import lookup as lookup_position
+
+    check = _limit(seconds=seconds)
+    pos = _position_arg(position)
+    r = lookup_position(pos, seconds=check.seconds)
+    code = 0 if r.decided else EXIT_UNKNOWN
+    if as_json:
+        click.echo(json.dumps(r.as_dict()))
+        sys.exit(code)
+    side = _COLOUR[pos.to_move]
+    click.echo(f"{pos}: {side} to move: {r.value.value} ({r.value.source})")
+    if pos.outcome is not None:
+        click.echo(f"  the game is over: {pos.outcome_reason}")
+    for value, label in (("win", "winning"), ("draw", "drawing"), ("loss", "losing"), ("unknown", "unknown")):
+        ms = [m for m, a in r.moves.items() if a.value == value]
+        if ms:
+            marks = " ".join(m + ("" if r.moves[m].source == "database" else "*") for m in ms)
+            click.echo(f"  {label} moves ({len(ms)}): {marks}")
+    if any(a.source != "database" for a in r.moves.values()):
+        click.echo("  * by a live proof, not from the database")
+    click.echo(f"  {r.wall_seconds:.3f} s")
+    sys.exit(code)
 
 
 @cli.command(short_help="Prove or refute a claim about a position (or a game record's end).")

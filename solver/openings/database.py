@@ -305,12 +305,13 @@ def _rules_answer(position: Position) -> Answer:
 def _prove(position: Position, seconds: float | None, tt_mb: float) -> Answer:
     from ..search.prove import prove
 
-    budget = None if seconds is None else max(seconds, 0.01)
-    r = prove(position, method="dfpn", seconds=budget, tt_mb=tt_mb)
+    if seconds is not None and seconds <= 0.005:
+        return Answer(Value.UNKNOWN, "proof")  # the budget is spent: not started
+    r = prove(position, method="dfpn", seconds=seconds, tt_mb=tt_mb)
     return Answer(Value(r.value), "proof", int(r.nodes), float(r.seconds))
 
 
-def lookup(position: Position, *, seconds: float | None = 10.0, tt_mb: float = 64) -> Lookup:
+def lookup(position: Position, *, seconds: float | None = 10.0, tt_mb: float = 16) -> Lookup:
     """The value of ``position`` and of every legal move, each from the shipped database
     when it holds it, else from a df-pn proof; ``seconds`` (None: no bound) is the whole
     budget of the live proofs, shared evenly among the ones still to run.  Moves whose
