@@ -266,10 +266,13 @@ def _check_scheduler(address: str) -> None:
 @click.option("--map", "map_file", type=click.Path(dir_okay=False),
               help="Write an SVG map of the value of every move (or pie pair); missing folders are created.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--no-database", "no_database", is_flag=True,
+              help="Search even when the opening database holds the answer (it is used only when no search "
+                   "option (--method, --jobs, --tt-mb, --max-nodes, --checkpoint, --backend) is given).")
 @click.pass_context
 def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: float | None,
           jobs_n: int | None, tt_mb: float | None, max_nodes: int, checkpoint: str | None, backend: str,
-          scheduler: str | None, map_file: str | None, as_json: bool) -> None:
+          scheduler: str | None, map_file: str | None, as_json: bool, no_database: bool) -> None:
     """Solve POSITION (or the empty BOARD): its value and the value of every move.
 
     One job per class of moves up to symmetry (per class of pairs with --pie), run in
@@ -303,11 +306,11 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
                        tt_mb=16 if len(pos.board.names) <= 14 else 1024, copies=copies)
     keep = checkpoint is not None
     path = checkpoint or default_checkpoint(pos, pie=pie, method=method)
-    params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json")}
+    params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json", "no_database")}
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
     try:
-        r = None if pie else _solve_from_database(pos)
+        r = None if pie or no_database else _solve_from_database(ctx, pos, path)
         if r is None:
             r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path,
                                keep_checkpoint=keep, backend=backend, scheduler=scheduler, progress_ui=mode,
@@ -379,11 +382,21 @@ _COLOUR = {"L": "Light", "D": "Dark"}
 
 
 # -- the opening database: lookup, and solve's first look -------------------------------
-def _solve_from_database(pos: Position):
+#: the options of ``solve`` that ask for a search: given, the database is not consulted
+_SEARCH_OPTIONS = ("method", "jobs_n", "tt_mb", "max_nodes", "checkpoint", "backend", "scheduler")
+
+
+def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
     """``solve``'s answer from the shipped opening database when it holds the position
-    and every move's position, else None (then ``solve`` searches)."""
+    and every move's position, else None (then ``solve`` searches).  Not consulted when
+    an option asks for a search or a checkpoint of an earlier search is there to resume."""
+    from pathlib import Path
+
     from .openings.database import database_solution
 
+    if any(ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+           for name in _SEARCH_OPTIONS) or Path(checkpoint).exists():
+        return None
     return database_solution(pos)
 
 

@@ -207,3 +207,12 @@ def test_solve_3_4_answers_from_the_database(run_cli):
     expect = json.loads((ROOT / "results" / "solutions" / "3-4.json").read_text())
     assert (d["method"], d["value"], d["moves"]) == ("database", expect["value"], expect["moves"])
     assert sorted(c["nodes"] for c in d["classes"]) == sorted(c["expansions"] for c in expect["classes"])
+
+
+def test_solve_searches_when_a_search_is_asked_for(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default checkpoint of --no-database goes here
+    from_db = json.loads(run_cli("solve", "2/3", "--json", code=0).stdout)
+    searched = json.loads(run_cli("solve", "2/3", "--json", "--checkpoint", tmp_path / "ck.json", code=0).stdout)
+    plain = json.loads(run_cli("solve", "2/3", "--json", "--no-database", code=0).stdout)
+    assert from_db["method"] == "database" and searched["method"] == plain["method"] == "dfpn"
+    assert from_db["moves"] == searched["moves"] == plain["moves"]
