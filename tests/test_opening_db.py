@@ -216,3 +216,39 @@ def test_solve_searches_when_a_search_is_asked_for(run_cli, tmp_path, monkeypatc
     plain = json.loads(run_cli("solve", "2/3", "--json", "--no-database", code=0).stdout)
     assert from_db["method"] == "database" and searched["method"] == plain["method"] == "dfpn"
     assert from_db["moves"] == searched["moves"] == plain["moves"]
+
+
+# -- the build script ----------------------------------------------------------------------
+def test_the_build_script_rebuilds_the_shipped_entries_and_checks_them(tmp_path, monkeypatch, capsys):
+    from conftest import load_script
+
+    build = load_script("build_opening_db", monkeypatch, tmp_path)
+    ck, out = tmp_path / "ck.jsonl", tmp_path / "db.npz"
+    build.main(["--board", "2/3", "--plies", "3", "--out", str(out), "--checkpoint", str(ck)])
+    small, shipped = OpeningDatabase.load(out), database_for(B23)
+    assert len(small) == sum(small.meta["per_ply"].values()) == 113
+    for k in small.keys.tolist():
+        assert small.entry_of_key(k).value == shipped.entry_of_key(k).value
+    assert small.meta["command"] == f"python scripts/build_opening_db.py --board 2/3 --plies 3 --out {out} " \
+                                    f"--checkpoint {ck}"
+    # a wrong proof in the checkpoint (a first move's value turned over) is caught
+    start_key = position_key(Position.start(B23).play("a1"))
+    lines = [json.loads(line) for line in ck.read_text().splitlines()]
+    assert len(lines) == 113  # one line a proof
+    for line in lines:
+        if line[0] == start_key:
+            line[1] = "loss" if line[1] == "win" else "win"
+    ck.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with pytest.raises(SystemExit):
+        build.main(["--board", "2/3", "--plies", "3", "--out", str(tmp_path / "bad.npz"), "--checkpoint", str(ck)])
+    assert not (tmp_path / "bad.npz").exists()
+
+
+def test_the_3_4_build_matches_the_shipped_file(tmp_path, monkeypatch):
+    from conftest import load_script
+
+    build = load_script("build_opening_db", monkeypatch, tmp_path)
+    build.main(["--board", "3/4", "--plies", "1", "--out", str(tmp_path / "db.npz")])
+    rebuilt, shipped = OpeningDatabase.load(tmp_path / "db.npz"), database_for(B34)
+    for a in ("keys", "values", "sources", "nodes"):
+        assert getattr(rebuilt, a).tolist() == getattr(shipped, a).tolist(), a
