@@ -366,7 +366,7 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     # the checkpoint read: a default one is removed once every class is decided, so
     # r.checkpoint is then None, but the classes were still read from it
     resumed = f", {r.resumed} resumed from {r.checkpoint or path}" if r.resumed else ""
-    click.echo(f"  {len(r.classes)} classes by {method}: {r.nodes:,} nodes, {r.seconds:.2f} s of search, "
+    click.echo(f"  {len(r.classes)} classes by {r.method}: {r.nodes:,} nodes, {r.seconds:.2f} s of search, "
                f"{r.wall_seconds:.2f} s wall{resumed}")
     if r.checkpoint:
         click.echo(f"  checkpoint: {r.checkpoint}")
