@@ -280,10 +280,13 @@ def _check_scheduler(address: str) -> None:
 @click.option("--map", "map_file", type=click.Path(dir_okay=False),
               help="Write an SVG map of the value of every move (or pie pair); missing folders are created.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--no-database", "no_database", is_flag=True,
+              help="Search even when the opening database holds the answer (it is used only when no search "
+                   "option (--method, --jobs, --tt-mb, --max-nodes, --checkpoint, --backend) is given).")
 @click.pass_context
 def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: float | None,
           jobs_n: int | None, tt_mb: float | None, max_nodes: int, checkpoint: str | None, backend: str,
-          scheduler: str | None, map_file: str | None, as_json: bool) -> None:
+          scheduler: str | None, map_file: str | None, as_json: bool, no_database: bool) -> None:
     """Solve POSITION (or the empty BOARD): its value and the value of every move.
 
     One job per class of moves up to symmetry (per class of pairs with --pie), run in
@@ -317,13 +320,15 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
                        tt_mb=16 if len(pos.board.names) <= 14 else 1024, copies=copies)
     keep = checkpoint is not None
     path = checkpoint or default_checkpoint(pos, pie=pie, method=method)
-    params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json")}
+    params = {k: v for k, v in ctx.params.items() if k not in ("map_file", "as_json", "no_database")}
     params["method"] = method
     mode = sys.stderr.isatty() or not as_json  # JSON on a pipe: no progress lines
     try:
-        r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path,
-                           keep_checkpoint=keep, backend=backend, scheduler=scheduler, progress_ui=mode,
-                           params=params)
+        r = None if pie or no_database else _solve_from_database(ctx, pos, path)
+        if r is None:
+            r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path,
+                               keep_checkpoint=keep, backend=backend, scheduler=scheduler, progress_ui=mode,
+                               params=params)
     except JobsInterrupted as e:
         click.echo(f"meridians: {e}", err=True)
         sys.exit(130)
@@ -375,7 +380,7 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     # the checkpoint read: a default one is removed once every class is decided, so
     # r.checkpoint is then None, but the classes were still read from it
     resumed = f", {r.resumed} resumed from {r.checkpoint or path}" if r.resumed else ""
-    click.echo(f"  {len(r.classes)} classes by {method}: {r.nodes:,} nodes, {r.seconds:.2f} s of search, "
+    click.echo(f"  {len(r.classes)} classes by {r.method}: {r.nodes:,} nodes, {r.seconds:.2f} s of search, "
                f"{r.wall_seconds:.2f} s wall{resumed}")
     if r.checkpoint:
         click.echo(f"  checkpoint: {r.checkpoint}")
@@ -388,6 +393,66 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
 
 
 _COLOUR = {"L": "Light", "D": "Dark"}
+
+
+# -- the opening database: lookup, and solve's first look -------------------------------
+#: the options of ``solve`` that ask for a search: given, the database is not consulted
+_SEARCH_OPTIONS = ("method", "jobs_n", "tt_mb", "max_nodes", "checkpoint", "backend", "scheduler")
+
+
+def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
+    """``solve``'s answer from the shipped opening database when it holds the position
+    and every move's position, else None (then ``solve`` searches).  Not consulted when
+    an option asks for a search or a checkpoint of an earlier search is there to resume."""
+    from pathlib import Path
+
+    from .openings.database import database_solution
+
+    if any(ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+           for name in _SEARCH_OPTIONS) or Path(checkpoint).exists():
+        return None
+    return database_solution(pos)
+
+
+@cli.command(short_help="The value of a position and of every move, from the opening database or a proof.")
+@click.argument("position")
+@click.option("--time", "seconds", type=float, default=10.0, show_default=True,
+              help="Budget in seconds of the live df-pn proofs of what the database does not hold (shared).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def lookup(position: str, seconds: float, as_json: bool) -> None:
+    """The value of POSITION (or the empty BOARD) for the player to move, and of every
+    legal move for the player who plays it: each from the opening database of the board
+    (2/3, 3/4) when it holds it, else from a df-pn proof within --time.
+
+    Exit code 0 when every value is decided, 3 when one is 'unknown', 2 bad input.
+
+    \b
+    Examples:
+      meridians lookup 3/4
+      meridians lookup "3/4/5/6/5/4/L2 D" --json
+    """
+    from .openings.database import lookup as lookup_position
+
+    check = _limit(seconds=seconds)
+    pos = _position_arg(position)
+    r = lookup_position(pos, seconds=check.seconds)
+    code = 0 if r.decided else EXIT_UNKNOWN
+    if as_json:
+        click.echo(json.dumps(r.as_dict()))
+        sys.exit(code)
+    side = _COLOUR[pos.to_move]
+    click.echo(f"{pos}: {side} to move: {r.value.value} ({r.value.source})")
+    if pos.outcome is not None:
+        click.echo(f"  the game is over: {pos.outcome_reason}")
+    for value, label in (("win", "winning"), ("draw", "drawing"), ("loss", "losing"), ("unknown", "unknown")):
+        ms = [m for m, a in r.moves.items() if a.value == value]
+        if ms:
+            marks = " ".join(m + ("" if r.moves[m].source == "database" else "*") for m in ms)
+            click.echo(f"  {label} moves ({len(ms)}): {marks}")
+    if any(a.source != "database" for a in r.moves.values()):
+        click.echo("  * by a live proof, not from the database")
+    click.echo(f"  {r.wall_seconds:.3f} s")
+    sys.exit(code)
 
 
 @cli.command(short_help="Prove or refute a claim about a position (or a game record's end).")

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Build the opening database of a solved board: solver/data/openings-<m>-<m+1>.npz.
+
+Usage: python scripts/build_opening_db.py --board 2/3 --plies 10 [--max-nodes N] [--out FILE]
+       python scripts/build_opening_db.py --board 3/4 --plies 1
+
+Every position reachable in the first ``--plies`` plies (up to the board's symmetries, as
+a fresh game), each with its exact value for the player to move and the effort of the
+proof that gave it:
+
+- 2/3: each position proven on its own by df-pn (alpha-beta when df-pn leaves it open);
+  a position whose game is over takes the rules' value (0 nodes).
+- 3/4: the empty board and the ten classes of first moves from the proofs of record in
+  results/solutions/3-4.json (their expansions and seconds), and the three classes of
+  first pairs that results/solutions/3-4-pie.json proves (ply 2 is otherwise open: 3 of
+  228 classes), so ``--plies`` is at most 1 there.  The empty board's value is the
+  negamax of its children's ("children").
+
+Checks before writing: every entry's value is the negamax of its children's entries
+(every child present: equal; some present: a child lost for its mover makes a win), and
+the empty board's value and every first move's equal the board's results file.  The
+proofs go to a checkpoint (.meridians/opening-db-<board>.jsonl, one line a proof) as they
+are found, so Ctrl-C and the same command again resume; the file is written atomically
+with the command and the code's revision in its meta.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from solver import Board, Position  # noqa: E402
+from solver.files import read_json  # noqa: E402
+from solver.openings.database import (Entry, OpeningDatabase, database_file, position_key)  # noqa: E402
+from solver.provenance import code_revision, provenance  # noqa: E402
+from solver.search.values import Value  # noqa: E402
+
+OUT = ROOT / "solver" / "data"
+SOLUTIONS = ROOT / "results" / "solutions"
+
+
+def fresh(position: Position) -> Position:
+    """The same stones and side to move, without the game's history."""
+    return Position(position.board, position.stones("L"), position.stones("D"), position.to_move)
+
+
+def reachable(board: Board, plies: int) -> tuple[dict[int, Position], dict[int, int]]:
+    """Canonical key -> a representative position, and key -> the first ply it is
+    reached at, for every position within ``plies`` plies of the empty board."""
+    start = Position.start(board)
+    reps = {position_key(start): start}
+    depth = {position_key(start): 0}
+    layer = [start]
+    for ply in range(1, plies + 1):
+        nxt = []
+        for p in layer:
+            for m in p.legal_moves():
+                c = fresh(p.play(m))
+                k = position_key(c)
+                if k not in reps:
+                    reps[k], depth[k] = c, ply
+                    nxt.append(c)
+        print(f"ply {ply}: {len(nxt):,} new positions ({len(reps):,} in all)", file=sys.stderr, flush=True)
+        layer = nxt
+    return reps, depth
+
+
+def prove_entry(position: Position, max_nodes: int) -> Entry:
+    """A proof of ``position``'s value: the rules when the game is over, else df-pn,
+    else alpha-beta (win or loss only)."""
+    from solver.search.prove import prove
+    from solver.search.solve import solve
+
+    if position.outcome is not None:
+        return Entry(Value.from_outcome(position.outcome, position.to_move), "rules", 0, 0.0)
+    r = prove(position, method="dfpn", max_nodes=max_nodes, tt_mb=4)
+    if r.value in ("win", "loss"):
+        return Entry(Value(r.value), "dfpn", int(r.nodes), float(r.seconds))
+    s = solve(position, tt_mb=16)
+    if s.value in ("win", "loss"):
+        return Entry(Value(s.value), "alphabeta", int(s.nodes), float(s.seconds))
+    raise SystemExit(f"{position}: no win or loss proven (df-pn {r.value}, alpha-beta {s.value})")
+
+
+def load_checkpoint(path: Path) -> dict[int, Entry]:
+    done: dict[int, Entry] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                k, v, src, nodes, secs = json.loads(line)
+                done[int(k)] = Entry(Value(v), src, int(nodes), float(secs))
+            except (ValueError, TypeError):
+                continue  # a line cut by a kill: proven again
+    return done
+
+
+def prove_all(reps: dict[int, Position], checkpoint: Path, max_nodes: int) -> dict[int, Entry]:
+    """Every position's proof, resumed from and appended to ``checkpoint``."""
+    done = load_checkpoint(checkpoint)
+    todo = [k for k in reps if k not in done]
+    print(f"{len(done):,} proofs from {checkpoint}, {len(todo):,} to go", file=sys.stderr, flush=True)
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    t0 = last = time.time()
+    with open(checkpoint, "a") as f:
+        for i, k in enumerate(todo, 1):
+            e = prove_entry(reps[k], max_nodes)
+            done[k] = e
+            f.write(json.dumps([k, e.value.value, e.source, e.nodes, round(e.seconds, 6)]) + "\n")
+            if time.time() - last > 5 or i == len(todo):
+                f.flush()
+                last = time.time()
+                rate = i / (last - t0)
+                print(f"  {i:,}/{len(todo):,} proven, {rate:,.0f}/s, {(len(todo) - i) / rate:,.0f} s to go",
+                      file=sys.stderr, flush=True)
+    return done
+
+
+def check_negamax(reps: dict[int, Position], entries: dict[int, Entry]) -> int:
+    """Every entry against its children's entries; returns how many entries had every
+    child in the table.  Raises SystemExit on a disagreement."""
+    complete = 0
+    for k, p in reps.items():
+        if p.outcome is not None:
+            continue
+        child_values = []
+        for m in p.legal_moves():
+            ck = position_key(fresh(p.play(m)))
+            if ck in entries:
+                child_values.append(entries[ck].value)
+        n_moves = len(p.legal_moves())
+        v = entries[k].value
+        if Value.LOSS in child_values and v != Value.WIN:
+            raise SystemExit(f"{p}: {v} but a move leaves the opponent lost")
+        if len(child_values) == n_moves:
+            complete += 1
+            expect = Value.WIN if Value.LOSS in child_values else Value.LOSS
+            if v != expect:
+                raise SystemExit(f"{p}: {v}, the negamax of its children's entries is {expect}")
+    return complete
+
+
+def check_results(board: Board, entries: dict[int, Entry]) -> None:
+    """The empty board's value and every first move's against the results file."""
+    d = read_json(SOLUTIONS / f"{board.name.replace('/', '-')}.json", "results file", dict)
+    start = Position.start(board)
+    v = entries[position_key(start)].value
+    if v != d["value"]:
+        raise SystemExit(f"the empty board is {v} here, {d['value']} in the results file")
+    for m, mv in d["moves"].items():  # for the player who plays m
+        e = entries.get(position_key(fresh(start.play(m))))
+        if e is not None and e.value.negated() != mv:
+            raise SystemExit(f"first move {m}: {e.value.negated()} here, {mv} in the results file")
+
+
+def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], list[str]]:
+    """The proofs of record of 3/4: the first-move classes and the proven pie classes."""
+    d = read_json(SOLUTIONS / "3-4.json", "results file", dict)
+    start = Position.start(board)
+    reps: dict[int, Position] = {}
+    entries: dict[int, Entry] = {}
+    notes = []
+    for c in d["classes"]:
+        p = Position.parse(c["position"])
+        k = position_key(p)
+        for m in c["members"]:
+            if position_key(fresh(start.play(m))) != k:
+                raise SystemExit(f"3-4.json class {c['members'][0]}: member {m} is not the class's position")
+        reps[k] = p
+        # 'light' is the value for Light, who played the first move; Dark is to move
+        entries[k] = Entry(Value(c["light"]).negated(), "record", int(c["expansions"]), float(c["seconds"]))
+    pie = read_json(SOLUTIONS / "3-4-pie.json", "results file", dict)
+    extra = 0
+    for c in pie["classes"]:
+        if c["value"] not in ("L", "D") or not c.get("verified"):
+            continue
+        p = Position.parse(c["position"])  # Light's and Dark's first stones, Light to move
+        k = position_key(p)
+        reps[k] = p
+        entries[k] = Entry(Value.WIN if c["value"] == p.to_move else Value.LOSS, "record", int(c["nodes"]),
+                           float(c["seconds"]))
+        extra += 1
+    notes.append(f"ply 2 in part: the {extra} classes of first pairs results/solutions/3-4-pie.json proves "
+                 f"(of {len(pie['classes'])})")
+    children = [entries[position_key(fresh(start.play(m)))] for m in start.legal_moves()]
+    if any(e.value == Value.LOSS for e in children):
+        used = [e for e in children if e.value == Value.LOSS]
+        v = Value.WIN
+    else:
+        used, v = children, Value.LOSS
+    k0 = position_key(start)
+    reps[k0] = start
+    # the effort of the empty board's proof: the classes its value rests on
+    distinct = {id(e): e for e in used}.values()
+    entries[k0] = Entry(v, "children", sum(e.nodes for e in distinct), sum(e.seconds for e in distinct))
+    return reps, entries, notes
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--board", required=True, choices=["2/3", "3/4"])
+    ap.add_argument("--plies", type=int, required=True)
+    ap.add_argument("--max-nodes", type=int, default=10_000_000, help="df-pn budget of one position (2/3)")
+    ap.add_argument("--out", default=None, help="output file (default solver/data/openings-<board>.npz)")
+    ap.add_argument("--checkpoint", default=None, help="default .meridians/opening-db-<board>.jsonl")
+    args = ap.parse_args(argv)
+    command = shlex.join(["python", "scripts/build_opening_db.py", *(sys.argv[1:] if argv is None else argv)])
+    revision = code_revision()
+    board = Board.parse(args.board)
+    t0 = time.time()
+    notes: list[str] = []
+    if args.board == "3/4":
+        if not 0 <= args.plies <= 1:
+            sys.exit("3/4: --plies 0 or 1 (ply 2, the 870 first pairs, is not solved: 3 of 228 classes)")
+        reps, entries, notes = records_3_4(board)
+        if args.plies == 0:
+            k0 = position_key(Position.start(board))
+            notes = []
+            reps, entries = {k0: reps[k0]}, {k0: entries[k0]}
+        depth = {k: min(len(p.stones("L")) + len(p.stones("D")), 2) for k, p in reps.items()}
+    else:
+        if not 0 <= args.plies <= 40:
+            sys.exit("--plies from 0 to 40")
+        reps, depth = reachable(board, args.plies)
+        ck = Path(args.checkpoint or ROOT / ".meridians" / f"opening-db-{board.name.replace('/', '-')}.jsonl")
+        entries = prove_all(reps, ck, args.max_nodes)
+        entries = {k: entries[k] for k in reps}
+    complete = check_negamax(reps, entries)
+    check_results(board, entries)
+    build_seconds = time.time() - t0
+    per_ply: dict[int, int] = {}
+    for k in reps:
+        per_ply[depth[k]] = per_ply.get(depth[k], 0) + 1
+    sources: dict[str, int] = {}
+    for e in entries.values():
+        sources[e.source] = sources.get(e.source, 0) + 1
+    meta = {
+        **provenance(command, revision=revision),
+        "plies": args.plies, "per_ply": {str(p): n for p, n in sorted(per_ply.items())},
+        "sources": sources, "proof_nodes": sum(e.nodes for e in entries.values()),
+        "proof_seconds": round(sum(e.seconds for e in entries.values()), 3),
+        "build_seconds": round(build_seconds, 1), "negamax_checked": complete, "notes": notes,
+    }
+    db = OpeningDatabase.from_entries(board, entries, meta)
+    out = Path(args.out) if args.out else OUT / database_file(board)
+    db.save(out)
+    OpeningDatabase.load(out)  # read back: the file as shipped
+    print(f"{out}: {len(db):,} entries, {os.path.getsize(out):,} bytes, plies {args.plies}, "
+          f"{complete:,} checked against all their children, built in {build_seconds:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
