@@ -119,7 +119,8 @@ def test_time_budget_gives_every_class_effort_and_resumes_unknown_jobs(tmp_path)
     ck = tmp_path / "ck.json"
     t0 = time.time()
     r = solve_openings(start, seconds=1.5, checkpoint=ck, chunk_nodes=20_000, **QUIET)
-    assert time.time() - t0 < 1.5 + 2.0
+    # the budget stops the run (solving 3/4 takes hours); the slack is for a loaded machine
+    assert time.time() - t0 < 1.5 + 8.0
     assert r.value == "unknown" and "unknown" in r.moves.values()
     assert all(c.nodes > 0 and c.runs == 1 for c in r.classes)  # every class got effort
     first = {c.key: c.nodes for c in r.classes if c.value == "unknown"}
