@@ -234,6 +234,87 @@ def perft(position: str, depth: int, divide: bool) -> None:
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
 
 
+@cli.command("move", short_help="The engine's move for a position: MCTS with an exact solver inside.")
+@click.argument("position")
+@click.option("--time", "seconds", type=float, default=None,
+              help="Seconds to think (more than 0, at most 30 days); default 1 unless --playouts is given.")
+@click.option("--playouts", type=int, default=None,
+              help="Iterations of the tree search (each ends in one random playout); with a --seed and no "
+                   "--time the answer is reproducible.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the playouts.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def move(position: str, seconds: float | None, playouts: int | None, seed: int, as_json: bool) -> None:
+    """The engine's best move for POSITION (or the empty BOARD), with its value for the
+    player to move and a principal line.
+
+    The value is either proven ('win'/'loss', by df-pn, tried first with a small budget,
+    or by the search tree, which backs proven results up from the game's ends) or an
+    estimate: the best move's win rate in random playouts, labelled 'estimated'.  The
+    moves are listed with their share of the search's visits (the engine's confidence)
+    and their win rate or proven value, for the player who plays them.  Ctrl-C stops
+    the search with the answer so far.
+
+    \b
+    Examples:
+      meridians move 6/7 --time 5
+      meridians move '2/1D1/4/L2/2 D' --playouts 2000 --json
+    """
+    from .search.mcts import search
+    from .search.progress import progress_mode
+
+    try:
+        seconds = check_seconds(seconds, "--time")
+        if playouts is not None and not 1 <= playouts <= 10**12:
+            raise LimitError(f"--playouts {playouts}: give a whole number from 1 to 10**12")
+    except LimitError as e:
+        _fail(str(e))
+    if seconds is None and playouts is None:
+        seconds = 1.0
+    pos = _position_arg(position)
+    live = progress_mode(True, sys.stderr) == "live"
+    drawn = [False]
+
+    def progress(info: dict) -> None:
+        rate = f", best {info['best']} {info['win_rate']:.2f}" if info["win_rate"] is not None else ""
+        value = f", {info['value']} (proven)" if info["value"] != "unknown" else ""
+        click.echo(f"\r\x1b[K{info['playouts']:,} playouts, {info['nodes']:,} nodes, {info['seconds']:.1f} s"
+                   f"{rate}{value}  (Ctrl-C: stop and answer)", err=True, nl=False)
+        drawn[0] = True
+
+    try:
+        r = search(pos, playouts=playouts, seconds=seconds, seed=seed, progress=progress if live else None)
+    finally:
+        if drawn[0]:
+            click.echo("\r\x1b[K", err=True, nl=False)
+    if as_json:
+        click.echo(json.dumps(r.as_dict()))
+        return
+    side = _COLOUR[pos.to_move]
+    click.echo(f"{pos}: {side} to move")
+    if r.best is None:
+        click.echo(f"  no move: {'; '.join(r.notes) or 'the game is over'}")
+        click.echo(f"  value: {r.shown()}")
+        return
+    click.echo(f"  best move: {r.best}")
+    click.echo(f"  value: {r.shown()}")
+    if r.line:
+        click.echo(f"  line: {' '.join(r.line)}")
+    shown = r.moves[:10] if r.iterations else []  # a df-pn answer has no visits to show
+    if shown:
+        click.echo(f"  {'move':6} {'visits':>10} {'share':>6}  win rate or proven value (for the player who plays it)")
+        for m in shown:
+            what = f"{m.win_rate:.2f}" if m.win_rate is not None else (str(m.value) if m.value.decided else "-")
+            if m.value.decided:
+                what += " (proven)" if m.value is not Value.DRAW else " (repetition)"
+            click.echo(f"  {m.move:6} {m.visits:>10,} {m.share:>6.1%}  {what}")
+        if len(r.moves) > len(shown):
+            click.echo(f"  ... {len(r.moves) - len(shown)} more moves")
+    click.echo(f"  {r.playouts:,} playouts, {r.iterations:,} iterations, {r.nodes:,} tree nodes, "
+               f"{r.dfpn_nodes:,} df-pn nodes, {r.seconds:.2f} s, seed {r.seed}")
+    for note in r.notes:
+        click.echo(f"  note: {note}")
+
+
 def _check_scheduler(address: str) -> None:
     """A Dask scheduler address, checked by the rule :class:`Pool` applies, before any
     connection is tried."""
