@@ -57,6 +57,7 @@ MAX_TREE_NODES = 16_000_000
 #: the largest playout budget accepted
 MAX_PLAYOUTS = 10**12
 _FIRST_CAPACITY = 1 << 16
+_LOADED: set[int] = set()  # boards whose engine kernels this process has loaded
 #: seconds per compiled chunk: the clock, progress and Ctrl-C are looked at between chunks
 _CHUNK_SECONDS = 0.1
 
@@ -158,7 +159,9 @@ def search(
         return EngineResult(str(position), None, value, "rules", None, [], [], 0, 0, 0, 0.0, seed,
                             notes=[position.outcome_reason or "the game is over"])
     t = core.tables(board)
-    M.load_kernels(t)
+    if board.m not in _LOADED:
+        M.load_kernels(t)
+        _LOADED.add(board.m)
     if dfpn_nodes:
         from .prove import load_kernels as load_dfpn
 
