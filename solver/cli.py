@@ -238,12 +238,12 @@ def perft(position: str, depth: int, divide: bool) -> None:
 @click.argument("position")
 @click.option("--time", "seconds", type=float, default=None,
               help="Seconds to think (more than 0, at most 30 days); default 1 unless --playouts is given.")
-@click.option("--playouts", type=int, default=None,
+@click.option("--playouts", default=None,
               help="Iterations of the tree search (each ends in one random playout); with a --seed and no "
                    "--time the answer is reproducible.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the playouts.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def move(position: str, seconds: float | None, playouts: int | None, seed: int, as_json: bool) -> None:
+def move(position: str, seconds: float | None, playouts: str | None, seed: int, as_json: bool) -> None:
     """The engine's best move for POSITION (or the empty BOARD), with its value for the
     player to move and a principal line.
 
@@ -264,8 +264,13 @@ def move(position: str, seconds: float | None, playouts: int | None, seed: int, 
 
     try:
         seconds = check_seconds(seconds, "--time")
-        if playouts is not None and not 1 <= playouts <= 10**12:
-            raise LimitError(f"--playouts {playouts}: give a whole number from 1 to 10**12")
+        if playouts is not None:
+            # read here, not by click: its message repeats a value of thousands of digits
+            text = playouts.strip()
+            if not (text.isdigit() and text.isascii() and len(text) <= 13 and 1 <= int(text) <= 10**12):
+                shown = repr(playouts) if len(playouts) <= 30 else f"of {len(playouts)} characters"
+                raise LimitError(f"--playouts {shown}: give a whole number from 1 to 10**12")
+            playouts = int(text)
     except LimitError as e:
         _fail(str(e))
     if seconds is None and playouts is None:

@@ -174,3 +174,24 @@ def test_move_command_json(run_cli):
 def test_move_command_bad_input(run_cli, args):
     r = run_cli("move", *args, code=2)
     assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1 and "error" in r.stderr
+
+
+BAD_NUMBERS = ["nan", "inf", "-inf", "1e999", "-1", "0", "", "1e13", "9" * 5000, "x"]
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS, ids=lambda v: v[:12] or "empty")
+@pytest.mark.parametrize("option", ["--time", "--playouts"])
+def test_move_command_absurd_budgets(run_cli, option, value):
+    r = run_cli("move", "2/3", option, value, code=2)
+    assert r.stdout == "" and len(r.stderr.splitlines()) == 1 and option in r.stderr
+    assert len(r.stderr) < 300
+
+
+def test_move_command_help_ends_with_examples(run_cli):
+    text = run_cli("move", "--help", code=0).stdout
+    body = text.split("Options:", 1)[0].rstrip().splitlines()
+    at = max(i for i, line in enumerate(body) if line.strip() == "Examples:")
+    examples = [line.strip() for line in body[at + 1:]]
+    assert examples and all(e.startswith("meridians move ") for e in examples)
+    listing = run_cli("--help", code=0).stdout
+    assert "  move " in listing
