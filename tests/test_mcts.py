@@ -195,3 +195,19 @@ def test_move_command_help_ends_with_examples(run_cli):
     assert examples and all(e.startswith("meridians move ") for e in examples)
     listing = run_cli("--help", code=0).stdout
     assert "  move " in listing
+
+
+def test_a_move_that_repeats_a_position_of_the_game_is_a_draw():
+    # the game before the root holds the position after one of its moves: that move
+    # ends the game in a draw (RULES.md), it is never part of a proof
+    pos = random_positions("3/4", 1, 20, seed=4)[0]
+    move = pos.legal_moves()[0]
+    child = pos.play(move)
+    assert child.outcome is None
+    again = Position.from_arrays(pos.board, pos.bitboards, pos.side_index, history=[child.key])
+    r = _engine(again, 3000, dfpn_nodes=0)
+    drawn = [m for m in r.moves if m.move == move]
+    assert drawn and drawn[0].value == Value.DRAW and drawn[0].win_rate is None
+    assert all(m.value != Value.DRAW for m in r.moves if m.move != move)
+    if r.proven:
+        assert r.value == prove(again, tt_mb=16).value
