@@ -320,6 +320,57 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
         click.echo(f"  note: {note}")
 
 
+@cli.command("match", short_help="Play a match between two players: the engine, flat Monte Carlo or random.")
+@click.argument("player_a")
+@click.argument("player_b")
+@click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
+@click.option("--games", type=click.IntRange(min=1, max=100_000), default=10, show_default=True,
+              help="Games, colours alternating (A is Light in the first).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, as_json: bool) -> None:
+    """Play GAMES games of PLAYER_A against PLAYER_B from the empty board, colours
+    alternating, and print the wins, draws and the Elo difference with its 95% interval.
+
+    A player is 'engine' (MCTS-Solver, df-pn first), 'mcts-flat' (flat Monte Carlo:
+    the same playouts spread evenly over the moves), each with ':time=S' (seconds a
+    move, default 1) or ':playouts=N' (the engine also ',dfpn=N': df-pn's nodes before
+    its tree, default 20,000), or 'random'.  With playout budgets and a --seed a match
+    replays exactly.
+
+    \b
+    Examples:
+      meridians match engine:time=1 random --board 6/7 --games 20
+      meridians match engine:playouts=2000 mcts-flat:playouts=2000 --board 5/6 --json
+    """
+    from .match import parse_player, run_match
+
+    board = Board.parse(board_name)
+    a, b = parse_player(player_a), parse_player(player_b)
+    live = sys.stderr.isatty()
+
+    def progress(done: int, r) -> None:
+        click.echo(f"\r\x1b[Kgame {done}/{games}: A {r.a_wins}, B {r.b_wins}, draws {r.draws}", err=True, nl=False)
+        if done == games:
+            click.echo("\r\x1b[K", err=True, nl=False)
+
+    r = run_match(a, b, board.name, games, seed, progress=progress if live else None)
+    if as_json:
+        click.echo(json.dumps(r.as_dict()))
+        return
+
+    def signed(x: float | None, none: str) -> str:
+        return none if x is None else f"{x:+.0f}"
+
+    click.echo(f"match on {board.name}: {r.games} games, seed {seed} (A is Light in odd-numbered games)")
+    click.echo(f"  {'player':28} {'wins':>5} {'as Light':>8} {'as Dark':>8}")
+    click.echo(f"  A {r.a:26} {r.a_wins:>5} {r.a_light_wins:>8} {r.a_wins - r.a_light_wins:>8}")
+    click.echo(f"  B {r.b:26} {r.b_wins:>5} {r.b_light_wins:>8} {r.b_wins - r.b_light_wins:>8}")
+    click.echo(f"  {'draws':28} {r.draws:>5}")
+    click.echo(f"  score of A {r.score:.3f}; Elo difference A - B {signed(r.elo, '+inf' if r.score >= 1 else '-inf')} "
+               f"(95%: {signed(r.elo_low, '-inf')} to {signed(r.elo_high, '+inf')})")
+
+
 def _check_scheduler(address: str) -> None:
     """A Dask scheduler address, checked by the rule :class:`Pool` applies, before any
     connection is tried."""
