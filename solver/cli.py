@@ -332,8 +332,9 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     """Play GAMES games of PLAYER_A against PLAYER_B from the empty board, colours
     alternating, and print the wins, draws and the Elo difference with its 95% interval.
 
-    A player is 'engine' (MCTS-Solver, df-pn first), 'mcts-flat' (flat Monte Carlo:
-    the same playouts spread evenly over the moves), each with ':time=S' (seconds a
+    A player is 'engine' (MCTS-Solver, df-pn first), 'mcts' (the same tree search
+    without the solver and df-pn), 'mcts-flat' (flat Monte Carlo: the same playouts
+    spread evenly over the moves), each with ':time=S' (seconds a
     move, default 1) or ':playouts=N' (the engine also ',dfpn=N': df-pn's nodes before
     its tree, default 20,000), or 'random'.  With playout budgets and a --seed a match
     replays exactly.
@@ -362,11 +363,12 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     def signed(x: float | None, none: str) -> str:
         return none if x is None else f"{x:+.0f}"
 
+    w = max(len(r.a), len(r.b), 6) + 2
     click.echo(f"match on {board.name}: {r.games} games, seed {seed} (A is Light in odd-numbered games)")
-    click.echo(f"  {'player':28} {'wins':>5} {'as Light':>8} {'as Dark':>8}")
-    click.echo(f"  A {r.a:26} {r.a_wins:>5} {r.a_light_wins:>8} {r.a_wins - r.a_light_wins:>8}")
-    click.echo(f"  B {r.b:26} {r.b_wins:>5} {r.b_light_wins:>8} {r.b_wins - r.b_light_wins:>8}")
-    click.echo(f"  {'draws':28} {r.draws:>5}")
+    click.echo(f"  {'player':{w}} {'wins':>5} {'as Light':>8} {'as Dark':>8}")
+    click.echo(f"  A {r.a:{w - 2}} {r.a_wins:>5} {r.a_light_wins:>8} {r.a_wins - r.a_light_wins:>8}")
+    click.echo(f"  B {r.b:{w - 2}} {r.b_wins:>5} {r.b_light_wins:>8} {r.b_wins - r.b_light_wins:>8}")
+    click.echo(f"  {'draws':{w}} {r.draws:>5}")
     click.echo(f"  score of A {r.score:.3f}; Elo difference A - B {signed(r.elo, '+inf' if r.score >= 1 else '-inf')} "
                f"(95%: {signed(r.elo_low, '-inf')} to {signed(r.elo_high, '+inf')})")
 

@@ -3,9 +3,11 @@
 Players are named by a spec: ``engine``, ``engine:time=1`` (seconds a move),
 ``engine:playouts=200``, ``engine:playouts=200,dfpn=0`` (df-pn's nodes before the tree,
 default :data:`solver.search.mcts.DFPN_NODES`), the options ``time`` and ``playouts``
-for ``mcts-flat``, and ``random``.
+for ``mcts`` and ``mcts-flat``, and ``random``.
 
 - ``engine``: :func:`solver.search.mcts.search` (MCTS-Solver, df-pn first); default 1 s a move;
+- ``mcts``: the engine's tree search without its solver and without df-pn (plain
+  UCT: no proof backed up), to measure what the solver adds; default 1 s a move;
 - ``mcts-flat``: flat Monte Carlo: the same playouts spread evenly over the moves of the
   position (no tree below them, no df-pn), the move with the best win rate; a move that
   ends the game at once is seen, as the engine sees it; default 1 s a move;
@@ -33,7 +35,7 @@ from .search.limit import LimitError, check_seconds
 
 __all__ = ["Player", "parse_player", "choose_move", "play_game", "run_match", "MatchResult", "elo", "KINDS"]
 
-KINDS = ("engine", "mcts-flat", "random")
+KINDS = ("engine", "mcts", "mcts-flat", "random")
 #: the default thinking time of a searching player, seconds a move
 DEFAULT_SECONDS = 1.0
 
@@ -57,7 +59,8 @@ def parse_player(spec: str) -> Player:
         raise ValueError(f"player {spec!r}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
     seconds = playouts = None
     dfpn = mcts.DFPN_NODES if kind == "engine" else 0
-    known = {"engine": ("time", "playouts", "dfpn"), "mcts-flat": ("time", "playouts"), "random": ()}[kind]
+    known = {"engine": ("time", "playouts", "dfpn"), "mcts": ("time", "playouts"), "mcts-flat": ("time", "playouts"),
+             "random": ()}[kind]
     for opt in filter(None, (o.strip() for o in opts.split(","))):
         key, eq, value = opt.partition("=")
         if not eq or key not in known:
@@ -92,6 +95,9 @@ def choose_move(player: Player, position: Position, rng: random.Random, seed: in
     if player.kind == "engine":
         r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed,
                         dfpn_nodes=player.dfpn)
+    elif player.kind == "mcts":
+        r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed, dfpn_nodes=0,
+                        solver=False)
     else:  # flat: the root expanded, no leaf ever expanded, moves visited evenly
         r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed, dfpn_nodes=0,
                         expand_at=2**62, exploration=1e9)

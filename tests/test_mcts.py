@@ -211,3 +211,12 @@ def test_a_move_that_repeats_a_position_of_the_game_is_a_draw():
     assert all(m.value != Value.DRAW for m in r.moves if m.move != move)
     if r.proven:
         assert r.value == prove(again, tt_mb=16).value
+
+
+def test_without_the_solver_nothing_is_proven_but_the_game_ends_are_seen():
+    pos = _proven_loss()
+    r = _engine(pos, 20_000, dfpn_nodes=0, solver=False)
+    assert (r.value, r.source) == (Value.UNKNOWN, "estimate") and r.iterations == 20_000
+    capture, wins = _capture_in_one()
+    r = _engine(capture, 200, dfpn_nodes=0, solver=False)
+    assert not r.proven and {m.move for m in r.moves if m.value == Value.WIN} == wins

@@ -129,12 +129,15 @@ def search(
     dfpn_nodes: int = DFPN_NODES,
     max_tree_nodes: int = MAX_TREE_NODES,
     expand_at: int = EXPAND_AT,
+    solver: bool = True,
     progress: Callable[[dict], None] | None = None,
 ) -> EngineResult:
     """Search ``position`` for its player to move within ``playouts`` iterations (each
     ends in one random playout unless it reaches a decided node) and/or ``seconds``
     (whichever ends first; one of them is needed).  With a playout budget and no time
-    the result depends only on the position, the options and ``seed``.
+    the result depends only on the position, the options and ``seed``.  ``solver=False``
+    (with ``dfpn_nodes=0``: plain MCTS, to measure what the solver adds): no proof is
+    backed up, so the value is always an estimate.
 
     Before the tree, df-pn gets ``dfpn_nodes`` nodes (0: skipped) and, with a time
     budget, at most a quarter of it; a position it decides is answered at once.  The
@@ -176,7 +179,8 @@ def search(
             moves = [MoveInfo(line[0], 0, 0.0, None, value)] if line else []
             return EngineResult(str(position), line[0] if line else None, value, "dfpn", None, moves, line,
                                 0, 0, 0, time.perf_counter() - t0, seed, spent, notes)
-    R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, exploration, expand_at, 20 * t.n)
+    R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, exploration, expand_at, 20 * t.n,
+                   solver=bool(solver))
     R = M.set_root(R, position.array(), position.side_index,
                    [(p.bitboards, p.side_index) for p in position.earlier()])
     chunk = 16

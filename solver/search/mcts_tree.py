@@ -52,7 +52,7 @@ OPEN, WON, LOST, DRAWN = 0, 1, 2, 3
 # stats slots
 NODES, ITERATIONS, PLAYOUTS, PLIES, FULL, DEEPEST = range(6)
 # params slots
-ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY = range(4)
+ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER = range(5)
 #: the deepest path a descent follows; below it a leaf is not expanded
 MAX_DEPTH = 4096
 
@@ -77,12 +77,14 @@ class Tree(NamedTuple):
     rng: np.ndarray       # uint64 (1,): splitmix64 state (playouts and shuffles)
     c: np.ndarray         # float64 (1,): the exploration constant
     stats: np.ndarray     # int64 (6,)
-    params: np.ndarray    # int64 (4,)
+    params: np.ndarray    # int64 (5,)
 
 
 def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expand_at: int,
-             max_plies: int) -> Tree:
-    """An empty tree with room for ``capacity`` nodes; :func:`set_root` gives it a root."""
+             max_plies: int, solver: bool = True) -> Tree:
+    """An empty tree with room for ``capacity`` nodes; :func:`set_root` gives it a root.
+    ``solver=False``: plain MCTS, for comparison: no proof is backed up (end positions
+    are still leaves with their result) and losing moves are not set aside."""
     cap = max(int(capacity), 1)
     return Tree(
         np.zeros(cap, np.int32), np.full(cap, -1, np.int32), np.zeros(cap, np.int32),
@@ -91,7 +93,7 @@ def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expan
         np.zeros(1, np.int8), core.new_position(t), core.new_position(t),
         np.zeros(64 * t.w, np.int32), np.zeros(MAX_DEPTH, np.int32),
         np.array([seed & (2**64 - 1)], np.uint64), np.array([float(exploration)]),
-        np.zeros(6, np.int64), np.array([0, expand_at, max_plies, 0], np.int64),
+        np.zeros(6, np.int64), np.array([0, expand_at, max_plies, 0, int(solver)], np.int64),
     )
 
 
@@ -203,6 +205,8 @@ def _expand(T, R, node, side):
     R.first[node] = base
     R.nchild[node] = k
     R.stats[NODES] = base + k
+    if R.params[SOLVER] == 0:
+        return
     if won:
         R.proof[node] = WON
     elif all_lost:
@@ -217,8 +221,9 @@ def _select(R, node):
     c = R.c[0]
     best = -1
     best_u = -1.0
+    solver = R.params[SOLVER] != 0
     for x in range(first, first + R.nchild[node]):
-        if R.proof[x] == WON:
+        if R.proof[x] == WON and solver:
             continue  # a losing move
         v = R.visits[x]
         if v == 0:
@@ -284,7 +289,7 @@ def iterate(T, R, iterations):
             R.stats[PLAYOUTS] += 1
             R.stats[PLIES] += plies
         # back up the result, and the proof while it changes something
-        proven = state == WON or state == LOST
+        proven = (state == WON or state == LOST) and R.params[SOLVER] != 0
         for d in range(depth, -1, -1):
             x = R.path[d]
             R.visits[x] += 1
