@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
 from solver import Position
@@ -220,3 +221,61 @@ def test_without_the_solver_nothing_is_proven_but_the_game_ends_are_seen():
     capture, wins = _capture_in_one()
     r = _engine(capture, 200, dfpn_nodes=0, solver=False)
     assert not r.proven and {m.move for m in r.moves if m.value == Value.WIN} == wins
+
+
+def test_the_engine_keeps_its_tree_through_a_game_and_its_proofs_hold():
+    # two Engines play a 3/4 game: from its second move on each starts from the subtree
+    # of its last search, and every value it calls proven (the position's, a move's) is
+    # df-pn's
+    engines = [mcts.Engine(seed=3, dfpn_nodes=0), mcts.Engine(seed=103, dfpn_nodes=0)]
+    pos = Position.start("3/4")
+    reused = proven = moves = 0
+    while pos.outcome is None:
+        r = engines[pos.side_index].search(pos, playouts=2000)
+        reused += any("reused" in n for n in r.notes)
+        if r.proven:
+            proven += 1
+            assert r.value == prove(pos, tt_mb=16).value, str(pos)
+        for m in r.moves:
+            if m.value in (Value.WIN, Value.LOSS):
+                assert m.value == Value(prove(pos.play(m.move), tt_mb=16).value).negated(), (str(pos), m.move)
+                moves += 1
+        pos = pos.play(r.best)
+    assert reused >= 20 and proven >= 4 and moves >= 20
+
+
+def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
+    from solver import core
+    from solver.search import mcts_tree as M
+
+    pos = random_positions("3/4", 1, 20, seed=4)[0]
+    engine = mcts.Engine(seed=1, dfpn_nodes=0)
+    engine.search(pos, playouts=3000)
+    R = engine._tree
+    n = int(R.stats[M.NODES])
+    t = core.tables(pos.board)
+    # the whole tree copied breadth first: the same tree, numbered anew
+    base = M.subtree(R, 0, n)
+    assert int(base.stats[M.NODES]) == n and base.parent[0] == -1
+    assert (base.parent[1:n] < np.arange(1, n)).all() and base.visits[:n].sum() == R.visits[:n].sum()
+    assert sorted(base.proof[:n]) == sorted(R.proof[:n]) and (base.proof[:n] != M.OPEN).any()
+    kids = np.arange(base.first[0], base.first[0] + base.nchild[0])
+    assert (kids == np.arange(1, 1 + R.nchild[0])).all()
+    assert (base.move[kids] == R.move[R.first[0]:R.first[0] + R.nchild[0]]).all()
+    # the same root and history: the proofs computed again from the leaves are the
+    # ones the search backed up move by move
+    same = M.set_root(M.subtree(R, 0, n), pos.array(), pos.side_index, [], keep=True)
+    M.refresh(t, same)
+    assert (same.proof[:n] == base.proof[:n]).all()
+    # a history that holds the position after one root move: that move becomes a draw
+    x = next(int(k) for k in kids if base.proof[k] == M.OPEN and base.first[k] >= 0)
+    child = pos.play(pos.board.names[int(t.point_of[int(base.move[x])])])
+    longer = M.set_root(M.subtree(R, 0, n), pos.array(), pos.side_index,
+                        [(child.bitboards, child.side_index)], keep=True)
+    M.refresh(t, longer)
+    assert longer.proof[x] == M.DRAWN
+    # a subtree below a node: its nodes, its visits
+    sub = M.subtree(base, x, 1)
+    m = int(sub.stats[M.NODES])
+    assert 1 < m < n and sub.visits[0] == base.visits[x] and sub.nchild[0] == base.nchild[x]
+    assert (sub.move[1:1 + sub.nchild[0]] == base.move[base.first[x]:base.first[x] + base.nchild[x]]).all()

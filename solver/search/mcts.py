@@ -39,7 +39,7 @@ from . import mcts_tree as M
 from .limit import LimitError, check_seconds
 from .values import Value
 
-__all__ = ["search", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
+__all__ = ["search", "Engine", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
            "MAX_PLAYOUTS", "EXPAND_AT"]
 
 #: UCT's exploration constant c (results in [0, 1]): 0.7, about 1/sqrt(2), the constant
@@ -147,79 +147,139 @@ def search(
     (KeyboardInterrupt) during the tree search stops it with the answer so far (a note
     says so).  ``progress`` is called about ten times a second with a dict (``iterations``,
     ``playouts``, ``nodes``, ``seconds``, ``best``, ``win_rate``, ``value``).  Bad budgets
-    raise ValueError (:class:`~solver.search.limit.LimitError`).
+    raise ValueError (:class:`~solver.search.limit.LimitError`).  A fresh tree each
+    call: :class:`Engine` keeps it from one move of a game to the next.
     """
-    playouts, seconds = _check_budget(playouts, seconds)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"the seed is a whole number, not {seed!r}")
-    if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
-        raise ValueError(f"the exploration constant is a finite number >= 0, not {exploration!r}")
-    for name, v in (("dfpn_nodes", dfpn_nodes), ("max_tree_nodes", max_tree_nodes), ("expand_at", expand_at)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"{name} is a whole number >= 0, not {v!r}")
-    seed &= 2**64 - 1
-    board = position.board
-    if position.outcome is not None:
-        value = Value.from_outcome(position.outcome, position.to_move)
-        return EngineResult(str(position), None, value, "rules", None, [], [], 0, 0, 0, 0.0, seed,
-                            notes=[position.outcome_reason or "the game is over"])
-    t = core.tables(board)
-    if board.m not in _LOADED:
-        M.load_kernels(t)
-        _LOADED.add(board.m)
-    if dfpn_nodes:
-        from .prove import load_kernels as load_dfpn
+    engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
+                    expand_at=expand_at, solver=solver)
+    return engine.search(position, playouts=playouts, seconds=seconds, progress=progress)
 
-        load_dfpn(board, "dfpn")
-    t0 = time.perf_counter()  # after the kernels load: the budget is for searching
-    notes: list[str] = []
-    spent = 0
-    if dfpn_nodes:
-        value, line, spent = _try_dfpn(position, dfpn_nodes, None if seconds is None else seconds * DFPN_TIME_SHARE,
-                                       notes)
-        if value.decided:
-            moves = [MoveInfo(line[0], 0, 0.0, None, value)] if line else []
-            return EngineResult(str(position), line[0] if line else None, value, "dfpn", None, moves, line,
-                                0, 0, 0, time.perf_counter() - t0, seed, spent, notes)
-    R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, exploration, expand_at, 20 * t.n,
-                   solver=bool(solver))
-    R = M.set_root(R, position.array(), position.side_index,
-                   [(p.bitboards, p.side_index) for p in position.earlier()])
-    chunk = 16
-    done = 0
-    shown_at = 0.0
-    try:
-        while R.proof[0] == M.OPEN:
-            elapsed = time.perf_counter() - t0
-            if (playouts is not None and done >= playouts) or (seconds is not None and elapsed >= seconds):
-                break
-            n = chunk if playouts is None else min(chunk, playouts - done)
-            t_chunk = time.perf_counter()
-            k = M.iterate(t, R, n)
-            took = time.perf_counter() - t_chunk
-            done += k
-            if R.stats[M.FULL]:
-                cap = R.parent.shape[0]
-                if cap + t.n > max_tree_nodes:
-                    notes.append(f"the tree is full ({int(R.stats[M.NODES]):,} nodes, at most "
-                                 f"{max_tree_nodes:,}): the search stopped there")
+
+class Engine:
+    """The engine of one game: :meth:`search` as :func:`search` does, but it keeps its
+    tree, so that a later position of the same game (reached by moves the tree holds,
+    as after the engine's move and the reply) starts from the subtree below it, with
+    its visits and proofs.  A reused tree is brought up to date first
+    (:func:`~solver.search.mcts_tree.refresh`): its nodes that repeat a position of the
+    game, which grew, become draws, and every proof is computed again from the leaves.
+    With playout budgets the results depend only on the positions searched, in order,
+    the options and ``seed``."""
+
+    def __init__(self, *, seed: int = 1, exploration: float = EXPLORATION, dfpn_nodes: int = DFPN_NODES,
+                 max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"the seed is a whole number, not {seed!r}")
+        if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
+            raise ValueError(f"the exploration constant is a finite number >= 0, not {exploration!r}")
+        for name, v in (("dfpn_nodes", dfpn_nodes), ("max_tree_nodes", max_tree_nodes), ("expand_at", expand_at)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{name} is a whole number >= 0, not {v!r}")
+        self.seed = seed & (2**64 - 1)
+        self.exploration, self.dfpn_nodes, self.max_tree_nodes = exploration, dfpn_nodes, max_tree_nodes
+        self.expand_at, self.solver = expand_at, bool(solver)
+        self._tree: M.Tree | None = None
+        self._root: Position | None = None
+
+    def search(self, position: Position, *, playouts: int | None = None, seconds: float | None = None,
+               progress: Callable[[dict], None] | None = None) -> EngineResult:
+        """See :func:`search`."""
+        playouts, seconds = _check_budget(playouts, seconds)
+        seed, max_tree_nodes = self.seed, self.max_tree_nodes
+        board = position.board
+        if position.outcome is not None:
+            value = Value.from_outcome(position.outcome, position.to_move)
+            return EngineResult(str(position), None, value, "rules", None, [], [], 0, 0, 0, 0.0, seed,
+                                notes=[position.outcome_reason or "the game is over"])
+        t = core.tables(board)
+        if board.m not in _LOADED:
+            M.load_kernels(t)
+            _LOADED.add(board.m)
+        if self.dfpn_nodes:
+            from .prove import load_kernels as load_dfpn
+
+            load_dfpn(board, "dfpn")
+        t0 = time.perf_counter()  # after the kernels load: the budget is for searching
+        notes: list[str] = []
+        spent = 0
+        R = self._reuse(position, t, notes)
+        if self.dfpn_nodes and (R is None or R.proof[0] == M.OPEN):
+            value, line, spent = _try_dfpn(position, self.dfpn_nodes,
+                                           None if seconds is None else seconds * DFPN_TIME_SHARE, notes)
+            if value.decided:
+                moves = [MoveInfo(line[0], 0, 0.0, None, value)] if line else []
+                return EngineResult(str(position), line[0] if line else None, value, "dfpn", None, moves, line,
+                                    0, 0, 0, time.perf_counter() - t0, seed, spent, notes)
+        if R is None:
+            R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, self.exploration,
+                           self.expand_at, 20 * t.n, solver=self.solver)
+            R = M.set_root(R, position.array(), position.side_index,
+                           [(p.bitboards, p.side_index) for p in position.earlier()])
+        self._tree, self._root = R, position
+        chunk = 16
+        done = 0
+        shown_at = 0.0
+        try:
+            while R.proof[0] == M.OPEN:
+                elapsed = time.perf_counter() - t0
+                if (playouts is not None and done >= playouts) or (seconds is not None and elapsed >= seconds):
                     break
-                R = M.grow(R, min(2 * cap, max_tree_nodes))
-                continue
-            if k == n:  # about _CHUNK_SECONDS a chunk, and no more than the time left allows
-                rate = k / max(took, 1e-4)
-                want = rate * _CHUNK_SECONDS
-                if seconds is not None:
-                    want = min(want, rate * max(0.01, seconds - (time.perf_counter() - t0)))
-                chunk = int(min(max(want, 1), 4 * chunk + 16))
-            if progress is not None and time.perf_counter() - shown_at >= _CHUNK_SECONDS:
-                shown_at = time.perf_counter()
-                r = _result(position, t, R, seed, t0, notes, spent)
-                progress({"iterations": r.iterations, "playouts": r.playouts, "nodes": r.nodes,
-                          "seconds": r.seconds, "best": r.best, "win_rate": r.win_rate, "value": str(r.value)})
-    except KeyboardInterrupt:
-        notes.append("interrupted: the answer so far")
-    return _result(position, t, R, seed, t0, notes, spent)
+                n = chunk if playouts is None else min(chunk, playouts - done)
+                t_chunk = time.perf_counter()
+                k = M.iterate(t, R, n)
+                took = time.perf_counter() - t_chunk
+                done += k
+                if R.stats[M.FULL]:
+                    cap = R.parent.shape[0]
+                    if cap + t.n > max_tree_nodes:
+                        notes.append(f"the tree is full ({int(R.stats[M.NODES]):,} nodes, at most "
+                                     f"{max_tree_nodes:,}): the search stopped there")
+                        break
+                    R = self._tree = M.grow(R, min(2 * cap, max_tree_nodes))
+                    continue
+                if k == n:  # about _CHUNK_SECONDS a chunk, and no more than the time left allows
+                    rate = k / max(took, 1e-4)
+                    want = rate * _CHUNK_SECONDS
+                    if seconds is not None:
+                        want = min(want, rate * max(0.01, seconds - (time.perf_counter() - t0)))
+                    chunk = int(min(max(want, 1), 4 * chunk + 16))
+                if progress is not None and time.perf_counter() - shown_at >= _CHUNK_SECONDS:
+                    shown_at = time.perf_counter()
+                    r = _result(position, t, R, seed, t0, notes, spent)
+                    progress({"iterations": r.iterations, "playouts": r.playouts, "nodes": r.nodes,
+                              "seconds": r.seconds, "best": r.best, "win_rate": r.win_rate, "value": str(r.value)})
+        except KeyboardInterrupt:
+            notes.append("interrupted: the answer so far")
+        return _result(position, t, R, seed, t0, notes, spent)
+
+    def _reuse(self, position: Position, t: core.Tables, notes: list[str]) -> M.Tree | None:
+        """The kept tree re-rooted at ``position``, if its last root is an earlier
+        position of the same game and the moves since are in the tree; else None."""
+        R, old = self._tree, self._root
+        if R is None or old is None or old.board != position.board:
+            return None
+        chain = position.earlier() + [position]
+        keys = [p.key for p in chain]
+        if old.key not in keys or old.earlier() != chain[:keys.index(old.key)]:
+            return None
+        at = keys.index(old.key)
+        names = position.board.names
+        node = 0
+        for before, after in zip(chain[at:], chain[at + 1:]):
+            step = None
+            for x in _children(R, node):
+                if before.play(names[int(t.point_of[int(R.move[x])])]).key == after.key:
+                    step = int(x)
+                    break
+            if step is None:
+                return None
+            node = step
+        n_before = int(R.stats[M.NODES])
+        R = M.subtree(R, node, min(max(_FIRST_CAPACITY, 2 * n_before), self.max_tree_nodes))
+        R = M.set_root(R, position.array(), position.side_index,
+                       [(p.bitboards, p.side_index) for p in position.earlier()], keep=True)
+        M.refresh(t, R)
+        notes.append(f"{int(R.stats[M.NODES]):,} nodes of the last search's tree reused")
+        return R
 
 
 def _check_budget(playouts, seconds) -> tuple[int | None, float | None]:

@@ -44,7 +44,7 @@ from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_store
 from ..core import kernel
 
 __all__ = [
-    "OPEN", "WON", "LOST", "DRAWN", "Tree", "new_tree", "grow", "set_root", "iterate",
+    "OPEN", "WON", "LOST", "DRAWN", "Tree", "new_tree", "grow", "set_root", "iterate", "subtree", "refresh",
     "load_kernels", "NODES", "ITERATIONS", "PLAYOUTS", "PLIES", "FULL", "DEEPEST",
 ]
 
@@ -74,6 +74,8 @@ class Tree(NamedTuple):
     child: np.ndarray     # uint64 (2, w): scratch, a child being created
     cells: np.ndarray     # int32 (64 w,): scratch, the moves of a node being expanded
     path: np.ndarray      # int32 (MAX_DEPTH,): the nodes of the descent
+    walk: np.ndarray      # int32 (MAX_DEPTH,): scratch of refresh(), the next child at each depth
+    stack: np.ndarray     # uint64 (2 MAX_DEPTH, w): scratch of refresh(), the positions on its path
     rng: np.ndarray       # uint64 (1,): splitmix64 state (playouts and shuffles)
     c: np.ndarray         # float64 (1,): the exploration constant
     stats: np.ndarray     # int64 (6,)
@@ -91,15 +93,18 @@ def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expan
         np.zeros(cap, np.int32), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
         np.zeros(cap, np.int8), core.new_position(t), np.zeros((1, 2, t.w), np.uint64),
         np.zeros(1, np.int8), core.new_position(t), core.new_position(t),
-        np.zeros(64 * t.w, np.int32), np.zeros(MAX_DEPTH, np.int32),
+        np.zeros(64 * t.w, np.int32), np.zeros(MAX_DEPTH, np.int32), np.zeros(MAX_DEPTH, np.int32),
+        np.zeros((2 * MAX_DEPTH, t.w), np.uint64),
         np.array([seed & (2**64 - 1)], np.uint64), np.array([float(exploration)]),
         np.zeros(6, np.int64), np.array([0, expand_at, max_plies, 0, int(solver)], np.int64),
     )
 
 
-def set_root(R: Tree, st: np.ndarray, side: int, history: list[tuple[np.ndarray, int]]) -> Tree:
+def set_root(R: Tree, st: np.ndarray, side: int, history: list[tuple[np.ndarray, int]],
+             keep: bool = False) -> Tree:
     """``R`` with the root position ``st`` (``side`` to move) and the earlier positions
-    of the game ``history`` (``(st, side)`` pairs), as one open, unexpanded node."""
+    of the game ``history`` (``(st, side)`` pairs), as one open, unexpanded node; with
+    ``keep``, the nodes of ``R`` stay (``R`` from :func:`subtree`; then :func:`refresh`)."""
     h = max(len(history), 1)
     hist = np.zeros((h, 2, R.root.shape[1]), np.uint64)
     hist_side = np.zeros(h, np.int8)
@@ -109,6 +114,11 @@ def set_root(R: Tree, st: np.ndarray, side: int, history: list[tuple[np.ndarray,
     R.root[:] = st
     R.params[ROOT_SIDE] = side
     R.params[HISTORY] = len(history)
+    if keep:
+        nodes = R.stats[NODES]
+        R.stats[:] = 0
+        R.stats[NODES] = nodes
+        return R._replace(hist=hist, hist_side=hist_side)
     R.parent[0], R.first[0], R.nchild[0], R.move[0] = -1, -1, 0, -1
     R.visits[0] = R.score[0] = 0
     R.proof[0] = OPEN
@@ -316,8 +326,98 @@ def iterate(T, R, iterations):
     return done
 
 
+def subtree(R: Tree, node: int, capacity: int) -> Tree:
+    """A new tree (arrays of at least ``capacity``) of the nodes below ``node`` of ``R``,
+    ``node`` its root, in breadth-first order (children stay contiguous and come after
+    their parent); the rest as in ``R``.  Give it its root with :func:`set_root` (which
+    keeps the nodes when told) and then :func:`refresh`."""
+    order = [np.array([node], np.int64)]
+    level = order[0]
+    while True:
+        expanded = level[R.first[level] >= 0]
+        if not len(expanded):
+            break
+        starts = R.first[expanded].astype(np.int64)
+        counts = R.nchild[expanded].astype(np.int64)
+        ends = np.cumsum(counts)
+        level = np.repeat(starts - ends + counts, counts) + np.arange(int(ends[-1]))
+        order.append(level)
+    old = np.concatenate(order)
+    n = len(old)
+    new_of = np.full(R.parent.shape[0], -1, np.int64)
+    new_of[old] = np.arange(n)
+    cap = max(int(capacity), n)
+
+    def take(a, fill=0):
+        out = np.full(cap, fill, a.dtype)
+        out[:n] = a[old]
+        return out
+
+    first = take(R.first, -1)
+    has = first[:n] >= 0
+    first[:n][has] = new_of[first[:n][has]]
+    parent = take(R.parent)
+    parent[:n] = np.where(np.arange(n) == 0, -1, new_of[np.maximum(parent[:n], 0)])
+    stats = R.stats.copy()
+    stats[NODES] = n
+    return R._replace(parent=parent, first=first, nchild=take(R.nchild), move=take(R.move),
+                      visits=take(R.visits), score=take(R.score), proof=take(R.proof), stats=stats,
+                      root=R.root.copy(), params=R.params.copy(), rng=R.rng.copy())
+
+
+@kernel
+def refresh(T, R):
+    """Bring the states of a tree whose root or game history changed up to date: a node
+    whose position now repeats a position of the game becomes ``DRAWN`` (a leaf), and
+    then every expanded node's proof is computed again from its children, bottom up
+    (with the solver on).  End positions keep their states: they are the rules'.
+    One play per node, depth first."""
+    side0 = R.params[ROOT_SIDE]
+    solver = R.params[SOLVER] != 0
+    for c in range(2):
+        bb_store(R.stack, c, bb_load(R.root, c, T.zero))
+    depth = 0
+    R.path[0] = 0
+    R.walk[0] = 0
+    while depth >= 0:
+        node = R.path[depth]
+        if R.first[node] < 0 or R.walk[depth] >= R.nchild[node]:
+            # every child done: the node's proof from theirs
+            if R.first[node] >= 0 and R.proof[node] != DRAWN and solver:
+                state = LOST if R.nchild[node] > 0 else OPEN
+                for y in range(R.first[node], R.first[node] + R.nchild[node]):
+                    if R.proof[y] == LOST:
+                        state = WON
+                        break
+                    if R.proof[y] != WON:
+                        state = OPEN
+                R.proof[node] = state
+            depth -= 1
+            continue
+        x = R.first[node] + R.walk[depth]
+        R.walk[depth] += 1
+        terminal = R.first[x] < 0 and (R.proof[x] == WON or R.proof[x] == LOST)
+        if terminal or R.proof[x] == DRAWN:
+            continue
+        side = (side0 + depth) % 2
+        here = R.stack[2 * depth: 2 * depth + 2]
+        child = R.stack[2 * depth + 2: 2 * depth + 4]
+        for c in range(2):
+            bb_store(child, c, bb_load(here, c, T.zero))
+        core.play(T, child, side, R.move[x])
+        if _in_history(R, child, 1 - side):
+            R.proof[x] = DRAWN
+            continue
+        if R.first[x] < 0:
+            R.proof[x] = OPEN
+            continue
+        depth += 1
+        R.path[depth] = x
+        R.walk[depth] = 0
+
+
 def load_kernels(t: core.Tables) -> None:
     """Load :func:`iterate` for the board of ``t`` (compiling it on the board's first
     use) with the argument types the engine gives it; the call here returns at once."""
     R = set_root(new_tree(t, 4, 1, 0.7, 1, 10), core.new_position(t), 0, [])
-    core.load_kernels(t, "the engine", [(iterate, (t, R, 0))])
+    core.load_kernels(t, "the engine", [(iterate, (t, R, 0)), (refresh, (t, R))])
