@@ -5,7 +5,8 @@ Players are named by a spec: ``engine``, ``engine:time=1`` (seconds a move),
 default :data:`solver.search.mcts.DFPN_NODES`), the options ``time`` and ``playouts``
 for ``mcts`` and ``mcts-flat``, and ``random``.
 
-- ``engine``: :func:`solver.search.mcts.search` (MCTS-Solver, df-pn first); default 1 s a move;
+- ``engine``: :class:`solver.search.mcts.Engine` (MCTS-Solver, df-pn first), one a game,
+  so that its tree is kept from move to move; default 1 s a move;
 - ``mcts``: the engine's tree search without its solver and without df-pn (plain
   UCT: no proof backed up), to measure what the solver adds; default 1 s a move;
 - ``mcts-flat``: flat Monte Carlo: the same playouts spread evenly over the moves of the
@@ -33,7 +34,7 @@ from .position import Position
 from .search import mcts
 from .search.limit import LimitError, check_seconds
 
-__all__ = ["Player", "parse_player", "choose_move", "play_game", "run_match", "MatchResult", "elo", "KINDS"]
+__all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "run_match", "MatchResult", "elo", "KINDS"]
 
 KINDS = ("engine", "mcts", "mcts-flat", "random")
 #: the default thinking time of a searching player, seconds a move
@@ -88,16 +89,25 @@ def parse_player(spec: str) -> Player:
     return Player(spec.strip(), kind, seconds, playouts, dfpn)
 
 
-def choose_move(player: Player, position: Position, rng: random.Random, seed: int) -> str:
-    """``player``'s move in ``position`` (a game not over)."""
+def engine_of(player: Player, seed: int) -> mcts.Engine | None:
+    """The engine a searching player keeps through one game (its tree is reused from
+    move to move); None for the others."""
+    if player.kind == "engine":
+        return mcts.Engine(seed=seed, dfpn_nodes=player.dfpn)
+    if player.kind == "mcts":
+        return mcts.Engine(seed=seed, dfpn_nodes=0, solver=False)
+    return None
+
+
+def choose_move(player: Player, position: Position, rng: random.Random, seed: int,
+                engine: mcts.Engine | None = None) -> str:
+    """``player``'s move in ``position`` (a game not over); ``engine``: the one
+    :func:`engine_of` gave it for this game (else a fresh search)."""
     if player.kind == "random":
         return rng.choice(position.legal_moves())
-    if player.kind == "engine":
-        r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed,
-                        dfpn_nodes=player.dfpn)
-    elif player.kind == "mcts":
-        r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed, dfpn_nodes=0,
-                        solver=False)
+    if player.kind in ("engine", "mcts"):
+        engine = engine or engine_of(player, seed)
+        r = engine.search(position, playouts=player.playouts, seconds=player.seconds)
     else:  # flat: the root expanded, no leaf ever expanded, moves visited evenly
         r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed, dfpn_nodes=0,
                         expand_at=2**62, exploration=1e9)
@@ -113,9 +123,10 @@ def play_game(light: Player, dark: Player, board: str, seed: int) -> tuple[str, 
     rng = random.Random(seed)
     pos = Position.start(board)
     moves: list[str] = []
+    engines = (engine_of(light, 2 * seed), engine_of(dark, 2 * seed + 1))
     while pos.outcome is None:
         player = light if pos.to_move == "L" else dark
-        move = choose_move(player, pos, rng, seed * 1000 + len(moves))
+        move = choose_move(player, pos, rng, seed * 1000 + len(moves), engines[pos.side_index])
         pos = pos.play(move)
         moves.append(move)
     return pos.outcome, moves
