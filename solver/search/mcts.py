@@ -17,6 +17,7 @@ selection with the exploration constant :data:`EXPLORATION`, uniform random play
 the compiled core, the MCTS-Solver back-up; why a proven value holds under the repetition
 rule is argued there).  The best move is a proven winning move if there is one, else the
 most visited move that is not proven lost (the most visited of all when every move loses).
+:class:`Engine` does the same and keeps its tree from one move of a game to the next.
 
 >>> from solver import Position
 >>> r = search(Position.parse("D1/3/L1D1/1L1/L1 D"), playouts=1000, seed=1, dfpn_nodes=0)
