@@ -43,8 +43,9 @@ from .values import Value
 __all__ = ["search", "Engine", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
            "MAX_PLAYOUTS", "EXPAND_AT"]
 
-#: UCT's exploration constant c (results in [0, 1]): 0.7, about 1/sqrt(2), the constant
-#: for which UCT's regret bound is stated with rewards in [0, 1]
+#: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
+#: 0.7, a common choice in MCTS practice (UCB1 itself is c = sqrt(2), which explores
+#: more); not tuned for Meridians yet
 EXPLORATION = 0.7
 #: a leaf is expanded once it has been visited this often (the root at once)
 EXPAND_AT = 1
