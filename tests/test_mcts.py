@@ -279,3 +279,11 @@ def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
     m = int(sub.stats[M.NODES])
     assert 1 < m < n and sub.visits[0] == base.visits[x] and sub.nchild[0] == base.nchild[x]
     assert (sub.move[1:1 + sub.nchild[0]] == base.move[base.first[x]:base.first[x] + base.nchild[x]]).all()
+
+
+def test_a_short_time_is_not_spent_by_dfpn_alone():
+    # df-pn's share of a 0.05 s budget must leave the tree time to try every root move
+    pos = random_positions("4/5", 1, 6, seed=2)[0]
+    r = mcts.search(pos, seconds=0.05, seed=1)
+    assert r.best in pos.legal_moves() and r.iterations >= len(pos.legal_moves())
+    assert sum(m.visits > 0 for m in r.moves) == len(pos.legal_moves())

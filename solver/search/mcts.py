@@ -61,6 +61,7 @@ MAX_TREE_NODES = 8_000_000
 #: the largest playout budget accepted
 MAX_PLAYOUTS = 10**12
 _FIRST_CAPACITY = 1 << 16
+_DFPN_CHUNK = 2_000
 _LOADED: set[int] = set()  # boards whose engine kernels this process has loaded
 #: seconds per compiled chunk: the clock, progress and Ctrl-C are looked at between chunks
 _CHUNK_SECONDS = 0.1
@@ -223,7 +224,11 @@ class Engine:
         try:
             while R.proof[0] == M.OPEN:
                 elapsed = time.perf_counter() - t0
-                if (playouts is not None and done >= playouts) or (seconds is not None and elapsed >= seconds):
+                # the clock stops the search only once every root move has been tried
+                # (a time spent by df-pn alone would leave no move to answer with)
+                tried = R.first[0] >= 0 and done >= R.nchild[0]
+                if (playouts is not None and done >= playouts) or (seconds is not None and elapsed >= seconds
+                                                                   and tried):
                     break
                 n = chunk if playouts is None else min(chunk, playouts - done)
                 t_chunk = time.perf_counter()
@@ -301,7 +306,10 @@ def _try_dfpn(position: Position, nodes: int, seconds: float | None,
 
     if seconds is not None:
         seconds = max(seconds, 0.001)
-    proof = prove(position, method="dfpn", max_nodes=nodes, seconds=seconds, tt_mb=DFPN_TT_MB)
+    # chunks of at most _DFPN_CHUNK nodes, so that the clock is looked at often enough for
+    # a share of a fraction of a second (prove's first chunk would be 20,000 nodes)
+    proof = prove(position, method="dfpn", max_nodes=nodes, seconds=seconds, tt_mb=DFPN_TT_MB,
+                  chunk_nodes=_DFPN_CHUNK)
     if proof.value in ("win", "loss"):
         notes.append(f"df-pn proved it in {proof.nodes:,} nodes, {proof.seconds:.2f} s")
         return Value(proof.value), list(proof.line), proof.nodes
