@@ -115,7 +115,9 @@ def choose_move(player: Player, position: Position, rng: random.Random, seed: in
             rated = [m for m in r.moves if m.win_rate is not None]
             if rated:
                 return max(rated, key=lambda m: m.win_rate).move
-    return r.best if r.best is not None else rng.choice(position.legal_moves())
+    if r.best is None:  # a search always tries every root move: a bug, not to be hidden by a random move
+        raise RuntimeError(f"{player.spec} found no move in {position} ({'; '.join(r.notes)})")
+    return r.best
 
 
 def play_game(light: Player, dark: Player, board: str, seed: int) -> tuple[str, list[str]]:
