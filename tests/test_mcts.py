@@ -283,7 +283,8 @@ def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
 
 def test_a_short_time_is_not_spent_by_dfpn_alone():
     # df-pn's share of a 0.05 s budget must leave the tree time to try every root move
-    pos = random_positions("4/5", 1, 6, seed=2)[0]
+    pos = random_positions("3/4", 1, 4, seed=2)[0]
     r = mcts.search(pos, seconds=0.05, seed=1)
+    assert r.source == "estimate" and r.dfpn_nodes > 0
     assert r.best in pos.legal_moves() and r.iterations >= len(pos.legal_moves())
     assert sum(m.visits > 0 for m in r.moves) == len(pos.legal_moves())
