@@ -248,6 +248,145 @@ def perft(position: str, depth: int, divide: bool) -> None:
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
 
 
+@cli.command("move", short_help="The engine's move for a position: MCTS with an exact solver inside.")
+@click.argument("position")
+@click.option("--time", "seconds", type=float, default=None,
+              help="Seconds to think (more than 0, at most 30 days); default 1 unless --playouts is given.")
+@click.option("--playouts", default=None,
+              help="Iterations of the tree search (each ends in one random playout); with a --seed and no "
+                   "--time the answer is reproducible.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the playouts.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def move(position: str, seconds: float | None, playouts: str | None, seed: int, as_json: bool) -> None:
+    """The engine's best move for POSITION (or the empty BOARD), with its value for the
+    player to move and a principal line.
+
+    The value is either proven ('win'/'loss', by df-pn, tried first with a small budget,
+    or by the search tree, which backs proven results up from the game's ends) or an
+    estimate: the best move's win rate in random playouts, labelled 'estimated'.  The
+    moves are listed with their share of the search's visits (the engine's confidence)
+    and their win rate or proven value, for the player who plays them.  Ctrl-C stops
+    the search with the answer so far.
+
+    \b
+    Examples:
+      meridians move 6/7 --time 5
+      meridians move '2/1D1/4/L2/2 D' --playouts 2000 --json
+    """
+    from .search.mcts import search
+    from .search.progress import progress_mode
+
+    try:
+        seconds = check_seconds(seconds, "--time")
+        if playouts is not None:
+            # read here, not by click: its message repeats a value of thousands of digits
+            text = playouts.strip()
+            if not (text.isdigit() and text.isascii() and len(text) <= 13 and 1 <= int(text) <= 10**12):
+                shown = repr(playouts) if len(playouts) <= 30 else f"of {len(playouts)} characters"
+                raise LimitError(f"--playouts {shown}: give a whole number from 1 to 10**12")
+            playouts = int(text)
+    except LimitError as e:
+        _fail(str(e))
+    if seconds is None and playouts is None:
+        seconds = 1.0
+    pos = _position_arg(position)
+    live = progress_mode(True, sys.stderr) == "live"
+    drawn = [False]
+
+    def progress(info: dict) -> None:
+        rate = f", best {info['best']} {info['win_rate']:.2f}" if info["win_rate"] is not None else ""
+        value = f", {info['value']} (proven)" if info["value"] != "unknown" else ""
+        click.echo(f"\r\x1b[K{info['playouts']:,} playouts, {info['nodes']:,} nodes, {info['seconds']:.1f} s"
+                   f"{rate}{value}  (Ctrl-C: stop and answer)", err=True, nl=False)
+        drawn[0] = True
+
+    try:
+        r = search(pos, playouts=playouts, seconds=seconds, seed=seed, progress=progress if live else None)
+    finally:
+        if drawn[0]:
+            click.echo("\r\x1b[K", err=True, nl=False)
+    if as_json:
+        click.echo(json.dumps(r.as_dict()))
+        return
+    side = _COLOUR[pos.to_move]
+    click.echo(f"{pos}: {side} to move")
+    if r.best is None:
+        click.echo(f"  no move: {'; '.join(r.notes) or 'the game is over'}")
+        click.echo(f"  value: {r.shown()}")
+        return
+    click.echo(f"  best move: {r.best}")
+    click.echo(f"  value: {r.shown()}")
+    if r.line:
+        click.echo(f"  line: {' '.join(r.line)}")
+    shown = r.moves[:10] if r.iterations else []  # a df-pn answer has no visits to show
+    if shown:
+        click.echo(f"  {'move':6} {'visits':>10} {'share':>6}  win rate or proven value (for the player who plays it)")
+        for m in shown:
+            what = f"{m.win_rate:.2f}" if m.win_rate is not None else (str(m.value) if m.value.decided else "-")
+            if m.value.decided:
+                what += " (proven)" if m.value is not Value.DRAW else " (repetition)"
+            click.echo(f"  {m.move:6} {m.visits:>10,} {m.share:>6.1%}  {what}")
+        if len(r.moves) > len(shown):
+            click.echo(f"  ... {len(r.moves) - len(shown)} more moves")
+    click.echo(f"  {r.playouts:,} playouts, {r.iterations:,} iterations, {r.nodes:,} tree nodes, "
+               f"{r.dfpn_nodes:,} df-pn nodes, {r.seconds:.2f} s, seed {r.seed}")
+    for note in r.notes:
+        click.echo(f"  note: {note}")
+
+
+@cli.command("match", short_help="Play a match between two players: the engine, flat Monte Carlo or random.")
+@click.argument("player_a")
+@click.argument("player_b")
+@click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
+@click.option("--games", type=click.IntRange(min=1, max=100_000), default=10, show_default=True,
+              help="Games, colours alternating (A is Light in the first).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, as_json: bool) -> None:
+    """Play GAMES games of PLAYER_A against PLAYER_B from the empty board, colours
+    alternating, and print the wins, draws and the Elo difference with its 95% interval.
+
+    A player is 'engine' (MCTS-Solver, df-pn first), 'mcts' (the same tree search
+    without the solver and df-pn), 'mcts-flat' (flat Monte Carlo: the same playouts
+    spread evenly over the moves), each with ':time=S' (seconds a
+    move, default 1) or ':playouts=N' (the engine also ',dfpn=N': df-pn's nodes before
+    its tree, default 20,000), or 'random'.  With playout budgets and a --seed a match
+    replays exactly.
+
+    \b
+    Examples:
+      meridians match engine:time=1 random --board 6/7 --games 20
+      meridians match engine:playouts=2000 mcts-flat:playouts=2000 --board 5/6 --json
+    """
+    from .match import parse_player, run_match
+
+    board = Board.parse(board_name)
+    a, b = parse_player(player_a), parse_player(player_b)
+    live = sys.stderr.isatty()
+
+    def progress(done: int, r) -> None:
+        click.echo(f"\r\x1b[Kgame {done}/{games}: A {r.a_wins}, B {r.b_wins}, draws {r.draws}", err=True, nl=False)
+        if done == games:
+            click.echo("\r\x1b[K", err=True, nl=False)
+
+    r = run_match(a, b, board.name, games, seed, progress=progress if live else None)
+    if as_json:
+        click.echo(json.dumps(r.as_dict()))
+        return
+
+    def signed(x: float | None, none: str) -> str:
+        return none if x is None else f"{x:+.0f}"
+
+    w = max(len(r.a), len(r.b), 6) + 2
+    click.echo(f"match on {board.name}: {r.games} games, seed {seed} (A is Light in odd-numbered games)")
+    click.echo(f"  {'player':{w}} {'wins':>5} {'as Light':>8} {'as Dark':>8}")
+    click.echo(f"  A {r.a:{w - 2}} {r.a_wins:>5} {r.a_light_wins:>8} {r.a_wins - r.a_light_wins:>8}")
+    click.echo(f"  B {r.b:{w - 2}} {r.b_wins:>5} {r.b_light_wins:>8} {r.b_wins - r.b_light_wins:>8}")
+    click.echo(f"  {'draws':{w}} {r.draws:>5}")
+    click.echo(f"  score of A {r.score:.3f}; Elo difference A - B {signed(r.elo, '+inf' if r.score >= 1 else '-inf')} "
+               f"(95%: {signed(r.elo_low, '-inf')} to {signed(r.elo_high, '+inf')})")
+
+
 def _check_scheduler(address: str) -> None:
     """A Dask scheduler address, checked by the rule :class:`Pool` applies, before any
     connection is tried."""

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Speed of the engine (solver.search.mcts): tree iterations per second against the bare
+random playouts of the compiled core, on the same board in the same run.
+
+Usage: python scripts/bench_engine.py [--seconds S] [--boards 5/6,6/7] [--plies 0,30] [--json]
+
+For each board and each start (the empty board, and positions ``--plies`` random moves
+in, seeded), one engine search of ``--seconds`` (the tree alone: no df-pn first) and
+``--seconds`` of bare playouts from the empty board (``solver.bench.playout_rate``).  The
+ratio iterations/playouts is the share of the core's speed that the tree keeps: each
+iteration replays its path from the root, expands a leaf by playing all its moves, and
+ends in one playout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from solver import Board, Position
+from solver.bench import playout_rate
+from solver.randomgame import random_position
+from solver.search import mcts
+
+
+def measure(board: Board, seconds: float, plies: list[int], seed: int = 1) -> list[dict]:
+    rows = []
+    bare = playout_rate(board, seconds, seed)
+    for n in plies:
+        pos = Position.start(board) if n == 0 else random_position(board, n, seed)
+        mcts.search(pos, playouts=10, seed=seed, dfpn_nodes=0)  # load the kernels
+        r = mcts.search(pos, seconds=seconds, seed=seed, dfpn_nodes=0)
+        rows.append({
+            "board": board.name, "plies": n, "position": str(pos), "seconds": r.seconds,
+            "iterations": r.iterations, "iterations_per_s": r.iterations / r.seconds,
+            "playouts": r.playouts, "nodes": r.nodes, "nodes_per_iteration": r.nodes / max(r.iterations, 1),
+            "bare_playouts_per_s": bare["playouts_per_s"],
+            "ratio": r.iterations / r.seconds / bare["playouts_per_s"],
+            "best": r.best, "value": r.shown(),
+        })
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--boards", default="5/6,6/7")
+    ap.add_argument("--plies", default="0,30", help="starts: random moves from the empty board (0: empty)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    if not a.seconds > 0:
+        ap.error("--seconds: give a number greater than 0")
+    plies = [int(x) for x in a.plies.split(",")]
+    rows = [r for b in a.boards.split(",") for r in measure(Board.parse(b), a.seconds, plies, a.seed)]
+    if a.json:
+        print(json.dumps(rows, indent=1))
+        return
+    print(f"{'board':5} {'plies':>5} {'iterations/s':>13} {'bare playouts/s':>16} {'ratio':>6} "
+          f"{'nodes/iter':>10}  best, value")
+    for r in rows:
+        print(f"{r['board']:5} {r['plies']:>5} {r['iterations_per_s']:>13,.0f} {r['bare_playouts_per_s']:>16,.0f} "
+              f"{r['ratio']:>6.2f} {r['nodes_per_iteration']:>10.1f}  {r['best']}, {r['value']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,385 @@
+"""The engine: Monte Carlo tree search with an exact solver inside (MCTS-Solver).
+
+:func:`search` answers "what should the player to move play, and how good is it?" within
+a budget of playouts or seconds.  Two kinds of answer, never mixed up:
+
+- a **proven** value, ``'win'`` or ``'loss'`` for the player to move, found by df-pn
+  (tried first with a small node budget, so that a position within its reach is decided
+  at once: ``source='dfpn'``) or by the tree itself (``source='tree'``): the tree backs
+  proven wins and losses up from the end positions it meets (a node with a child lost
+  for its mover is won; a node whose children are all won for their movers is lost);
+- an **estimate**, the win rate of the best move in random playouts from the tree's
+  leaves (``value='unknown'``, ``source='estimate'``, ``win_rate``), which is a
+  percentage of games and never a proof.
+
+The tree and its compiled iteration loop are in :mod:`solver.search.mcts_tree` (UCT
+selection with the exploration constant :data:`EXPLORATION`, uniform random playouts by
+the compiled core, the MCTS-Solver back-up; why a proven value holds under the repetition
+rule is argued there).  The best move is a proven winning move if there is one, else the
+most visited move that is not proven lost (the most visited of all when every move loses).
+:class:`Engine` does the same and keeps its tree from one move of a game to the next.
+
+>>> from solver import Position
+>>> r = search(Position.parse("D1/3/L1D1/1L1/L1 D"), playouts=1000, seed=1, dfpn_nodes=0)
+>>> r.value, r.source, r.win_rate, r.best
+(<Value.WIN: 'win'>, 'tree', None, 'd1')
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import core
+from ..position import Position
+from . import mcts_tree as M
+from .limit import LimitError, check_seconds
+from .values import Value
+
+__all__ = ["search", "Engine", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
+           "MAX_PLAYOUTS", "EXPAND_AT"]
+
+#: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
+#: 0.7, a common choice in MCTS practice (UCB1 itself is c = sqrt(2), which explores
+#: more); not tuned for Meridians yet
+EXPLORATION = 0.7
+#: a leaf is expanded once it has been visited this often (the root at once)
+EXPAND_AT = 1
+#: df-pn's node budget before the tree search (0: none); a table of DFPN_TT_MB MiB
+DFPN_NODES = 20_000
+DFPN_TT_MB = 16
+#: with a time budget, the share of it df-pn may take at most
+DFPN_TIME_SHARE = 0.25
+#: the most nodes the tree grows to (33 bytes each: 264 MB, and while the arrays double,
+#: 396 MB); then the search stops.  6/7 grows 4-20 nodes an iteration, 5,000 iterations
+#: a second: a search of a minute or two fits
+MAX_TREE_NODES = 8_000_000
+#: the largest playout budget accepted
+MAX_PLAYOUTS = 10**12
+_FIRST_CAPACITY = 1 << 16
+_DFPN_CHUNK = 2_000
+_LOADED: set[int] = set()  # boards whose engine kernels this process has loaded
+#: seconds per compiled chunk: the clock, progress and Ctrl-C are looked at between chunks
+_CHUNK_SECONDS = 0.1
+
+
+@dataclass
+class MoveInfo:
+    """One legal move of the root.  ``value`` is for the player who plays it: ``'win'``
+    or ``'loss'`` when proven, ``'draw'`` when it repeats a position of the game,
+    else ``'unknown'``; ``win_rate`` (their playout win rate, draws half) only then."""
+
+    move: str
+    visits: int
+    share: float
+    win_rate: float | None
+    value: Value
+
+
+@dataclass
+class EngineResult:
+    """What :func:`search` found.  ``value`` is for the player to move: ``'win'`` or
+    ``'loss'`` only when proven (``source`` ``'tree'``, ``'dfpn'`` or ``'rules'``: the game
+    is over), else ``'unknown'`` with ``source='estimate'`` and ``win_rate`` the best
+    move's playout win rate.  ``moves``: proven wins first, then by visits."""
+
+    position: str
+    best: str | None
+    value: Value
+    source: str
+    win_rate: float | None
+    moves: list[MoveInfo]
+    line: list[str]
+    playouts: int
+    iterations: int
+    nodes: int
+    seconds: float
+    seed: int
+    dfpn_nodes: int = 0  # what the df-pn attempt spent
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def proven(self) -> bool:
+        return self.value.decided
+
+    def shown(self) -> str:
+        """The value in words: ``'win (proven by the tree)'`` or ``'estimated 0.63 (win
+        rate)'``."""
+        if self.proven:
+            how = {"tree": "by the tree", "dfpn": "by df-pn", "rules": "the game is over"}[self.source]
+            return f"{self.value} (proven {how})" if self.source != "rules" else f"{self.value} ({how})"
+        if self.win_rate is None:
+            return "unknown (no playouts)"
+        return f"estimated {self.win_rate:.2f} (win rate)"
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["value"] = str(self.value)
+        d["proven"] = self.proven
+        d["moves"] = [dict(m, value=str(m["value"])) for m in d["moves"]]
+        return d
+
+
+def search(
+    position: Position,
+    *,
+    playouts: int | None = None,
+    seconds: float | None = None,
+    seed: int = 1,
+    exploration: float = EXPLORATION,
+    dfpn_nodes: int = DFPN_NODES,
+    max_tree_nodes: int = MAX_TREE_NODES,
+    expand_at: int = EXPAND_AT,
+    solver: bool = True,
+    progress: Callable[[dict], None] | None = None,
+) -> EngineResult:
+    """Search ``position`` for its player to move within ``playouts`` iterations (each
+    ends in one random playout unless it reaches a decided node) and/or ``seconds``
+    (whichever ends first; one of them is needed).  With a playout budget and no time
+    the result depends only on the position, the options and ``seed``.  ``solver=False``
+    (with ``dfpn_nodes=0``: plain MCTS, to measure what the solver adds): no proof is
+    backed up, so the value is always an estimate.
+
+    Before the tree, df-pn gets ``dfpn_nodes`` nodes (0: skipped) and, with a time
+    budget, at most a quarter of it; a position it decides is answered at once.  The
+    tree grows to ``max_tree_nodes``, then the search stops (a note says so).  Ctrl-C
+    (KeyboardInterrupt) during the tree search stops it with the answer so far (a note
+    says so).  ``progress`` is called about ten times a second with a dict (``iterations``,
+    ``playouts``, ``nodes``, ``seconds``, ``best``, ``win_rate``, ``value``).  Bad budgets
+    raise ValueError (:class:`~solver.search.limit.LimitError`).  A fresh tree each
+    call: :class:`Engine` keeps it from one move of a game to the next.
+    """
+    engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
+                    expand_at=expand_at, solver=solver)
+    return engine.search(position, playouts=playouts, seconds=seconds, progress=progress)
+
+
+class Engine:
+    """The engine of one game: :meth:`search` as :func:`search` does, but it keeps its
+    tree, so that a later position of the same game (reached by moves the tree holds,
+    as after the engine's move and the reply) starts from the subtree below it, with
+    its visits and proofs.  A reused tree is brought up to date first
+    (:func:`~solver.search.mcts_tree.refresh`): its nodes that repeat a position of the
+    game, which grew, become draws, and every proof is computed again from the leaves.
+    With playout budgets the results depend only on the positions searched, in order,
+    the options and ``seed``."""
+
+    def __init__(self, *, seed: int = 1, exploration: float = EXPLORATION, dfpn_nodes: int = DFPN_NODES,
+                 max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"the seed is a whole number, not {seed!r}")
+        if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
+            raise ValueError(f"the exploration constant is a finite number >= 0, not {exploration!r}")
+        for name, v in (("dfpn_nodes", dfpn_nodes), ("max_tree_nodes", max_tree_nodes), ("expand_at", expand_at)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{name} is a whole number >= 0, not {v!r}")
+        self.seed = seed & (2**64 - 1)
+        self.exploration, self.dfpn_nodes, self.max_tree_nodes = exploration, dfpn_nodes, max_tree_nodes
+        self.expand_at, self.solver = expand_at, bool(solver)
+        self._tree: M.Tree | None = None
+        self._root: Position | None = None
+
+    def search(self, position: Position, *, playouts: int | None = None, seconds: float | None = None,
+               progress: Callable[[dict], None] | None = None) -> EngineResult:
+        """See :func:`search`."""
+        playouts, seconds = _check_budget(playouts, seconds)
+        seed, max_tree_nodes = self.seed, self.max_tree_nodes
+        board = position.board
+        if position.outcome is not None:
+            value = Value.from_outcome(position.outcome, position.to_move)
+            return EngineResult(str(position), None, value, "rules", None, [], [], 0, 0, 0, 0.0, seed,
+                                notes=[position.outcome_reason or "the game is over"])
+        t = core.tables(board)
+        if board.m not in _LOADED:
+            M.load_kernels(t)
+            _LOADED.add(board.m)
+        if self.dfpn_nodes:
+            from .prove import load_kernels as load_dfpn
+
+            load_dfpn(board, "dfpn")
+        t0 = time.perf_counter()  # after the kernels load: the budget is for searching
+        notes: list[str] = []
+        spent = 0
+        R = self._reuse(position, t, notes)
+        if self.dfpn_nodes and (R is None or R.proof[0] == M.OPEN):
+            value, line, spent = _try_dfpn(position, self.dfpn_nodes,
+                                           None if seconds is None else seconds * DFPN_TIME_SHARE, notes)
+            if value.decided:
+                moves = [MoveInfo(line[0], 0, 0.0, None, value)] if line else []
+                return EngineResult(str(position), line[0] if line else None, value, "dfpn", None, moves, line,
+                                    0, 0, 0, time.perf_counter() - t0, seed, spent, notes)
+        if R is None:
+            R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, self.exploration,
+                           self.expand_at, 20 * t.n, solver=self.solver)
+            R = M.set_root(R, position.array(), position.side_index,
+                           [(p.bitboards, p.side_index) for p in position.earlier()])
+        self._tree, self._root = R, position
+        chunk = 16
+        done = 0
+        shown_at = 0.0
+        try:
+            while R.proof[0] == M.OPEN:
+                elapsed = time.perf_counter() - t0
+                # the clock stops the search only once every root move has been tried
+                # (a time spent by df-pn alone would leave no move to answer with)
+                tried = R.first[0] >= 0 and done >= R.nchild[0]
+                if (playouts is not None and done >= playouts) or (seconds is not None and elapsed >= seconds
+                                                                   and tried):
+                    break
+                n = chunk if playouts is None else min(chunk, playouts - done)
+                t_chunk = time.perf_counter()
+                k = M.iterate(t, R, n)
+                took = time.perf_counter() - t_chunk
+                done += k
+                if R.stats[M.FULL]:
+                    cap = R.parent.shape[0]
+                    if cap + t.n > max_tree_nodes:
+                        notes.append(f"the tree is full ({int(R.stats[M.NODES]):,} nodes, at most "
+                                     f"{max_tree_nodes:,}): the search stopped there")
+                        break
+                    R = self._tree = M.grow(R, min(2 * cap, max_tree_nodes))
+                    continue
+                if k == n:  # about _CHUNK_SECONDS a chunk, and no more than the time left allows
+                    rate = k / max(took, 1e-4)
+                    want = rate * _CHUNK_SECONDS
+                    if seconds is not None:
+                        want = min(want, rate * max(0.01, seconds - (time.perf_counter() - t0)))
+                    chunk = int(min(max(want, 1), 4 * chunk + 16))
+                if progress is not None and time.perf_counter() - shown_at >= _CHUNK_SECONDS:
+                    shown_at = time.perf_counter()
+                    r = _result(position, t, R, seed, t0, notes, spent)
+                    progress({"iterations": r.iterations, "playouts": r.playouts, "nodes": r.nodes,
+                              "seconds": r.seconds, "best": r.best, "win_rate": r.win_rate, "value": str(r.value)})
+        except KeyboardInterrupt:
+            notes.append("interrupted: the answer so far")
+        return _result(position, t, R, seed, t0, notes, spent)
+
+    def _reuse(self, position: Position, t: core.Tables, notes: list[str]) -> M.Tree | None:
+        """The kept tree re-rooted at ``position``, if its last root is an earlier
+        position of the same game and the moves since are in the tree; else None."""
+        R, old = self._tree, self._root
+        if R is None or old is None or old.board != position.board:
+            return None
+        chain = position.earlier() + [position]
+        keys = [p.key for p in chain]
+        if old.key not in keys or old.earlier() != chain[:keys.index(old.key)]:
+            return None
+        at = keys.index(old.key)
+        names = position.board.names
+        node = 0
+        for before, after in zip(chain[at:], chain[at + 1:]):
+            step = None
+            for x in _children(R, node):
+                if before.play(names[int(t.point_of[int(R.move[x])])]).key == after.key:
+                    step = int(x)
+                    break
+            if step is None:
+                return None
+            node = step
+        n_before = int(R.stats[M.NODES])
+        R = M.subtree(R, node, min(max(_FIRST_CAPACITY, 2 * n_before), self.max_tree_nodes))
+        R = M.set_root(R, position.array(), position.side_index,
+                       [(p.bitboards, p.side_index) for p in position.earlier()], keep=True)
+        M.refresh(t, R)
+        notes.append(f"{int(R.stats[M.NODES]):,} nodes of the last search's tree reused")
+        return R
+
+
+def _check_budget(playouts, seconds) -> tuple[int | None, float | None]:
+    if playouts is None and seconds is None:
+        raise ValueError("the engine needs a budget: playouts, seconds or both")
+    if playouts is not None:
+        if isinstance(playouts, bool) or not isinstance(playouts, int) or not 1 <= playouts <= MAX_PLAYOUTS:
+            raise LimitError(f"--playouts {playouts!r}: give a whole number from 1 to {MAX_PLAYOUTS:.0e}")
+    return playouts, check_seconds(seconds, "--time")
+
+
+def _try_dfpn(position: Position, nodes: int, seconds: float | None,
+              notes: list[str]) -> tuple[Value, list[str], int]:
+    """df-pn's ``(value, line, nodes spent)`` for ``position`` within the budget (the
+    value ``'unknown'`` when it did not decide; the attempt is noted)."""
+    from .prove import prove
+
+    if seconds is not None:
+        seconds = max(seconds, 0.001)
+    # chunks of at most _DFPN_CHUNK nodes, so that the clock is looked at often enough for
+    # a share of a fraction of a second (prove's first chunk would be 20,000 nodes)
+    proof = prove(position, method="dfpn", max_nodes=nodes, seconds=seconds, tt_mb=DFPN_TT_MB,
+                  chunk_nodes=_DFPN_CHUNK)
+    if proof.value in ("win", "loss"):
+        notes.append(f"df-pn proved it in {proof.nodes:,} nodes, {proof.seconds:.2f} s")
+        return Value(proof.value), list(proof.line), proof.nodes
+    notes.append(f"df-pn did not decide it in {proof.nodes:,} nodes ({proof.seconds:.2f} s)")
+    return Value.UNKNOWN, [], proof.nodes
+
+
+def _children(R: M.Tree, node: int) -> np.ndarray:
+    first = int(R.first[node])
+    return np.arange(first, first + int(R.nchild[node])) if first >= 0 else np.zeros(0, np.int64)
+
+
+def _choice(R: M.Tree, node: int) -> int | None:
+    """The child to play at ``node``: a proven win (a child lost for its mover) if any,
+    most visited first; else the most visited child not proven lost; else the most
+    visited.  None if the node has no children."""
+    kids = _children(R, node)
+    if not len(kids):
+        return None
+    proof = R.proof[kids]
+    visits = R.visits[kids]
+    for mask in (proof == M.LOST, proof != M.WON, np.ones(len(kids), bool)):
+        if mask.any():
+            # most visits, ties to the higher score (then to the earlier child)
+            order = np.lexsort((-R.score[kids][mask], -visits[mask]))
+            return int(kids[mask][order[0]])
+    return None  # pragma: no cover - the last mask is never empty
+
+
+_MOVE_VALUE = {M.LOST: Value.WIN, M.WON: Value.LOSS, M.DRAWN: Value.DRAW, M.OPEN: Value.UNKNOWN}
+
+
+def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, t0: float, notes: list[str],
+            spent: int) -> EngineResult:
+    names = position.board.names
+
+    def name(x: int) -> str:
+        return names[int(t.point_of[int(R.move[x])])]
+
+    kids = _children(R, 0)
+    total = max(int(R.visits[kids].sum()), 1) if len(kids) else 1
+    moves = []
+    for x in kids:
+        v = int(R.visits[x])
+        value = _MOVE_VALUE[int(R.proof[x])]
+        rate = float(R.score[x]) / (2 * v) if v and value is Value.UNKNOWN else None
+        moves.append(MoveInfo(name(x), v, v / total, rate, value))
+    rank = {Value.WIN: 0, Value.UNKNOWN: 1, Value.DRAW: 1, Value.LOSS: 2}
+    moves.sort(key=lambda m: (rank[m.value], -m.visits, -(m.win_rate or 0.0)))
+    best = _choice(R, 0)
+    root = int(R.proof[0])
+    if root == M.WON:
+        value, source, rate = Value.WIN, "tree", None
+    elif root == M.LOST:
+        value, source, rate = Value.LOSS, "tree", None
+    else:
+        value, source = Value.UNKNOWN, "estimate"
+        rate = None
+        if best is not None and R.visits[best] and R.proof[best] == M.OPEN:
+            rate = float(R.score[best]) / (2 * int(R.visits[best]))
+        elif best is not None and R.proof[best] == M.DRAWN:
+            rate = 0.5
+    line: list[str] = []
+    node = 0
+    while len(line) < 60:
+        x = _choice(R, node)
+        if x is None or (R.visits[x] == 0 and R.proof[x] == M.OPEN):
+            break
+        line.append(name(x))
+        node = x
+    return EngineResult(str(position), name(best) if best is not None else None, value, source, rate, moves,
+                        line, int(R.stats[M.PLAYOUTS]), int(R.stats[M.ITERATIONS]), int(R.stats[M.NODES]),
+                        time.perf_counter() - t0, seed, spent, list(notes))

@@ -1,0 +1,423 @@
+"""The compiled half of the engine (:mod:`solver.search.mcts`): the search tree in numpy
+arrays and the MCTS-Solver iteration loop as one kernel.
+
+Kept apart from the driver because any edit of a file that defines kernels empties the
+whole kernel cache (see ``core._drop_stale_cache``): the driver, its result and its
+reports change without recompiling anything.
+
+**Tree.**  Node 0 is the root.  A node holds the move (a cell) that leads to it from its
+parent, its children as a range ``first .. first + nchild`` (``first = -1``: not
+expanded), its visits, its score, and its proof state.  Positions are not stored: every
+iteration replays the moves from the root (a few plays, against the tens of plies of the
+playout that follows).  ``score`` counts half points for the player who moved *into* the
+node (2 a win, 1 a draw), so a parent compares its children directly.
+
+**Proof states**, for the player to move at the node: ``WON``, ``LOST`` (the rules'
+outcome, or backed up), ``DRAWN`` (the position repeats one of the game before the root:
+RULES.md's draw; a leaf, never proven), ``OPEN``.  MCTS-Solver (Winands, Björnsson and
+Saito 2008): a node with a child ``LOST`` is ``WON``; a node whose children are all
+``WON`` is ``LOST``.  A node is expanded all at once and every child is played on the
+spot, so a child that ends the game is known at once (a capture-in-1 is a proven win
+after the first expansion).
+
+**Soundness of a proven value.**  Positions that repeat within the tree are not looked
+for, yet a ``WON`` root is a win under the repetition rule: the proof is a finite tree
+whose leaves are won end positions and none is a position of the game before the root
+(those are ``DRAWN``); a smallest such tree repeats no position along any line (a repeated
+position's later subtree would prove the earlier one with fewer nodes), so the winner
+following it never meets a repetition.  Playout results are estimates only.
+
+**Selection** (UCT): an unvisited child first (children are shuffled when created, so
+that is a random one), else the child with the most ``score / (2 visits) + c *
+sqrt(ln(parent visits) / visits)``; children ``WON`` for their mover (losing moves) are
+never selected.  A leaf is expanded once it has ``expand_at`` visits (the root at once).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import core
+from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_store
+from ..core import kernel
+
+__all__ = [
+    "OPEN", "WON", "LOST", "DRAWN", "Tree", "new_tree", "grow", "set_root", "iterate", "subtree", "refresh",
+    "load_kernels", "NODES", "ITERATIONS", "PLAYOUTS", "PLIES", "FULL", "DEEPEST",
+]
+
+OPEN, WON, LOST, DRAWN = 0, 1, 2, 3
+# stats slots
+NODES, ITERATIONS, PLAYOUTS, PLIES, FULL, DEEPEST = range(6)
+# params slots
+ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER = range(5)
+#: the deepest path a descent follows; below it a leaf is not expanded
+MAX_DEPTH = 4096
+
+
+class Tree(NamedTuple):
+    """The arrays of one search (capacity: the length of the node arrays)."""
+
+    parent: np.ndarray    # int32 (cap,)
+    first: np.ndarray     # int32 (cap,): first child, -1 while not expanded
+    nchild: np.ndarray    # int32 (cap,)
+    move: np.ndarray      # int32 (cap,): the cell played to reach the node
+    visits: np.ndarray    # int64 (cap,)
+    score: np.ndarray     # int64 (cap,): half points of the player who moved into the node
+    proof: np.ndarray     # int8 (cap,): OPEN, WON, LOST or DRAWN, for the player to move
+    root: np.ndarray      # uint64 (2, w): the root position
+    hist: np.ndarray      # uint64 (h, 2, w): the game's positions before the root
+    hist_side: np.ndarray  # int8 (h,): their players to move
+    cur: np.ndarray       # uint64 (2, w): scratch, the position of the descent
+    child: np.ndarray     # uint64 (2, w): scratch, a child being created
+    cells: np.ndarray     # int32 (64 w,): scratch, the moves of a node being expanded
+    path: np.ndarray      # int32 (MAX_DEPTH,): the nodes of the descent
+    walk: np.ndarray      # int32 (MAX_DEPTH,): scratch of refresh(), the next child at each depth
+    stack: np.ndarray     # uint64 (2 MAX_DEPTH, w): scratch of refresh(), the positions on its path
+    rng: np.ndarray       # uint64 (1,): splitmix64 state (playouts and shuffles)
+    c: np.ndarray         # float64 (1,): the exploration constant
+    stats: np.ndarray     # int64 (6,)
+    params: np.ndarray    # int64 (5,)
+
+
+def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expand_at: int,
+             max_plies: int, solver: bool = True) -> Tree:
+    """An empty tree with room for ``capacity`` nodes; :func:`set_root` gives it a root.
+    ``solver=False``: plain MCTS, for comparison: no proof is backed up (end positions
+    are still leaves with their result) and losing moves are not set aside."""
+    cap = max(int(capacity), 1)
+    return Tree(
+        np.zeros(cap, np.int32), np.full(cap, -1, np.int32), np.zeros(cap, np.int32),
+        np.zeros(cap, np.int32), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+        np.zeros(cap, np.int8), core.new_position(t), np.zeros((1, 2, t.w), np.uint64),
+        np.zeros(1, np.int8), core.new_position(t), core.new_position(t),
+        np.zeros(64 * t.w, np.int32), np.zeros(MAX_DEPTH, np.int32), np.zeros(MAX_DEPTH, np.int32),
+        np.zeros((2 * MAX_DEPTH, t.w), np.uint64),
+        np.array([seed & (2**64 - 1)], np.uint64), np.array([float(exploration)]),
+        np.zeros(6, np.int64), np.array([0, expand_at, max_plies, 0, int(solver)], np.int64),
+    )
+
+
+def set_root(R: Tree, st: np.ndarray, side: int, history: list[tuple[np.ndarray, int]],
+             keep: bool = False) -> Tree:
+    """``R`` with the root position ``st`` (``side`` to move) and the earlier positions
+    of the game ``history`` (``(st, side)`` pairs), as one open, unexpanded node; with
+    ``keep``, the nodes of ``R`` stay (``R`` from :func:`subtree`; then :func:`refresh`)."""
+    h = max(len(history), 1)
+    hist = np.zeros((h, 2, R.root.shape[1]), np.uint64)
+    hist_side = np.zeros(h, np.int8)
+    for i, (s, sd) in enumerate(history):
+        hist[i] = s
+        hist_side[i] = sd
+    R.root[:] = st
+    R.params[ROOT_SIDE] = side
+    R.params[HISTORY] = len(history)
+    if keep:
+        nodes = R.stats[NODES]
+        R.stats[:] = 0
+        R.stats[NODES] = nodes
+        return R._replace(hist=hist, hist_side=hist_side)
+    R.parent[0], R.first[0], R.nchild[0], R.move[0] = -1, -1, 0, -1
+    R.visits[0] = R.score[0] = 0
+    R.proof[0] = OPEN
+    R.stats[:] = 0
+    R.stats[NODES] = 1
+    return R._replace(hist=hist, hist_side=hist_side)
+
+
+def grow(R: Tree, capacity: int) -> Tree:
+    """``R`` with node arrays of ``capacity`` (at least the nodes in use)."""
+    used = int(R.stats[NODES])
+    cap = max(int(capacity), used)
+
+    def bigger(a, fill=0):
+        out = np.full(cap, fill, a.dtype)
+        out[:used] = a[:used]
+        return out
+
+    return R._replace(parent=bigger(R.parent), first=bigger(R.first, -1), nchild=bigger(R.nchild),
+                      move=bigger(R.move), visits=bigger(R.visits), score=bigger(R.score),
+                      proof=bigger(R.proof))
+
+
+@kernel
+def _random(rng):
+    """One step of splitmix64 on a one-element uint64 array; returns the next output."""
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@kernel
+def _in_history(R, st, side):
+    """Whether ``st`` with ``side`` to move is a position of the game before the root."""
+    for i in range(R.params[HISTORY]):
+        if R.hist_side[i] != side:
+            continue
+        same = True
+        for c in range(2):
+            for j in range(st.shape[1]):
+                if R.hist[i, c, j] != st[c, j]:
+                    same = False
+        if same:
+            return True
+    return False
+
+
+@kernel
+def _expand(T, R, node, side):
+    """Create the children of ``node`` (position ``R.cur``, ``side`` to move), shuffled,
+    each played at once to see whether it ends the game; then the node is ``WON`` if a
+    child is ``LOST``, ``LOST`` if every child is ``WON``."""
+    moves = core.legal_bb(T, R.cur, side)
+    k = 0
+    while bb_any(moves):
+        R.cells[k] = bb_lowest(moves)
+        k += 1
+        moves = bb_clear_lowest(moves)
+    for i in range(k - 1, 0, -1):  # Fisher-Yates
+        j = int(_random(R.rng) % np.uint64(i + 1))
+        R.cells[i], R.cells[j] = R.cells[j], R.cells[i]
+    base = R.stats[NODES]
+    won = False
+    all_lost = True  # every child won by its player to move
+    for i in range(k):
+        x = base + i
+        R.parent[x] = node
+        R.first[x] = -1
+        R.nchild[x] = 0
+        R.move[x] = R.cells[i]
+        R.visits[x] = 0
+        R.score[x] = 0
+        for c in range(2):
+            bb_store(R.child, c, bb_load(R.cur, c, T.zero))
+        lost, _ = core.play(T, R.child, side, R.cells[i])
+        state = OPEN
+        if lost:
+            state = WON
+        else:
+            o = core.outcome(T, R.child, 1 - side)
+            if o == 1 - side:
+                state = WON
+            elif o == side:
+                state = LOST
+            elif _in_history(R, R.child, 1 - side):
+                state = DRAWN
+        R.proof[x] = state
+        if state == LOST:
+            won = True
+        if state != WON:
+            all_lost = False
+    R.first[node] = base
+    R.nchild[node] = k
+    R.stats[NODES] = base + k
+    if R.params[SOLVER] == 0:
+        return
+    if won:
+        R.proof[node] = WON
+    elif all_lost:
+        R.proof[node] = LOST  # also k == 0, which outcome() rules out before expansion
+
+
+@kernel
+def _select(R, node):
+    """The child of ``node`` to descend into (see the module's text)."""
+    first = R.first[node]
+    log_n = np.log(max(R.visits[node], 1))
+    c = R.c[0]
+    best = -1
+    best_u = -1.0
+    solver = R.params[SOLVER] != 0
+    for x in range(first, first + R.nchild[node]):
+        if R.proof[x] == WON and solver:
+            continue  # a losing move
+        v = R.visits[x]
+        if v == 0:
+            return x
+        u = R.score[x] / (2.0 * v) + c * np.sqrt(log_n / v)
+        if u > best_u:
+            best, best_u = x, u
+    return best
+
+
+@kernel
+def iterate(T, R, iterations):
+    """Run up to ``iterations`` iterations (descent, expansion, playout, back-up); return
+    how many ran.  Stops early when the root is proven, or when an expansion would need
+    more nodes than the arrays hold (``stats[FULL]`` set; that iteration has changed
+    nothing, so growing the arrays and calling again goes on exactly as if it had not
+    stopped)."""
+    done = 0
+    cap = R.parent.shape[0]
+    while done < iterations and R.proof[0] == OPEN:
+        for c in range(2):
+            bb_store(R.cur, c, bb_load(R.root, c, T.zero))
+        side = R.params[ROOT_SIDE]
+        node = 0
+        depth = 0
+        R.path[0] = 0
+        full = False
+        while R.proof[node] == OPEN:
+            if R.first[node] < 0:
+                if R.visits[node] < R.params[EXPAND_AT] and node != 0:
+                    break
+                if depth + 1 >= MAX_DEPTH:
+                    break
+                if R.stats[NODES] + T.n > cap:
+                    full = True
+                    break
+                _expand(T, R, node, side)
+                if R.proof[node] != OPEN:
+                    break
+            x = _select(R, node)
+            core.play(T, R.cur, side, R.move[x])
+            side = 1 - side
+            node = x
+            depth += 1
+            R.path[depth] = node
+        if full:
+            R.stats[FULL] = 1
+            return done
+        R.stats[FULL] = 0
+        if depth > R.stats[DEEPEST]:
+            R.stats[DEEPEST] = depth
+        # r: the result in half points for the player to move at the leaf
+        state = R.proof[node]
+        if state == WON:
+            r = 2
+        elif state == LOST:
+            r = 0
+        elif state == DRAWN:
+            r = 1
+        else:
+            res, plies = core.random_playout(T, R.cur, side, R.rng, R.params[MAX_PLIES])
+            r = 2 if res == side else (1 if res == core.DRAW else 0)
+            R.stats[PLAYOUTS] += 1
+            R.stats[PLIES] += plies
+        # back up the result, and the proof while it changes something
+        proven = (state == WON or state == LOST) and R.params[SOLVER] != 0
+        for d in range(depth, -1, -1):
+            x = R.path[d]
+            R.visits[x] += 1
+            R.score[x] += 2 - r
+            r = 2 - r
+            if proven and d > 0:
+                p = R.path[d - 1]
+                proven = False
+                if R.proof[p] == OPEN:
+                    if R.proof[x] == LOST:
+                        R.proof[p] = WON
+                        proven = True
+                    else:
+                        every = True
+                        for y in range(R.first[p], R.first[p] + R.nchild[p]):
+                            if R.proof[y] != WON:
+                                every = False
+                                break
+                        if every:
+                            R.proof[p] = LOST
+                            proven = True
+        done += 1
+        R.stats[ITERATIONS] += 1
+    return done
+
+
+def subtree(R: Tree, node: int, capacity: int) -> Tree:
+    """A new tree (arrays of at least ``capacity``) of the nodes below ``node`` of ``R``,
+    ``node`` its root, in breadth-first order (children stay contiguous and come after
+    their parent); the rest as in ``R``.  Give it its root with :func:`set_root` (which
+    keeps the nodes when told) and then :func:`refresh`."""
+    order = [np.array([node], np.int64)]
+    level = order[0]
+    while True:
+        expanded = level[R.first[level] >= 0]
+        if not len(expanded):
+            break
+        starts = R.first[expanded].astype(np.int64)
+        counts = R.nchild[expanded].astype(np.int64)
+        ends = np.cumsum(counts)
+        level = np.repeat(starts - ends + counts, counts) + np.arange(int(ends[-1]))
+        order.append(level)
+    old = np.concatenate(order)
+    n = len(old)
+    new_of = np.full(R.parent.shape[0], -1, np.int64)
+    new_of[old] = np.arange(n)
+    cap = max(int(capacity), n)
+
+    def take(a, fill=0):
+        out = np.full(cap, fill, a.dtype)
+        out[:n] = a[old]
+        return out
+
+    first = take(R.first, -1)
+    has = first[:n] >= 0
+    first[:n][has] = new_of[first[:n][has]]
+    parent = take(R.parent)
+    parent[:n] = np.where(np.arange(n) == 0, -1, new_of[np.maximum(parent[:n], 0)])
+    stats = R.stats.copy()
+    stats[NODES] = n
+    return R._replace(parent=parent, first=first, nchild=take(R.nchild), move=take(R.move),
+                      visits=take(R.visits), score=take(R.score), proof=take(R.proof), stats=stats,
+                      root=R.root.copy(), params=R.params.copy(), rng=R.rng.copy())
+
+
+@kernel
+def refresh(T, R):
+    """Bring the states of a tree whose root or game history changed up to date: a node
+    whose position now repeats a position of the game becomes ``DRAWN`` (a leaf), and
+    then every expanded node's proof is computed again from its children, bottom up
+    (with the solver on).  End positions keep their states: they are the rules'.
+    One play per node, depth first."""
+    side0 = R.params[ROOT_SIDE]
+    solver = R.params[SOLVER] != 0
+    for c in range(2):
+        bb_store(R.stack, c, bb_load(R.root, c, T.zero))
+    depth = 0
+    R.path[0] = 0
+    R.walk[0] = 0
+    while depth >= 0:
+        node = R.path[depth]
+        if R.first[node] < 0 or R.walk[depth] >= R.nchild[node]:
+            # every child done: the node's proof from theirs
+            if R.first[node] >= 0 and R.proof[node] != DRAWN and solver:
+                state = LOST if R.nchild[node] > 0 else OPEN
+                for y in range(R.first[node], R.first[node] + R.nchild[node]):
+                    if R.proof[y] == LOST:
+                        state = WON
+                        break
+                    if R.proof[y] != WON:
+                        state = OPEN
+                R.proof[node] = state
+            depth -= 1
+            continue
+        x = R.first[node] + R.walk[depth]
+        R.walk[depth] += 1
+        terminal = R.first[x] < 0 and (R.proof[x] == WON or R.proof[x] == LOST)
+        if terminal or R.proof[x] == DRAWN:
+            continue
+        side = (side0 + depth) % 2
+        here = R.stack[2 * depth: 2 * depth + 2]
+        child = R.stack[2 * depth + 2: 2 * depth + 4]
+        for c in range(2):
+            bb_store(child, c, bb_load(here, c, T.zero))
+        core.play(T, child, side, R.move[x])
+        if _in_history(R, child, 1 - side):
+            R.proof[x] = DRAWN
+            continue
+        if R.first[x] < 0:
+            R.proof[x] = OPEN
+            continue
+        depth += 1
+        R.path[depth] = x
+        R.walk[depth] = 0
+
+
+def load_kernels(t: core.Tables) -> None:
+    """Load :func:`iterate` for the board of ``t`` (compiling it on the board's first
+    use) with the argument types the engine gives it; the call here returns at once."""
+    R = set_root(new_tree(t, 4, 1, 0.7, 1, 10), core.new_position(t), 0, [])
+    core.load_kernels(t, "the engine", [(iterate, (t, R, 0)), (refresh, (t, R))])

@@ -1,0 +1,290 @@
+"""The engine (solver.search.mcts): its proven values against df-pn, its estimates never
+passed off as proofs, its play against random moves, and ``meridians move``.
+
+Budgets are playout counts with seeds, so every search here is reproducible."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from solver import Position
+from solver.randomgame import random_game, random_positions
+from solver.search import mcts
+from solver.search.prove import prove
+from solver.search.values import Value
+
+
+def _engine(pos: Position, playouts: int, seed: int = 1, **kw) -> mcts.EngineResult:
+    return mcts.search(pos, playouts=playouts, seed=seed, **kw)
+
+
+@pytest.mark.parametrize("board, plies, playouts", [("2/3", 5, 20_000), ("3/4", 22, 5_000)])
+def test_proven_values_agree_with_dfpn(board, plies, playouts):
+    # the tree alone (no df-pn first): every value and every root move's value it
+    # proves is df-pn's
+    proven = moves_proven = 0
+    for pos in random_positions(board, 8, plies, seed=3):
+        r = _engine(pos, playouts, dfpn_nodes=0)
+        if r.proven:
+            assert r.source == "tree" and r.win_rate is None
+            assert r.value == prove(pos, tt_mb=16).value, str(pos)
+            proven += 1
+        for m in r.moves:
+            if m.value in (Value.WIN, Value.LOSS):
+                # the value of a move for its player is the child's value negated
+                assert m.value == Value(prove(pos.play(m.move), tt_mb=16).value).negated(), (str(pos), m.move)
+                assert m.win_rate is None
+                moves_proven += 1
+    assert proven >= 3 and moves_proven >= 10  # the test compares something
+
+
+def _proven_loss() -> Position:
+    """A 2/3 position that the tree proves lost for the player to move."""
+    for pos in random_positions("2/3", 40, 5, seed=7):
+        if prove(pos, tt_mb=16).value == "loss":
+            return pos
+    raise AssertionError("no lost position among the random ones")
+
+
+def test_a_proven_loss_is_never_an_estimate():
+    pos = _proven_loss()
+    r = _engine(pos, 50_000, dfpn_nodes=0)
+    assert (r.value, r.source, r.win_rate, r.proven) == (Value.LOSS, "tree", None, True)
+    assert r.shown() == "loss (proven by the tree)"
+    assert r.moves and all(m.value == Value.LOSS and m.win_rate is None for m in r.moves)
+    assert r.best in pos.legal_moves() and r.line and r.line[0] == r.best
+    # df-pn first answers it too, labelled as its own
+    d = _engine(pos, 10, dfpn_nodes=20_000)
+    assert (d.value, d.source, d.win_rate) == (Value.LOSS, "dfpn", None)
+
+
+def test_an_estimate_is_labelled_and_its_proven_moves_have_no_rate():
+    pos = Position.start("3/4")
+    r = _engine(pos, 400, dfpn_nodes=0)
+    assert (r.value, r.source, r.proven) == (Value.UNKNOWN, "estimate", False)
+    assert 0.0 <= r.win_rate <= 1.0 and r.shown() == f"estimated {r.win_rate:.2f} (win rate)"
+    assert sum(m.visits for m in r.moves) == r.iterations  # every iteration goes through one root move
+    assert abs(sum(m.share for m in r.moves) - 1.0) < 1e-9
+    assert sorted(m.move for m in r.moves) == sorted(pos.legal_moves())
+    assert r.best == max(r.moves, key=lambda m: m.visits).move == r.line[0]
+    for m in r.moves:
+        assert (m.win_rate is None) == (m.value.decided or m.visits == 0)
+
+
+def _capture_in_one() -> tuple[Position, set[str]]:
+    """A 3/4 position with a move that wins at once and moves that do not."""
+    rng = random.Random(5)
+    for _ in range(200):
+        for pos in random_game("3/4", rng):
+            if pos.outcome is not None:
+                break
+            wins = {m for m in pos.legal_moves() if pos.play(m).outcome == pos.to_move}
+            if wins and len(wins) < len(pos.legal_moves()) // 2:
+                return pos, wins
+    raise AssertionError("no capture-in-1 found")
+
+
+def test_a_winning_capture_in_one_is_found():
+    pos, wins = _capture_in_one()
+    r = _engine(pos, 20, dfpn_nodes=0)
+    assert r.best in wins and (r.value, r.source) == (Value.WIN, "tree")
+    assert {m.move for m in r.moves if m.value == Value.WIN} == wins
+
+
+def test_the_same_seed_gives_the_same_search_and_growing_the_tree_changes_nothing(monkeypatch):
+    pos = Position.start("4/5")
+    a = _engine(pos, 3000, seed=9, dfpn_nodes=0).as_dict()
+    monkeypatch.setattr(mcts, "_FIRST_CAPACITY", 64)  # the arrays grow many times
+    b = _engine(pos, 3000, seed=9, dfpn_nodes=0).as_dict()
+    for d in (a, b):
+        d.pop("seconds")
+    assert a == b
+    c = _engine(pos, 3000, seed=10, dfpn_nodes=0).as_dict()
+    assert c["moves"] != a["moves"]
+
+
+def test_a_full_tree_stops_the_search_cleanly():
+    pos = Position.start("4/5")
+    r = _engine(pos, 100_000, dfpn_nodes=0, max_tree_nodes=500)
+    assert r.nodes <= 500 and r.iterations < 100_000
+    assert r.best in pos.legal_moves() and any("the tree is full" in n for n in r.notes)
+
+
+def test_bad_budgets_are_refused():
+    pos = Position.start("2/3")
+    for kw in ({}, {"playouts": 0}, {"playouts": -1}, {"playouts": 1.5}, {"seconds": float("nan")},
+               {"seconds": 0}, {"playouts": 10, "dfpn_nodes": -1}, {"playouts": 10, "exploration": float("inf")}):
+        with pytest.raises(ValueError):
+            mcts.search(pos, **kw)
+
+
+def test_a_finished_game_has_no_move():
+    pos = next(p for p in random_game("2/3", seed=1) if p.outcome is not None)
+    r = _engine(pos, 10)
+    assert r.best is None and r.source == "rules" and r.value == Value.from_outcome(pos.outcome, pos.to_move)
+
+
+def test_the_engine_beats_random_play():
+    # 10 games on 4/5, colours alternating: 200 playouts a move (the tree alone, no
+    # df-pn first) against uniform random moves
+    wins = 0
+    for game in range(10):
+        rng = random.Random(game)
+        engine_side = "LD"[game % 2]
+        pos = Position.start("4/5")
+        while pos.outcome is None:
+            if pos.to_move == engine_side:
+                move = _engine(pos, 200, seed=game, dfpn_nodes=0).best
+            else:
+                move = rng.choice(pos.legal_moves())
+            pos = pos.play(move)
+        wins += pos.outcome == engine_side
+    assert wins >= 9
+
+
+# --- the command ---------------------------------------------------------------------
+def test_move_command_prints_the_move_value_and_line(run_cli):
+    r = run_cli("move", "3/4", "--playouts", "300", code=0)
+    assert "best move: " in r.stdout and "value: estimated " in r.stdout and "(win rate)" in r.stdout
+    assert "line: " in r.stdout and "share" in r.stdout
+    pos = _proven_loss()
+    r = run_cli("move", str(pos), "--playouts", "50000", code=0)
+    assert "value: loss (proven" in r.stdout and "estimated" not in r.stdout
+
+
+def test_move_command_json(run_cli):
+    r = run_cli("move", "3/4", "--playouts", "200", "--seed", "4", "--json", code=0)
+    d = json.loads(r.stdout)
+    assert d["value"] == "unknown" and d["source"] == "estimate" and not d["proven"]
+    assert d["best"] in Position.start("3/4").legal_moves() and d["line"][0] == d["best"]
+    assert d["iterations"] == 200 and d["seed"] == 4
+    assert {"move", "visits", "share", "win_rate", "value"} <= set(d["moves"][0])
+    again = json.loads(run_cli("move", "3/4", "--playouts", "200", "--seed", "4", "--json", code=0).stdout)
+    assert again["moves"] == d["moves"]
+
+
+@pytest.mark.parametrize("args", [
+    ["3/4", "--time", "nan"], ["3/4", "--time", "0"], ["3/4", "--time", "-1"], ["3/4", "--time", "1e300"],
+    ["3/4", "--playouts", "0"], ["3/4", "--playouts", "-3"], ["3/4", "--playouts", "10000000000000"],
+    ["3/4", "--playouts", "x"], ["9/10"], ["3/4/5 L"], ["2/3/4/3/2 X"],
+])
+def test_move_command_bad_input(run_cli, args):
+    r = run_cli("move", *args, code=2)
+    assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1 and "error" in r.stderr
+
+
+BAD_NUMBERS = ["nan", "inf", "-inf", "1e999", "-1", "0", "", "1e13", "9" * 5000, "x"]
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS, ids=lambda v: v[:12] or "empty")
+@pytest.mark.parametrize("option", ["--time", "--playouts"])
+def test_move_command_absurd_budgets(run_cli, option, value):
+    r = run_cli("move", "2/3", option, value, code=2)
+    assert r.stdout == "" and len(r.stderr.splitlines()) == 1 and option in r.stderr
+    assert len(r.stderr) < 300
+
+
+def test_move_command_help_ends_with_examples(run_cli):
+    text = run_cli("move", "--help", code=0).stdout
+    body = text.split("Options:", 1)[0].rstrip().splitlines()
+    at = max(i for i, line in enumerate(body) if line.strip() == "Examples:")
+    examples = [line.strip() for line in body[at + 1:]]
+    assert examples and all(e.startswith("meridians move ") for e in examples)
+    listing = run_cli("--help", code=0).stdout
+    assert "  move " in listing
+
+
+def test_a_move_that_repeats_a_position_of_the_game_is_a_draw():
+    # the game before the root holds the position after one of its moves: that move
+    # ends the game in a draw (RULES.md), it is never part of a proof
+    pos = random_positions("3/4", 1, 20, seed=4)[0]
+    move = pos.legal_moves()[0]
+    child = pos.play(move)
+    assert child.outcome is None
+    again = Position.from_arrays(pos.board, pos.bitboards, pos.side_index, history=[child.key])
+    r = _engine(again, 3000, dfpn_nodes=0)
+    drawn = [m for m in r.moves if m.move == move]
+    assert drawn and drawn[0].value == Value.DRAW and drawn[0].win_rate is None
+    assert all(m.value != Value.DRAW for m in r.moves if m.move != move)
+    if r.proven:
+        assert r.value == prove(again, tt_mb=16).value
+
+
+def test_without_the_solver_nothing_is_proven_but_the_game_ends_are_seen():
+    pos = _proven_loss()
+    r = _engine(pos, 20_000, dfpn_nodes=0, solver=False)
+    assert (r.value, r.source) == (Value.UNKNOWN, "estimate") and r.iterations == 20_000
+    capture, wins = _capture_in_one()
+    r = _engine(capture, 200, dfpn_nodes=0, solver=False)
+    assert not r.proven and {m.move for m in r.moves if m.value == Value.WIN} == wins
+
+
+def test_the_engine_keeps_its_tree_through_a_game_and_its_proofs_hold():
+    # two Engines play a 3/4 game: from its second move on each starts from the subtree
+    # of its last search, and every value it calls proven (the position's, a move's) is
+    # df-pn's
+    engines = [mcts.Engine(seed=3, dfpn_nodes=0), mcts.Engine(seed=103, dfpn_nodes=0)]
+    pos = Position.start("3/4")
+    reused = proven = moves = 0
+    while pos.outcome is None:
+        r = engines[pos.side_index].search(pos, playouts=2000)
+        reused += any("reused" in n for n in r.notes)
+        if r.proven:
+            proven += 1
+            assert r.value == prove(pos, tt_mb=16).value, str(pos)
+        for m in r.moves:
+            if m.value in (Value.WIN, Value.LOSS):
+                assert m.value == Value(prove(pos.play(m.move), tt_mb=16).value).negated(), (str(pos), m.move)
+                moves += 1
+        pos = pos.play(r.best)
+    assert reused >= 20 and proven >= 4 and moves >= 20
+
+
+def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
+    from solver import core
+    from solver.search import mcts_tree as M
+
+    pos = random_positions("3/4", 1, 20, seed=4)[0]
+    engine = mcts.Engine(seed=1, dfpn_nodes=0)
+    engine.search(pos, playouts=3000)
+    R = engine._tree
+    n = int(R.stats[M.NODES])
+    t = core.tables(pos.board)
+    # the whole tree copied breadth first: the same tree, numbered anew
+    base = M.subtree(R, 0, n)
+    assert int(base.stats[M.NODES]) == n and base.parent[0] == -1
+    assert (base.parent[1:n] < np.arange(1, n)).all() and base.visits[:n].sum() == R.visits[:n].sum()
+    assert sorted(base.proof[:n]) == sorted(R.proof[:n]) and (base.proof[:n] != M.OPEN).any()
+    kids = np.arange(base.first[0], base.first[0] + base.nchild[0])
+    assert (kids == np.arange(1, 1 + R.nchild[0])).all()
+    assert (base.move[kids] == R.move[R.first[0]:R.first[0] + R.nchild[0]]).all()
+    # the same root and history: the proofs computed again from the leaves are the
+    # ones the search backed up move by move
+    same = M.set_root(M.subtree(R, 0, n), pos.array(), pos.side_index, [], keep=True)
+    M.refresh(t, same)
+    assert (same.proof[:n] == base.proof[:n]).all()
+    # a history that holds the position after one root move: that move becomes a draw
+    x = next(int(k) for k in kids if base.proof[k] == M.OPEN and base.first[k] >= 0)
+    child = pos.play(pos.board.names[int(t.point_of[int(base.move[x])])])
+    longer = M.set_root(M.subtree(R, 0, n), pos.array(), pos.side_index,
+                        [(child.bitboards, child.side_index)], keep=True)
+    M.refresh(t, longer)
+    assert longer.proof[x] == M.DRAWN
+    # a subtree below a node: its nodes, its visits
+    sub = M.subtree(base, x, 1)
+    m = int(sub.stats[M.NODES])
+    assert 1 < m < n and sub.visits[0] == base.visits[x] and sub.nchild[0] == base.nchild[x]
+    assert (sub.move[1:1 + sub.nchild[0]] == base.move[base.first[x]:base.first[x] + base.nchild[x]]).all()
+
+
+def test_a_short_time_is_not_spent_by_dfpn_alone():
+    # df-pn's share of a 0.05 s budget must leave the tree time to try every root move
+    pos = random_positions("3/4", 1, 4, seed=2)[0]
+    r = mcts.search(pos, seconds=0.05, seed=1)
+    assert r.source == "estimate" and r.dfpn_nodes > 0
+    assert r.best in pos.legal_moves() and r.iterations >= len(pos.legal_moves())
+    assert sum(m.visits > 0 for m in r.moves) == len(pos.legal_moves())
