@@ -34,14 +34,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from solver import Board, Position
+from solver.files import read_json
+from solver.openings.database import Entry, OpeningDatabase, database_file, position_key
+from solver.provenance import code_revision, provenance
+from solver.search.values import Value
 
-from solver import Board, Position  # noqa: E402
-from solver.files import read_json  # noqa: E402
-from solver.openings.database import (Entry, OpeningDatabase, database_file, position_key)  # noqa: E402
-from solver.provenance import code_revision, provenance  # noqa: E402
-from solver.search.values import Value  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 OUT = ROOT / "solver" / "data"
 SOLUTIONS = ROOT / "results" / "solutions"
