@@ -225,13 +225,19 @@ def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
     from solver.files import uninterrupted
 
     done = []
-    with pytest.raises(KeyboardInterrupt):
-        with uninterrupted():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # the signal arrives here, inside the block
-            done.append("second file written")
-    assert done == ["second file written"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Ctrl-C's usual handler, also where this test runs with SIGINT ignored (a background
+    # job of a shell script)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with uninterrupted():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the signal arrives here, inside the block
+                done.append("second file written")
+        assert done == ["second file written"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_uninterrupted_hands_sigterm_to_the_handler_set_before():

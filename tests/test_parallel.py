@@ -200,8 +200,10 @@ _INTERRUPTED = textwrap.dedent("""
 
 def test_workers_end_when_their_main_process_is_killed(tree_env):
     # no finally runs in a killed process: the workers see that it is gone
+    # Ctrl-C as from a terminal even where this test runs with SIGINT ignored (a background
+    # job of a shell script, whose children inherit the ignoring)
     proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], stdout=subprocess.PIPE, text=True,
-                            env=tree_env)
+                            env=tree_env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         pids = [int(x) for x in proc.stdout.readline().split()]
         assert len(pids) == 2, pids
@@ -225,8 +227,10 @@ def _shm() -> set:
 
 def test_ctrl_c_leaves_no_process_and_no_shared_memory(tree_env):
     before = _shm()
+    # Ctrl-C as from a terminal even where this test runs with SIGINT ignored (a background
+    # job of a shell script, whose children inherit the ignoring)
     proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], stdout=subprocess.PIPE, text=True,
-                            env=tree_env)
+                            env=tree_env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         pids = [int(x) for x in proc.stdout.readline().split()]
         assert len(pids) == 2, pids
