@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from .board import Board
 from .position import Game, IllegalMoveError, Position
 
-__all__ = ["GameRecord", "RecordError", "parse_record", "is_date", "RESULTS", "SWAP", "VARIANTS"]
+__all__ = ["GameRecord", "RecordError", "parse_record", "old_format_items", "is_date", "RESULTS", "SWAP", "VARIANTS"]
 
 #: the results a record states: the winner, a draw, or None (not stated, ``*``)
 RESULTS = ("L", "D", "draw")
@@ -468,12 +468,14 @@ class _Reader:
         return GameRecord(headers, start, moves, comments, result, swap, named_start=named)
 
 
-def _parse_old(text: str, default_board: Board | str, default_start: Position | None) -> GameRecord:
-    """The old simple format (see the module's text), replayed and checked."""
-    start: Position | None = None
-    result = None
-    pos: Position | None = None
-    moves: list[str] = []
+def old_format_items(text: str):
+    """The items of a record in the old simple format, in order, as
+    ``(kind, value, line number)``: ``("start", text, n)`` for a first line holding a
+    start position (notation or a board name, not yet parsed), ``("result", "L" | "D" |
+    "draw", n)`` and ``("move", name, n)`` (not yet checked); move numbers such as ``12.``
+    and ``#`` comments are skipped.  A result word other than those is a
+    :class:`RecordError` naming its line.  (:func:`solver.verify.parse_game` lists the
+    same items without replaying them.)"""
     first = True
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -481,26 +483,41 @@ def _parse_old(text: str, default_board: Board | str, default_start: Position | 
             continue
         if first and "/" in line:
             first = False
-            try:
-                start = Position.parse(line) if len(line.split()) > 1 else Position.start(Board.parse(line))
-            except ValueError as e:
-                raise RecordError(f"line {lineno}: the start position: {e}") from None
-            pos = start
+            yield "start", line, lineno
             continue
         first = False
         m = re.match(r"^result\s*[:=]?\s*(\S+)$", line, re.IGNORECASE)
         if m:
-            word = m.group(1).lower()
-            result = {"l": "L", "light": "L", "d": "D", "dark": "D", "draw": "draw"}.get(word)
+            result = {"l": "L", "light": "L", "d": "D", "dark": "D", "draw": "draw"}.get(m.group(1).lower())
             if result is None:
                 raise RecordError(f"line {lineno}: result must be L, D or draw, not {m.group(1)!r}")
+            yield "result", result, lineno
             continue
         for tok in re.split(r"[,\s]+", line):
             if tok and not _OLD_NUMBER.match(tok):
-                if pos is None:
-                    pos = _default(default_board, default_start)
-                pos = _play(pos, tok, len(moves), lineno)
-                moves.append(pos.last_move)
+                yield "move", tok, lineno
+
+
+def _parse_old(text: str, default_board: Board | str, default_start: Position | None) -> GameRecord:
+    """The old simple format (see the module's text), replayed and checked."""
+    start: Position | None = None
+    result = None
+    pos: Position | None = None
+    moves: list[str] = []
+    for kind, value, lineno in old_format_items(text):
+        if kind == "start":
+            try:
+                start = Position.parse(value) if len(value.split()) > 1 else Position.start(Board.parse(value))
+            except ValueError as e:
+                raise RecordError(f"line {lineno}: the start position: {e}") from None
+            pos = start
+        elif kind == "result":
+            result = value
+        else:
+            if pos is None:
+                pos = _default(default_board, default_start)
+            pos = _play(pos, value, len(moves), lineno)
+            moves.append(pos.last_move)
     if start is None and not moves:
         raise RecordError("the record is empty: it has no start position and no moves")
     named = start is not None

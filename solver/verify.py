@@ -9,12 +9,12 @@ claim, and game records replayed move by move (``meridians verify``).
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field, replace
 
 from .board import Board
 from .position import Game, IllegalMoveError, Position
+from .record import RecordError, old_format_items
 from .search.limit import Limit, limit_of
 
 __all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
@@ -132,8 +132,6 @@ def verify_position(
                    time.perf_counter() - t0, method, horizon, notes, proof)
 
 
-_NUMBER = re.compile(r"^\d+\.+$")
-
 
 def parse_game(text: str) -> tuple[str | None, list[str], str | None]:
     """``(start, moves, result)`` of a game record.
@@ -149,26 +147,16 @@ def parse_game(text: str) -> tuple[str | None, list[str], str | None]:
     start = None
     result = None
     moves: list[str] = []
-    first = True
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if first and "/" in line:
-            start = line
-            first = False
-            continue
-        first = False
-        m = re.match(r"^result\s*[:=]?\s*(\S+)$", line, re.IGNORECASE)
-        if m:
-            word = m.group(1).lower()
-            result = {"l": "L", "light": "L", "d": "D", "dark": "D", "draw": "draw"}.get(word)
-            if result is None:
-                raise GameRecordError(f"result must be L, D or draw, not {m.group(1)!r}")
-            continue
-        for tok in re.split(r"[,\s]+", line):
-            if tok and not _NUMBER.match(tok):
-                moves.append(tok)
+    try:
+        for kind, value, _ in old_format_items(text):
+            if kind == "start":
+                start = value
+            elif kind == "result":
+                result = value
+            else:
+                moves.append(value)
+    except RecordError as e:
+        raise GameRecordError(str(e)) from None
     if start is None and not moves:
         raise GameRecordError("the record is empty: it has no start position and no moves")
     return start, moves, result
