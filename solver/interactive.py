@@ -310,6 +310,9 @@ class HumanVsEngine:
         r = self._search()
         if _interrupted(r):
             raise KeyboardInterrupt
+        if r.best is None:
+            self.say(f"no hint: {'; '.join(r.notes) or 'the engine found no move'}")
+            return
         self.say(f"hint: {r.best} ({value_text(r)} for you, {r.seconds:.2f} s)")
 
     def _undo(self) -> None:

@@ -208,6 +208,18 @@ def test_engine_game_from_a_pipe_ends_at_the_end_of_input(tmp_path, run_cli):
     assert record.headers["Dark"] == "human"
 
 
+def test_a_repeated_position_is_a_draw(tmp_path, run_cli):
+    # tests/test_position.py's recurring position: four lone stones cut one another, and
+    # the fourth move (yours, Dark) repeats the start
+    start = "4/5/1L3L/2D2D1/4D3/2DL3/L4L/2D1D/4 L"
+    path = tmp_path / "draw.txt"
+    proc = run_cli("play", "--start", start, "--moves", "f5,d6,d4", "--engine", "--as", "D", "--playouts", PLAYOUTS,
+                   "--record", path, input="f3\n", code=0)
+    assert "draw by repetition after 4 moves\n" in proc.stdout
+    record = parse_record(path.read_text())
+    assert record.result == "draw" and record.moves == ["f5", "d6", "d4", "f3"] and str(record.start) == start
+
+
 @pytest.mark.parametrize("args, message", [
     (["--engine", "--engine-vs-engine"], "give either --engine or --engine-vs-engine, not both"),
     (["--engine", "--as", "X"], "--as 'X': give L (Light) or D (Dark)"),
