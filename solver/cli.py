@@ -154,9 +154,11 @@ def show(position: str | None, svg_file: str | None, game_file: str | None, ply:
         click.echo(f"wrote {svg_file}")
 
 
-@cli.command(short_help="Play the given moves, then random moves to the end of the game.")
+@cli.command(short_help="Play a game: random moves, you against the engine, or the engine against itself.")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
-@click.option("--seed", type=int, default=None, help="Seed of the random moves (default: random).")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the random moves (default: random); with --engine or --engine-vs-engine, of the engine "
+                   "(default 1).")
 @click.option("--moves", default=None, help="Moves to play first, comma-separated: c1,e2,c3.")
 @click.option("--start", default=None, help="Start from this position instead of the empty board.")
 @click.option("--max-plies", type=click.IntRange(min=0), default=None, help="Stop after this many moves.")
@@ -165,19 +167,46 @@ def show(position: str | None, svg_file: str | None, game_file: str | None, ply:
 @click.option("--quiet", is_flag=True, help="Print only the result line.")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
               help="Write the game as a game record here (missing folders are created).")
-def play(board_name, seed, moves, start, max_plies, svg_file, quiet, record_file) -> None:
+@click.option("--engine", "vs_engine", is_flag=True,
+              help="Play against the engine in the terminal, after the given --moves (see 'help' in the game).")
+@click.option("--engine-vs-engine", "engine_pair", is_flag=True,
+              help="The engine plays both sides (one engine a side), after the given --moves.")
+@click.option("--as", "human", default=None, help="With --engine: the colour you play, L (default) or D.")
+@click.option("--time", "seconds", type=float, default=None,
+              help="With --engine or --engine-vs-engine: the engine's seconds a move (more than 0, at most 30 days); "
+                   "default 1 unless --playouts is given.")
+@click.option("--playouts", default=None,
+              help="With --engine or --engine-vs-engine: the engine's playouts a move; without --time its moves "
+                   "are reproducible (with --seed, default 1 there).")
+def play(board_name, seed, moves, start, max_plies, svg_file, quiet, record_file, vs_engine, engine_pair, human,
+         seconds, playouts) -> None:
     """Play a game: the given --moves (each checked), then random moves until the game
-    ends.
+    ends; with --engine, you against the engine; with --engine-vs-engine, the engine
+    against itself.
+
+    With --engine the board is drawn after every move; type a move (c3), or hint, undo
+    (your last move and the engine's reply), moves, board, quit (Ctrl-D too), help.
+    Ctrl-C stops the game (exit 130); --record is written in every case, with the
+    result '*' when the game did not end.
 
     \b
     Examples:
-      meridians play --board 2/3 --seed 1
       meridians play --board 6/7 --moves c1,e2 --quiet --svg end.svg
+      meridians play --board 6/7 --engine --as D --time 2 --record game.txt
     """
     from .position import Game, Position
 
+    engine_mode = _play_engine_options(vs_engine, engine_pair, human, seconds, playouts, max_plies, quiet)
     game = Game(Position.parse(start) if start is not None else Position.start(Board.parse(board_name)))
     given = [m.strip() for m in moves.split(",") if m.strip()] if moves else []
+    if engine_mode is not None:
+        for i, m in enumerate(given):
+            try:
+                game.play(m)
+            except ValueError as e:
+                _fail(f"move {i + 1} ({m}): {e}")
+        _play_engine(game, engine_mode, 1 if seed is None else seed, max_plies, quiet, svg_file, record_file)
+        return
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
@@ -215,6 +244,62 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet, record_file
     if record_file:
         _write_game_record(record_file, game, {"Light": "random", "Dark": "random",
                                                "Source": f"meridians play --seed {seed}"})
+
+
+def _play_engine_options(vs_engine: bool, engine_pair: bool, human: str | None, seconds: float | None,
+                         playouts: str | None, max_plies: int | None, quiet: bool):
+    """``play``'s engine options checked: ``(human colour or None, Budget)`` for
+    --engine / --engine-vs-engine, None for random play; one line and exit 2 for a
+    conflict or a bad value."""
+    from .interactive import Budget, parse_playouts
+
+    if vs_engine and engine_pair:
+        _fail("give either --engine or --engine-vs-engine, not both")
+    if not (vs_engine or engine_pair):
+        for name, value in (("--as", human), ("--time", seconds), ("--playouts", playouts)):
+            if value is not None:
+                _fail(f"{name} is for --engine or --engine-vs-engine")
+        return None
+    if engine_pair and human is not None:
+        _fail("--as is for --engine (the engine plays both sides with --engine-vs-engine)")
+    if vs_engine:
+        for name, used in (("--max-plies", max_plies is not None), ("--quiet", quiet)):
+            if used:
+                _fail(f"{name} is not for --engine (an interactive game)")
+    colour = None
+    if vs_engine:
+        given = "L" if human is None else human
+        colour = {"l": "L", "light": "L", "d": "D", "dark": "D"}.get(given.strip().lower())
+        if colour is None:
+            shown = repr(human) if len(human) <= 30 else f"of {len(human)} characters"
+            _fail(f"--as {shown}: give L (Light) or D (Dark)")
+    try:
+        budget = Budget(seconds, None if playouts is None else parse_playouts(playouts))
+    except LimitError as e:
+        _fail(str(e))
+    return colour, budget
+
+
+def _play_engine(game, mode, seed: int, max_plies: int | None, quiet: bool, svg_file: str | None,
+                 record_file: str | None) -> None:
+    """``play --engine`` (``mode[0]`` the person's colour) or ``--engine-vs-engine``
+    (``mode[0]`` None) from ``game``; the record and the picture are written however the
+    game stopped, then exit 130 if Ctrl-C stopped it."""
+    from .interactive import HumanVsEngine, engine_vs_engine, players
+
+    human, budget = mode
+    if human is None:
+        ending = engine_vs_engine(game, budget, out=sys.stdout, seed=seed, max_plies=max_plies, quiet=quiet)
+    else:
+        ending = HumanVsEngine(game, human, budget, inp=sys.stdin, out=sys.stdout, seed=seed).run()
+    pos = ending.game.position
+    if svg_file:
+        write_atomic(svg_file, pos.svg(title=f"after {len(ending.game.moves)} moves"))
+    if record_file:
+        _write_game_record(record_file, ending.game, {**players(human, budget), "Source": _command_line()})
+    if ending.how == "interrupted":
+        click.echo("interrupted", err=True)
+        sys.exit(130)
 
 
 @cli.command(short_help="Count the leaves of the move tree below a position.")

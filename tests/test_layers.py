@@ -32,7 +32,8 @@ REFERENCE = "solver.reference"
 SETTLED = "solver.settled"
 LAYER2 = [CHECKER, REFERENCE, SETTLED]
 BUILDER = "solver.search.certificate"
-APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", "solver.importers", BUILDER}
+APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", "solver.importers",
+                "solver.interactive", BUILDER}
 #: third-party packages layer 2 may use (the reference rules and the checker's arrays)
 LAYER2_THIRD_PARTY = {"numpy", "networkx"}
 #: imports allowed against the rules above, each with its reason
