@@ -157,6 +157,30 @@ def test_proven_values_agree_with_dfpn_and_estimates_are_labelled():
     assert all(p["value"] in ("unknown",) for p in d["positions"] if p["source"] == "engine")
 
 
+def test_a_database_win_whose_moves_it_does_not_hold_gets_its_winning_move_from_dfpn():
+    from solver.openings.database import known_moves, lookup_entry
+
+    # a 2/3 game whose ply-10 position (the database's last ply) is won for its mover,
+    # none of whose moves' positions the database holds, and whose move there loses
+    for seed in range(1, 200):
+        g = list(random_game("2/3", seed))
+        if len(g) < 13:
+            continue
+        pos = g[10]
+        e = lookup_entry(pos)
+        if e is None or e.value != Value.WIN or any(v == Value.WIN for v, _ in known_moves(pos).values()):
+            continue
+        if _value(g[11]) != "win":
+            continue
+        break
+    else:  # pragma: no cover
+        raise AssertionError("no such game")
+    a = _analyse(g[0], [p.last_move for p in g[1:]])
+    b = next(b for b in a.blunders if b.ply == 10)
+    assert b.kind == "throws away the win" and b.winning
+    assert _value(pos.play(b.winning[0])) == "loss"
+
+
 def test_forced_from_definition():
     def entry(ply, to_move, value, source="proof"):
         from solver.analysis import PositionAnalysis
@@ -308,3 +332,13 @@ def test_verify_answers_from_the_database(run_cli):
     assert d["method"] == "dfpn" and d["value"] == _value(pos)
     out = run_cli("verify", str(pos), code=0).stdout
     assert "database: the opening database of 2/3" in out and "verdict: proven" in out
+
+
+def test_cli_analyse_help(run_cli):
+    text = run_cli("analyse", "--help", code=0).stdout
+    body = text.split("Options:", 1)[0].rstrip().splitlines()
+    at = max(i for i, line in enumerate(body) if line.strip() == "Examples:")
+    assert all(line.strip().startswith("meridians analyse ") for line in body[at + 1:])
+    listing = " ".join(run_cli("--help", code=0).stdout.split())
+    assert "analyse Analyse a game record: every position's value, the blunders, where the result was forced." \
+        in listing
