@@ -52,7 +52,7 @@ from ..search.values import Value
 __all__ = [
     "DatabaseError", "Entry", "OpeningDatabase", "position_key", "database_for", "lookup_entry",
     "Answer", "Lookup", "lookup", "database_solution", "SOURCES", "MAX_POINTS", "FORMAT",
-    "known_moves", "winning_moves", "database_line", "database_move",
+    "known_moves", "database_line", "database_move",
 ]
 
 #: the largest board (in points) whose packed key fits in 64 bits: 2n + 1 <= 64
@@ -415,13 +415,6 @@ def known_moves(position: Position) -> dict[str, tuple[Value, int]]:
         if e is not None:
             out[m] = (e.value.negated(), e.nodes)
     return out
-
-
-def winning_moves(position: Position) -> list[str]:
-    """The moves of ``position`` that the database (or the rules: the move ends the game)
-    proves winning for the player to move, in board order; a move whose position the
-    database does not hold is not listed, so the list may be empty for a won position."""
-    return [m for m, (v, _) in known_moves(position).items() if v == Value.WIN]
 
 
 def _choose(position: Position) -> tuple[str | None, Value]:
