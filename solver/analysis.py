@@ -26,7 +26,8 @@ A **blunder** is a move from a position proven won for its mover after which the
 position is no longer a proven win for them: *throws away the win* when the position
 after it is proven lost (or drawn) for them, *win no longer proven* when it is not
 proven either way within the budget.  The winning moves of the position before are
-reported (the database's, or the proof's first move; one at least).
+reported (the database's, or the proof's first move; one at least when a proof within
+the budget of one position finds it).
 
 The **forced-from ply** is the first ply ``p`` from which every position ``p .. end`` has
 a proven value that agrees with the game's result (the winner proven to win from each of
@@ -60,8 +61,11 @@ SOURCES = ("rules", "database", "proof", "engine", "none")
 DEFAULT_SECONDS = 1.0
 #: the share of a position's budget df-pn gets before the engine has the rest
 DFPN_SHARE = 0.5
-#: df-pn's table in MiB for one position (a fresh table each: a position's proof within
-#: a second or so fills a small one; a table kept between positions was not measured to pay)
+#: df-pn's table in MiB for one position, a fresh one each: its pages are zeroed as they
+#: are written, so a new table costs 3-4 ms; one table kept from position to position (4
+#: random 3/4 games from the end back, 78 positions at 0.5 s) proved 38-40 of them against
+#: 37-38 with fresh tables, within the noise of a loaded machine: not worth a table in
+#: prove's API
 DFPN_TT_MB = 32
 #: df-pn's chunk of nodes between looks at the clock: prove's first chunk of 20,000 nodes
 #: took 0.96 s on a 5/6 position (budget 0.1 s); chunks of 2,000 kept it to 0.17 s and
