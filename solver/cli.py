@@ -342,11 +342,16 @@ def perft(position: str, depth: int, divide: bool) -> None:
                    "--time the answer is reproducible.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the playouts.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def move(position: str, seconds: float | None, playouts: str | None, seed: int, as_json: bool) -> None:
+@click.option("--no-database", "no_database", is_flag=True,
+              help="Search even when the opening database holds the position.")
+def move(position: str, seconds: float | None, playouts: str | None, seed: int, as_json: bool,
+         no_database: bool) -> None:
     """The engine's best move for POSITION (or the empty BOARD), with its value for the
     player to move and a principal line.
 
-    The value is either proven ('win'/'loss', by df-pn, tried first with a small budget,
+    A position that the opening database holds is answered from it at once (source
+    'database'): a proven winning move, or when the position is lost the move of the
+    longest proof.  Otherwise the value is either proven ('win'/'loss', by df-pn, tried first with a small budget,
     or by the search tree, which backs proven results up from the game's ends) or an
     estimate: the best move's win rate in random playouts, labelled 'estimated'.  The
     moves are listed with their share of the search's visits (the engine's confidence)
@@ -385,8 +390,14 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
                    f"{rate}{value}  (Ctrl-C: stop and answer)", err=True, nl=False)
         drawn[0] = True
 
+    r = None
+    if not no_database:
+        from .openings.database import database_move
+
+        r = database_move(pos, seed=seed)
     try:
-        r = search(pos, playouts=playouts, seconds=seconds, seed=seed, progress=progress if live else None)
+        if r is None:
+            r = search(pos, playouts=playouts, seconds=seconds, seed=seed, progress=progress if live else None)
     finally:
         if drawn[0]:
             click.echo("\r\x1b[K", err=True, nl=False)
@@ -400,9 +411,20 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
         click.echo(f"  value: {r.shown()}")
         return
     click.echo(f"  best move: {r.best}")
-    click.echo(f"  value: {r.shown()}")
+    if r.source == "database":
+        click.echo(f"  value: {r.value} (proven: the opening database)")
+    else:
+        click.echo(f"  value: {r.shown()}")
     if r.line:
         click.echo(f"  line: {' '.join(r.line)}")
+    if r.source == "database":
+        for value, label in ((Value.WIN, "winning"), (Value.DRAW, "drawing"), (Value.LOSS, "losing")):
+            ms = [m.move for m in r.moves if m.value == value]
+            if ms:
+                click.echo(f"  {label} moves ({len(ms)}, from the database or the rules): {' '.join(ms)}")
+        for note in r.notes:
+            click.echo(f"  note: {note}")
+        return
     shown = r.moves[:10] if r.iterations else []  # a df-pn answer has no visits to show
     if shown:
         click.echo(f"  {'move':6} {'visits':>10} {'share':>6}  win rate or proven value (for the player who plays it)")
@@ -703,12 +725,17 @@ def lookup(position: str, seconds: float, as_json: bool) -> None:
               help="df-pn with or without the settled rule (an enclosure whose moves outlast the other "
                    "player's); default: without (solver.search.prove.DEFAULT_KNOWLEDGE).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, jobs_n, knowledge,
-           as_json) -> None:
+@click.option("--no-database", "no_database", is_flag=True,
+              help="Search even when the opening database holds the position (it is used only when no "
+                   "--certificate and no search option (--jobs, --tt-mb, --knowledge) is given).")
+@click.pass_context
+def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, jobs_n,
+           knowledge, as_json, no_database) -> None:
     """Prove or refute a claim about POSITION: its exact value for the player to move.
 
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
-    --claim the value found is 'proven' when it is known.  Without --time a verify on a
+    --claim the value found is 'proven' when it is known.  A position that the opening
+    database holds is answered from it at once (method 'database').  Without --time a verify on a
     board larger than 3/4 gets a budget of 60 s (a proof of an opening there cannot
     finish); the output says which budget was used.  --jobs N runs df-pn in N processes
     on this one position with one shared table; the proof is re-walked in one process
@@ -756,8 +783,18 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
         v.notes.append(f"the game is over: {pos.outcome_reason}")
     else:
-        v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies,
-                            jobs=jobs_n, knowledge=knowledge)
+        v = None
+        searched = any(ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+                       for name in ("jobs_n", "tt_mb", "knowledge"))
+        if not (no_database or cert_file or searched):
+            from .verify import database_verdict
+
+            v = database_verdict(pos, claim)
+            if v is not None:
+                budget, budget_note = None, None  # no search: no budget used
+        if v is None:
+            v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies,
+                                jobs=jobs_n, knowledge=knowledge)
     if budget_note:
         v.notes.insert(0, budget_note)
     out = v.as_dict()
@@ -795,7 +832,10 @@ def verify(position, claim, seconds, max_plies, cert_file, game_file, moves, boa
             click.echo(f"  line: {' '.join(v.line)}")
         horizon = f", horizon {v.horizon} plies" if v.method == "horizon" else ""
         spent = f" of a budget of {budget:g} s" if budget is not None else ""
-        click.echo(f"  {v.method}: {v.nodes:,} nodes, {v.seconds:.2f} s{spent}{horizon}")
+        if v.method == "database":
+            click.echo(f"  database: the opening database of {pos.board.name}, {v.seconds:.3f} s")
+        else:
+            click.echo(f"  {v.method}: {v.nodes:,} nodes, {v.seconds:.2f} s{spent}{horizon}")
         for note in v.notes:
             click.echo(f"  note: {note}")
         if out["territory"]:
@@ -976,6 +1016,123 @@ def import_record(file: str, source: str, out_file: str | None) -> None:
         click.echo(f"wrote {out_file}: {len(record.moves)} moves, result {record.result or '*'}")
     else:
         click.echo(record.text(), nl=False)
+
+
+#: the longest budget of one position of ``analyse`` (a day): beyond it a typo, not a wish
+MAX_SECONDS_PER_MOVE = 24 * 3600
+
+
+@cli.command(short_help="Analyse a game record: every position's value, the blunders, where the result was forced.")
+@click.option("--game", "game_file", type=click.Path(dir_okay=False), required=True,
+              help="The game record (README 'Game records'; the old simple format too; gzip too).")
+@click.option("--board", "board_name", default=None, help="Board of a record that names no start (default 6/7).")
+@click.option("--time-per-move", "seconds", type=float, default=1.0, show_default=True,
+              help="Seconds for each position not in the opening database: half for a df-pn proof, the rest "
+                   f"for the engine's estimate (more than 0, at most {MAX_SECONDS_PER_MOVE}).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--svg", "svg_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write a chart of the value along the game to DIR/analysis.svg (missing folders are created).")
+def analyse(game_file: str, board_name: str | None, seconds: float, as_json: bool, svg_dir: str | None) -> None:
+    """Analyse the game in a record: the value of every position for its player to move
+    (from the opening database, else a df-pn proof within --time-per-move, else the
+    engine's estimate, a win rate labelled 'estimate', never a proof), the blunders (a
+    move that gave up a proven win, with the winning moves), and the ply from which the
+    result was forced (every later position proven for the winner).
+
+    The positions are analysed from the end back (a proof of a late position helps the
+    one before it); progress on stderr.  Ctrl-C stops with what was analysed printed,
+    exit 130.  Exit 0 done, 2 bad input.
+
+    \b
+    Examples:
+      meridians analyse --game game.txt
+      meridians analyse --game game.txt --board 3/4 --time-per-move 5 --svg out/
+    """
+    from .analysis import analyse_game
+    from .search.progress import progress_mode
+
+    try:
+        seconds = check_seconds(seconds, "--time-per-move", maximum=MAX_SECONDS_PER_MOVE)
+    except LimitError as e:
+        _fail(str(e))
+    record = _read_game_record(game_file, None, board_name)
+    mode = progress_mode(sys.stderr.isatty() or not as_json, sys.stderr)
+    total = len(record.moves) + 1
+    t0 = time.perf_counter()
+
+    def progress(done: int, n: int, e) -> None:
+        text = f"[{done}/{n}] ply {e.ply}: {e.shown()}, {e.seconds:.2f} s"
+        if mode == "live":
+            click.echo(f"\r\x1b[Kanalyse {text} ({time.perf_counter() - t0:.0f} s; Ctrl-C: stop and show)",
+                       err=True, nl=False)
+        elif mode == "lines":
+            click.echo(f"analyse {text}", err=True)
+
+    if mode != "off":
+        click.echo(f"analysing {total} positions from the end back, at most {seconds:g} s each", err=True)
+    try:
+        a = analyse_game(record.start, record.moves, record.result, seconds=seconds, progress=progress)
+    finally:
+        if mode == "live":
+            click.echo("\r\x1b[K", err=True, nl=False)
+    a.players = record.players()
+    if record.pie:
+        a.notes.append("the pie variant: the first two stones are both the first player's; the values and "
+                       "blunders are by colour")
+    if svg_dir is not None:
+        import os
+
+        from .svg import analysis_svg
+
+        path = os.path.join(svg_dir, "analysis.svg")
+        write_atomic(path, analysis_svg(a.as_dict()))
+        if not as_json:
+            click.echo(f"wrote {path}")
+    if as_json:
+        click.echo(json.dumps(a.as_dict()))
+    else:
+        _show_analysis(a)
+    if a.interrupted:
+        click.echo(f"meridians: interrupted: {a.analysed} of {total} positions analysed (from the end back)",
+                   err=True)
+        sys.exit(130)
+
+
+def _show_analysis(a) -> None:
+    """``analyse``'s text: a line a ply, then the summary."""
+    blunders = {b.ply: b for b in a.blunders}
+    names = {c: (f"{a.players[c]} ({_COLOUR[c]})" if a.players.get(c) else _COLOUR[c]) for c in "LD"}
+    per = f"{a.seconds_per_move:g} s a position" if a.seconds_per_move else ""
+    click.echo(f"{a.board} game, {len(a.moves)} moves from {a.start}; {per}")
+    click.echo(f"{'ply':>4}  {'plays':5} {'move':5} {'Light':>5}  value for the player to move "
+               f"(Light: Light's chances, ~ an estimate)")
+    for e in a.positions:
+        chance = e.light_chance
+        shown = "-" if chance is None else (f"{chance:.2f}" if e.proven else f"~{chance:.2f}")
+        mark = f"  {blunders[e.ply].shown()}" if e.ply in blunders else ""
+        if e.ply in blunders and not blunders[e.ply].winning:
+            mark += " (no winning move found within the budget)"
+        end = f": {e.how}" if e.source == "rules" else ""
+        click.echo(f"{e.ply:>4}  {_COLOUR[e.to_move]:5} {e.move or '-':5} {shown:>5}  {e.shown()}{end}{mark}")
+    result = {"L": f"{names['L']} won", "D": f"{names['D']} won", "draw": "a draw"}
+    click.echo(f"result: {result.get(a.result, 'not stated: the game goes on')}")
+    if a.forced_from is not None:
+        winner = "the draw" if a.result == "draw" else f"{_COLOUR[a.result]}'s win"
+        click.echo(f"forced from ply {a.forced_from}: {winner} is proven from every position from there on")
+    else:
+        click.echo("forced from: never shown (no proven run of positions to the end agrees with the result)"
+                   if a.result else "forced from: no result")
+    if a.blunders:
+        click.echo(f"blunders ({len(a.blunders)}):")
+        for b in a.blunders:
+            won = f"; winning was: {' '.join(b.winning)}" if b.winning else "; no winning move found within the budget"
+            click.echo(f"  ply {b.ply}: {_COLOUR[b.player]} {b.move} {b.kind}{won}")
+    else:
+        click.echo("blunders: none")
+    n_proven = sum(e.proven for e in a.positions)
+    click.echo(f"{n_proven} of {len(a.positions)} positions proven, {a.analysed} analysed, {a.wall_seconds:.1f} s")
+    for note in a.notes:
+        click.echo(f"note: {note}")
 
 
 #: the arguments :func:`main` was called with, for the provenance stamp of what a

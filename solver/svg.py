@@ -34,7 +34,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from solver.board import Board, BoardError
 
-__all__ = ["position_svg", "map_svg", "growth_svg", "frontier_svg", "point_xy", "SPACING", "VALUE_COLORS"]
+__all__ = ["position_svg", "map_svg", "growth_svg", "frontier_svg", "analysis_svg", "point_xy", "SPACING",
+           "VALUE_COLORS"]
 
 #: distance between adjacent points, in SVG user units (1 unit = 1 px at the default size)
 SPACING = 44.0
@@ -623,5 +624,79 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
         out.append(_el("path", d=d, fill="none", stroke=colours[b], stroke_width=2.0, **dash))
         for x, y, over in pts:
             out.append(_el("circle", cx=x, cy=y, r=3.0, fill="none" if over else colours[b], stroke=colours[b]))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def analysis_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> str:
+    """A chart of a game analysis (:meth:`solver.analysis.Analysis.as_dict`): Light's
+    winning chances against the ply, a proven Light win 1, a proven Dark win 0, a draw
+    0.5, an engine estimate its win rate seen from Light.  Proven points are filled
+    (``class="point proven"``), estimates hollow (``class="point estimate"``), blunders
+    ringed in red with ``??`` (``class="blunder"``); the plies from the forced-from ply on
+    are shaded (``class="forced"``).  Positions not analysed are left out.
+
+    >>> rec = {"board": "2/3", "result": "L", "forced_from": 1, "blunders": [{"ply": 0, "kind": "x"}],
+    ...        "positions": [{"ply": 0, "light_chance": 0.0, "source": "database"},
+    ...                      {"ply": 1, "light_chance": 0.6, "source": "engine"},
+    ...                      {"ply": 2, "light_chance": None, "source": "none"}]}
+    >>> svg = analysis_svg(rec)
+    >>> svg.count('class="point proven"'), svg.count('class="point estimate"'), svg.count('class="blunder"')
+    (1, 1, 1)
+    """
+    positions = rec["positions"]
+    plies = [p["ply"] for p in positions] or [0]
+    x0, x1 = min(plies), max(max(plies), min(plies) + 1)
+    left, right, top, bottom = 92.0, 24.0, 70.0, 46.0
+
+    def px(ply: float) -> float:
+        return left + (ply - x0) / (x1 - x0) * (width - left - right)
+
+    def py(chance: float) -> float:
+        return top + (1 - chance) * (height - top - bottom)
+
+    players = rec.get("players") or {}
+    who = f" ({players.get('L') or 'Light'} - {players.get('D') or 'Dark'})" if any(players.values()) else ""
+    result = {"L": "Light won", "D": "Dark won", "draw": "a draw"}.get(rec.get("result"), "no result")
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
+           f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="sans-serif" font-size="12">',
+           _el("rect", x=0, y=0, width=width, height=height, fill="white"),
+           _el("text", f"{rec['board']} game{who}: Light's winning chances by ply; {result}", x=left - 32,
+               y=22.0, font_size=15, class_="title"),
+           _el("text", "filled: proven (rules, database, proof); hollow: engine estimate (a win rate, not a proof); "
+               "red ??: blunder", x=left - 32, y=40.0, font_size=10, fill="#444", class_="legend")]
+    forced = rec.get("forced_from")
+    if forced is not None:
+        xa = px(forced) - (4.0 if forced == x0 else (px(forced) - px(forced - 1)) / 2)
+        out.append(_el("rect", x=xa, y=top, width=max(width - right - xa, 1.0), height=height - top - bottom,
+                       fill="#e8f3e8", class_="forced"))
+        out.append(_el("text", f"forced from ply {forced}", x=width - right, y=top - 8, text_anchor="end",
+                       font_size=10, fill="#3a7a3a", class_="legend"))
+    for chance, label in ((1.0, "Light wins"), (0.75, "0.75"), (0.5, "0.5"), (0.25, "0.25"), (0.0, "Dark wins")):
+        y = py(chance)
+        out.append(_el("line", x1=left, y1=y, x2=width - right, y2=y, stroke="#ddd"))
+        out.append(_el("text", label, x=left - 8, y=y + 4, text_anchor="end", class_="axis"))
+    step = max(1, math.ceil((x1 - x0) / 16))
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000, step) if s >= step)
+    for ply in range(x0 - x0 % step, x1 + 1, step):
+        if ply >= x0:
+            out.append(_el("text", str(ply), x=px(ply), y=height - bottom + 16, text_anchor="middle", class_="axis"))
+    out.append(_el("text", "ply", x=(left + width - right) / 2, y=height - 10.0, text_anchor="middle"))
+    pts = [(p["ply"], p["light_chance"], p["source"]) for p in positions if p.get("light_chance") is not None]
+    if len(pts) > 1:
+        d = " ".join(f"{'M' if i == 0 else 'L'}{_num(px(k))},{_num(py(c))}" for i, (k, c, _) in enumerate(pts))
+        out.append(_el("path", d=d, fill="none", stroke="#36c", stroke_width=1.5, class_="series"))
+    for k, c, source in pts:
+        proven = source != "engine"
+        out.append(_el("circle", cx=px(k), cy=py(c), r=3.5, fill="#36c" if proven else "white", stroke="#36c",
+                       stroke_width=1.5, class_="point proven" if proven else "point estimate", data_ply=str(k)))
+    chances = {k: c for k, c, _ in pts}
+    for b in rec.get("blunders", []):
+        k = b["ply"]
+        y = py(chances.get(k, 0.5))
+        out.append(_el("circle", cx=px(k), cy=y, r=7.0, fill="none", stroke=_RED, stroke_width=2.0,
+                       class_="blunder", data_ply=str(k)))
+        out.append(_el("text", "??", x=px(k), y=y - 11 if y > top + 20 else y + 21, text_anchor="middle",
+                       font_size=11, font_weight="bold", fill=_RED))
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -18,7 +18,7 @@ from .record import RecordError, old_format_items
 from .search.limit import Limit, limit_of
 
 __all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
-           "GameRecordError", "CLAIMS", "EXIT", "DEFAULT_SECONDS"]
+           "GameRecordError", "CLAIMS", "EXIT", "DEFAULT_SECONDS", "database_verdict"]
 
 CLAIMS = ("win", "loss", "draw")
 #: exit codes of ``meridians verify`` by verdict
@@ -131,6 +131,25 @@ def verify_position(
     return Verdict(str(position), p.value, verdict_of(p.value, claim), claim, list(p.line), nodes,
                    time.perf_counter() - t0, method, horizon, notes, proof)
 
+
+def database_verdict(position: Position, claim: str | None = None) -> Verdict | None:
+    """The verdict on ``claim`` from the shipped opening database
+    (:mod:`solver.openings.database`) when it holds ``position``, at once: method
+    ``'database'``, no nodes searched, a line read from the database, a note naming the
+    proof of record; else None (then a search decides)."""
+    from .openings.database import database_line, lookup_entry
+
+    if claim is not None and claim not in CLAIMS:
+        raise ValueError(f"a claim is one of {', '.join(CLAIMS)}, not {claim!r}")
+    t0 = time.perf_counter()
+    e = lookup_entry(position)
+    if e is None:
+        return None
+    value = e.value.value
+    note = (f"from the opening database (solver/data): its proof of record took {e.nodes:,} nodes, "
+            f"{e.seconds:,.1f} s ({e.source})")
+    return Verdict(str(position), value, verdict_of(value, claim), claim, database_line(position), 0,
+                   time.perf_counter() - t0, "database", 0, [note])
 
 
 def parse_game(text: str) -> tuple[str | None, list[str], str | None]:

@@ -84,11 +84,12 @@ def test_solve_with_a_malformed_checkpoint(capsys, tmp_path, name):
     assert path.read_bytes() == BAD_BYTES[name]  # nothing written over
 
 
+@pytest.mark.parametrize("command", ["verify", "analyse"])
 @pytest.mark.parametrize("name", BAD_BYTES)
-def test_verify_with_a_malformed_game_record(capsys, tmp_path, name):
+def test_verify_with_a_malformed_game_record(capsys, tmp_path, name, command):
     path = tmp_path / "game.txt"
     path.write_bytes(BAD_BYTES[name])
-    code, out, err = run_main(capsys, "verify", "--game", str(path), "--board", "2/3")
+    code, out, err = run_main(capsys, command, "--game", str(path), "--board", "2/3")
     assert_one_line_error(code, out, err, fragment=str(path))
 
 

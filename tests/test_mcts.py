@@ -148,7 +148,7 @@ def test_the_engine_beats_random_play():
 
 # --- the command ---------------------------------------------------------------------
 def test_move_command_prints_the_move_value_and_line(run_cli):
-    r = run_cli("move", "3/4", "--playouts", "300", code=0)
+    r = run_cli("move", "3/4", "--no-database", "--playouts", "300", code=0)
     assert "best move: " in r.stdout and "value: estimated " in r.stdout and "(win rate)" in r.stdout
     assert "line: " in r.stdout and "share" in r.stdout
     pos = _proven_loss()
@@ -157,13 +157,14 @@ def test_move_command_prints_the_move_value_and_line(run_cli):
 
 
 def test_move_command_json(run_cli):
-    r = run_cli("move", "3/4", "--playouts", "200", "--seed", "4", "--json", code=0)
+    r = run_cli("move", "3/4", "--no-database", "--playouts", "200", "--seed", "4", "--json", code=0)
     d = json.loads(r.stdout)
     assert d["value"] == "unknown" and d["source"] == "estimate" and not d["proven"]
     assert d["best"] in Position.start("3/4").legal_moves() and d["line"][0] == d["best"]
     assert d["iterations"] == 200 and d["seed"] == 4
     assert {"move", "visits", "share", "win_rate", "value"} <= set(d["moves"][0])
-    again = json.loads(run_cli("move", "3/4", "--playouts", "200", "--seed", "4", "--json", code=0).stdout)
+    again = json.loads(run_cli("move", "3/4", "--no-database", "--playouts", "200", "--seed", "4", "--json",
+                               code=0).stdout)
     assert again["moves"] == d["moves"]
 
 

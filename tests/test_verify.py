@@ -60,14 +60,15 @@ def test_cli_verify_exit_codes(run_cli):
     assert out.splitlines()[0] == f"{EMPTY_23}: Light to move: win"
     assert "verdict: proven (claim: win)" in out and "line: " in out
     run_cli("verify", EMPTY_23, "--claim", "loss", code=1)
-    run_cli("verify", "3/4", "--time", "0.3", code=3)
+    run_cli("verify", "3/4", "--no-database", "--time", "0.3", code=3)
 
 
 def test_cli_verify_json(run_cli):
     r = json.loads(run_cli("verify", "2/3", "--claim", "win", "--json", code=0).stdout)
     assert {"value", "line", "nodes", "seconds", "verdict"} <= set(r)
     assert (r["value"], r["verdict"], r["to_move"]) == ("win", "proven", "L")
-    r = json.loads(run_cli("verify", "3/4", "--time", "1", "--max-plies", "3", "--json", code=3).stdout)
+    r = json.loads(run_cli("verify", "3/4", "--no-database", "--time", "1", "--max-plies", "3", "--json",
+                           code=3).stdout)
     assert (r["value"], r["verdict"], r["method"]) == ("unknown", "unknown", "horizon")
     assert r["horizon"] >= 1
 
@@ -133,6 +134,8 @@ def test_cli_verify_game_midway_is_proven(tmp_path, run_cli):
     path.write_text("2/3\nc2\nc3\n")
     # Light c2, Dark c3: Light to move wins (the principal line of the solved board)
     r = json.loads(run_cli("verify", "--game", str(path), "--claim", "win", "--json", code=0).stdout)
+    assert (r["position"], r["value"], r["verdict"], r["method"]) == ("2/3/1LD1/3/2 L", "win", "proven", "database")
+    r = json.loads(run_cli("verify", "--game", str(path), "--claim", "win", "--no-database", "--json", code=0).stdout)
     assert (r["position"], r["value"], r["verdict"], r["method"]) == ("2/3/1LD1/3/2 L", "win", "proven", "dfpn")
 
 

@@ -52,6 +52,7 @@ from ..search.values import Value
 __all__ = [
     "DatabaseError", "Entry", "OpeningDatabase", "position_key", "database_for", "lookup_entry",
     "Answer", "Lookup", "lookup", "database_solution", "SOURCES", "MAX_POINTS", "FORMAT",
+    "known_moves", "database_line", "database_move",
 ]
 
 #: the largest board (in points) whose packed key fits in 64 bits: 2n + 1 <= 64
@@ -394,3 +395,81 @@ def database_solution(position: Position):
                                  "are those of the proof that gave it"])
     sol.wall_seconds = time.perf_counter() - t0
     return sol
+
+
+# -- moves from the database: what ``meridians move``, ``verify`` and ``analyse`` read ----
+def known_moves(position: Position) -> dict[str, tuple[Value, int]]:
+    """The legal moves of ``position`` whose resulting position the shipped database
+    holds or the rules decide (the game is over): move -> (its value for the player who
+    plays it, the nodes of the proof of record; 0 for the rules), in board order.  Moves
+    the database does not hold are left out: an empty dict says nothing."""
+    out: dict[str, tuple[Value, int]] = {}
+    if position.outcome is not None:
+        return out
+    for m in position.legal_moves():
+        child = position.play(m)
+        if child.outcome is not None:
+            out[m] = (Value.from_outcome(child.outcome, child.to_move).negated(), 0)
+            continue
+        e = lookup_entry(child)
+        if e is not None:
+            out[m] = (e.value.negated(), e.nodes)
+    return out
+
+
+def _choose(position: Position) -> tuple[str | None, Value]:
+    """The database's move in ``position`` and its value for the mover: a winning move
+    (one that ends the game first, else the one of the smallest proof of record: the
+    simplest win the database knows) when the position is won; when every move is known
+    and lost, the one of the largest proof (the longest resistance the proofs saw);
+    else ``(None, UNKNOWN)``."""
+    known = known_moves(position)
+    wins = [(n, m) for m, (v, n) in known.items() if v == Value.WIN]
+    if wins:
+        return min(wins)[1], Value.WIN
+    moves = position.legal_moves()
+    if moves and len(known) == len(moves) and all(v == Value.LOSS for v, _ in known.values()):
+        return max((n, m) for m, (_, n) in known.items())[1], Value.LOSS
+    return None, Value.UNKNOWN
+
+
+def database_line(position: Position, plies: int = 60) -> list[str]:
+    """A principal line read from the database alone: each side plays :func:`_choose`'s
+    move, while the database (or the rules) knows one; it stops where the database's
+    knowledge ends or the game does."""
+    line: list[str] = []
+    pos = position
+    while len(line) < plies and pos.outcome is None:
+        move, _ = _choose(pos)
+        if move is None:
+            break
+        line.append(move)
+        pos = pos.play(move)
+    return line
+
+
+def database_move(position: Position, seed: int = 1):
+    """``meridians move`` from the database: an
+    :class:`~solver.search.mcts.EngineResult` with ``source='database'`` when the shipped
+    database holds ``position`` and names its move (a proven winning move when the
+    position is won; when it is lost and every move's position is held, the move of the
+    longest proof), else None (then the engine searches).  The value is the database's,
+    proven; ``moves`` lists every move whose value the database or the rules give, with
+    no visits."""
+    from ..search.mcts import EngineResult, MoveInfo
+
+    t0 = time.perf_counter()
+    own = lookup_entry(position)
+    if own is None:
+        return None
+    move, value = _choose(position)
+    if move is None or value != own.value:
+        return None
+    known = known_moves(position)
+    rank = {Value.WIN: 0, Value.DRAW: 1, Value.LOSS: 2}
+    moves = [MoveInfo(m, 0, 0.0, None, v) for m, (v, _) in sorted(known.items(), key=lambda kv: rank[kv[1][0]])]
+    line = [move] + database_line(position.play(move))
+    note = (f"from the opening database (solver/data): its proof of record took {own.nodes:,} nodes, "
+            f"{own.seconds:,.1f} s ({own.source})")
+    return EngineResult(str(position), move, own.value, "database", None, moves, line, 0, 0, 0,
+                        time.perf_counter() - t0, seed, 0, [note])
