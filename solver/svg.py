@@ -656,15 +656,21 @@ def analysis_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
         return top + (1 - chance) * (height - top - bottom)
 
     players = rec.get("players") or {}
-    who = f" ({players.get('L') or 'Light'} - {players.get('D') or 'Dark'})" if any(players.values()) else ""
+
+    def short(name: str, most: int = 40) -> str:  # a long player name must not run off the chart
+        return name if len(name) <= most else name[:most - 1] + "\u2026"
+
+    who = (f"Light: {short(players.get('L') or '?')};  Dark: {short(players.get('D') or '?')}"
+           if any(players.values()) else "")
     result = {"L": "Light won", "D": "Dark won", "draw": "a draw"}.get(rec.get("result"), "no result")
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
            f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="sans-serif" font-size="12">',
            _el("rect", x=0, y=0, width=width, height=height, fill="white"),
-           _el("text", f"{rec['board']} game{who}: Light's winning chances by ply; {result}", x=left - 32,
+           _el("text", f"{rec['board']} game: Light's winning chances by ply; {result}", x=left - 32,
                y=22.0, font_size=15, class_="title"),
+           _el("text", who, x=left - 32, y=38.0, font_size=11, fill="#222", class_="players"),
            _el("text", "filled: proven (rules, database, proof); hollow: engine estimate (a win rate, not a proof); "
-               "red ??: blunder", x=left - 32, y=40.0, font_size=10, fill="#444", class_="legend")]
+               "red ??: blunder", x=left - 32, y=53.0, font_size=10, fill="#444", class_="legend")]
     forced = rec.get("forced_from")
     if forced is not None:
         xa = px(forced) - (4.0 if forced == x0 else (px(forced) - px(forced - 1)) / 2)
