@@ -296,7 +296,8 @@ def _play_engine(game, mode, seed: int, max_plies: int | None, quiet: bool, svg_
     if svg_file:
         write_atomic(svg_file, pos.svg(title=f"after {len(ending.game.moves)} moves"))
     if record_file:
-        _write_game_record(record_file, ending.game, {**players(human, budget), "Source": _command_line()})
+        _write_game_record(record_file, ending.game, {**players(human, budget), "Source": _command_line()},
+                           ending.comments)
     if ending.how == "interrupted":
         click.echo("interrupted", err=True)
         sys.exit(130)
@@ -974,14 +975,15 @@ def _record_position(position: str | None, game_file: str | None, ply: int | Non
     return pos
 
 
-def _write_game_record(path: str, game, headers: dict[str, str]) -> None:
-    """Write ``game`` (a :class:`~solver.position.Game`) as a game record, dated today."""
+def _write_game_record(path: str, game, headers: dict[str, str], comments: dict[int, str] | None = None) -> None:
+    """Write ``game`` (a :class:`~solver.position.Game`) as a game record, dated today,
+    with ``comments`` (ply count -> text) after the moves they follow."""
     import datetime
 
     from .record import GameRecord
 
     headers = {**headers, "Date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")}
-    record = GameRecord.from_game(game, headers)
+    record = GameRecord.from_game(game, headers, comments)
     write_atomic(path, record.text())
     click.echo(f"wrote {path}")
 

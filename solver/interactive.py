@@ -26,7 +26,7 @@ rate: a guess).
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from .position import Game, IllegalMoveError, Position
@@ -34,7 +34,7 @@ from .search.limit import LimitError, check_seconds
 from .search.mcts import MAX_PLAYOUTS, Engine, EngineResult
 
 __all__ = ["Budget", "Ending", "HumanVsEngine", "engine_vs_engine", "parse_playouts", "value_text", "result_line",
-           "players", "DEFAULT_SECONDS", "COMMANDS"]
+           "players", "engine_note", "DEFAULT_SECONDS", "COMMANDS"]
 
 #: the engine's thinking time a move when neither seconds nor playouts are given
 DEFAULT_SECONDS = 1.0
@@ -144,6 +144,14 @@ class Ending:
 
     game: Game
     how: str
+    #: ply count -> the engine's value of the move that reached it, as a record comment
+    #: ("engine: proven win, 0.52 s"), so that a record keeps what the engine knew
+    comments: dict[int, str] = field(default_factory=dict)
+
+
+def engine_note(r: EngineResult) -> str:
+    """The record comment after an engine move: its value for the engine and its time."""
+    return f"engine: {value_text(r)}, {r.seconds:.2f} s"
 
 
 def _interrupted(r: EngineResult) -> bool:
@@ -200,6 +208,7 @@ class HumanVsEngine:
         self.inp, self.out = inp, out
         self.engine = engine if engine is not None else Engine(seed=seed)
         self._announced: str | None = None
+        self.comments: dict[int, str] = {}  # the engine's notes on its moves, for the record
 
     # -- output ----------------------------------------------------------------------
     def say(self, text: str = "", end: str = "\n") -> None:
@@ -232,13 +241,13 @@ class HumanVsEngine:
                     continue
                 how = self._human_turn()
                 if how is not None:
-                    return Ending(self.game, how)
+                    return Ending(self.game, how, self.comments)
         except KeyboardInterrupt:
             self.say()
             self.say("interrupted: the game is stopped")
-            return Ending(self.game, "interrupted")
+            return Ending(self.game, "interrupted", self.comments)
         self.say(self._final_line())
-        return Ending(self.game, "over")
+        return Ending(self.game, "over", self.comments)
 
     def _final_line(self) -> str:
         result = self.game.outcome
@@ -254,6 +263,7 @@ class HumanVsEngine:
         if r.best is None:  # the search always tries every root move of a game not over
             raise RuntimeError(f"the engine found no move in {self.game.position} ({'; '.join(r.notes)})")
         pos = self.game.play(r.best)
+        self.comments[len(self.game.moves)] = engine_note(r)
         self.say(f"{_move_line(pos, 'engine')}: {value_text(r)} for the engine, {r.seconds:.2f} s")
         if r.proven and self._announced != str(r.value):
             self._announced = str(r.value)
@@ -323,6 +333,8 @@ class HumanVsEngine:
         taken = self.game.moves[-2:]
         del self.game.moves[-2:]
         del self.game.positions[-2:]
+        for ply in [p for p in self.comments if p > len(self.game.moves)]:
+            del self.comments[ply]
         self.say(f"took back {' '.join(taken)}")
         self.draw()
 
@@ -336,6 +348,7 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
     given (``'stopped'``) and at Ctrl-C (``'interrupted'``, the move being searched not
     played)."""
     engines = {"L": Engine(seed=seed), "D": Engine(seed=seed + 1)}
+    comments: dict[int, str] = {}
 
     def say(text: str) -> None:
         if not quiet:
@@ -355,6 +368,7 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
             if r.best is None:
                 raise RuntimeError(f"the engine found no move in {pos} ({'; '.join(r.notes)})")
             child = game.play(r.best)
+            comments[len(game.moves)] = engine_note(r)
             gone = f", removing {' '.join(sorted(child.removed))}" if child.removed else ""
             say(f"{len(game.moves):4d}. {pos.to_move} {r.best}{gone}  ({value_text(r)} for {_NAME[pos.to_move]}, "
                 f"{r.seconds:.2f} s)")
@@ -364,4 +378,4 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
     say(game.position.diagram())
     out.write(result_line(game) + "\n")
     out.flush()
-    return Ending(game, how)
+    return Ending(game, how, comments)

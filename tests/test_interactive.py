@@ -131,6 +131,9 @@ def test_undo_takes_back_the_move_pair():
     reply = engine.search(Position.start("2/3").play("c2"), playouts=PLAYOUTS).best
     ending, text = _session("c2\nundo\nquit\n")
     assert ending.game.moves == [] and len(ending.game.positions) == 1
+    assert ending.comments == {}  # the engine's note on its reply went with it
+    kept, _ = _session("c2\nquit\n")
+    assert list(kept.comments) == [2] and kept.comments[2].startswith("engine: ")
     assert f"took back c2 {reply}" in text
     # the last board drawn is the empty one again, with Light (you) to move
     grid = text[text.index("took back"):].split("\n", 1)[1].split("L Light")[0]
@@ -191,6 +194,11 @@ def test_engine_vs_engine_command_writes_its_record(tmp_path, run_cli):
     assert printed == record.moves
     assert result_line(game) in out
     assert record.headers["Light"] == record.headers["Dark"] == f"engine ({PLAYOUTS} playouts a move)"
+    # every move carries the engine's value as the line printed it, so a record keeps what it knew
+    values = re.findall(r"^\s+\d+\. [LD] \w+(?:, removing [a-z0-9 ]+)?  \((.+?) for (?:Light|Dark), ", out, re.M)
+    assert len(values) == len(record.moves)
+    assert [record.comments.get(ply) for ply in range(1, len(record.moves) + 1)] == [
+        f"engine: {v}, {s}" for v, s in zip(values, re.findall(r"for (?:Light|Dark), ([\d.]+ s)\)$", out, re.M))]
     # reproducible with a playout budget
     again = tmp_path / "again.txt"
     run_cli("play", "--board", "2/3", "--engine-vs-engine", "--playouts", PLAYOUTS, "--seed", 3,
