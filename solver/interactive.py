@@ -34,7 +34,7 @@ from .search.limit import LimitError, check_seconds
 from .search.mcts import MAX_PLAYOUTS, Engine, EngineResult
 
 __all__ = ["Budget", "Ending", "HumanVsEngine", "engine_vs_engine", "parse_playouts", "value_text", "result_line",
-           "players", "engine_note", "DEFAULT_SECONDS", "COMMANDS"]
+           "players", "engine_note", "proven_from", "DEFAULT_SECONDS", "COMMANDS"]
 
 #: the engine's thinking time a move when neither seconds nor playouts are given
 DEFAULT_SECONDS = 1.0
@@ -147,6 +147,27 @@ class Ending:
     #: ply count -> the engine's value of the move that reached it, as a record comment
     #: ("engine: proven win, 0.52 s"), so that a record keeps what the engine knew
     comments: dict[int, str] = field(default_factory=dict)
+    #: ply count -> the engine's search result for the move that reached it
+    results: dict[int, EngineResult] = field(default_factory=dict)
+
+
+def proven_from(ending: Ending) -> int | None:
+    """The first ply (position of the game, 0 the start) from which every search the
+    engine made in the game answered with a proven value: from there on the engine knew
+    the result.  None if its last search did not prove one (or it made none).
+
+    >>> from solver.position import Game
+    >>> end = engine_vs_engine(Game("2/3"), Budget(playouts=300), out=io.StringIO(), quiet=True)
+    >>> proven_from(end)
+    0
+    """
+    searched = sorted(ply - 1 for ply in ending.results)  # a result is keyed by the ply its move reached
+    first = None
+    for ply in reversed(searched):
+        if not ending.results[ply + 1].proven:
+            break
+        first = ply
+    return first
 
 
 def engine_note(r: EngineResult) -> str:
@@ -209,6 +230,7 @@ class HumanVsEngine:
         self.engine = engine if engine is not None else Engine(seed=seed)
         self._announced: str | None = None
         self.comments: dict[int, str] = {}  # the engine's notes on its moves, for the record
+        self.results: dict[int, EngineResult] = {}
 
     # -- output ----------------------------------------------------------------------
     def say(self, text: str = "", end: str = "\n") -> None:
@@ -241,13 +263,13 @@ class HumanVsEngine:
                     continue
                 how = self._human_turn()
                 if how is not None:
-                    return Ending(self.game, how, self.comments)
+                    return Ending(self.game, how, self.comments, self.results)
         except KeyboardInterrupt:
             self.say()
             self.say("interrupted: the game is stopped")
-            return Ending(self.game, "interrupted", self.comments)
+            return Ending(self.game, "interrupted", self.comments, self.results)
         self.say(self._final_line())
-        return Ending(self.game, "over", self.comments)
+        return Ending(self.game, "over", self.comments, self.results)
 
     def _final_line(self) -> str:
         result = self.game.outcome
@@ -264,6 +286,7 @@ class HumanVsEngine:
             raise RuntimeError(f"the engine found no move in {self.game.position} ({'; '.join(r.notes)})")
         pos = self.game.play(r.best)
         self.comments[len(self.game.moves)] = engine_note(r)
+        self.results[len(self.game.moves)] = r
         self.say(f"{_move_line(pos, 'engine')}: {value_text(r)} for the engine, {r.seconds:.2f} s")
         if r.proven and self._announced != str(r.value):
             self._announced = str(r.value)
@@ -334,7 +357,7 @@ class HumanVsEngine:
         del self.game.moves[-2:]
         del self.game.positions[-2:]
         for ply in [p for p in self.comments if p > len(self.game.moves)]:
-            del self.comments[ply]
+            del self.comments[ply], self.results[ply]
         self.say(f"took back {' '.join(taken)}")
         self.draw()
 
@@ -349,6 +372,7 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
     played)."""
     engines = {"L": Engine(seed=seed), "D": Engine(seed=seed + 1)}
     comments: dict[int, str] = {}
+    results: dict[int, EngineResult] = {}
 
     def say(text: str) -> None:
         if not quiet:
@@ -369,6 +393,7 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
                 raise RuntimeError(f"the engine found no move in {pos} ({'; '.join(r.notes)})")
             child = game.play(r.best)
             comments[len(game.moves)] = engine_note(r)
+            results[len(game.moves)] = r
             gone = f", removing {' '.join(sorted(child.removed))}" if child.removed else ""
             say(f"{len(game.moves):4d}. {pos.to_move} {r.best}{gone}  ({value_text(r)} for {_NAME[pos.to_move]}, "
                 f"{r.seconds:.2f} s)")
@@ -378,4 +403,4 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
     say(game.position.diagram())
     out.write(result_line(game) + "\n")
     out.flush()
-    return Ending(game, how, comments)
+    return Ending(game, how, comments, results)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import json
 import os
 import re
 import select
@@ -383,3 +384,23 @@ def test_ctrl_c_in_a_terminal_ends_cleanly(tmp_path, tree_env):
     assert code == 130, rest
     assert "interrupted" in rest and "Traceback" not in rest
     assert parse_record((tmp_path / "g.txt").read_text()).result is None
+
+
+def test_bench_engine_proof_reports_from_where_the_engine_proved(tmp_path, monkeypatch):
+    from conftest import load_script, run_script
+
+    from solver.randomgame import empty_points
+
+    script = load_script("bench_engine_proof", monkeypatch, tmp_path)
+    run_script(script, monkeypatch, "--board", "2/3", "--games", "1", "--playouts", "300")
+    data = json.loads((tmp_path / "proven-from-2-3.json").read_text())
+    assert data["command"].endswith("--board 2/3 --games 1 --playouts 300") and data["revision"]
+    (row,) = data["games"]
+    record = parse_record((tmp_path / row["record"]).read_text())
+    game = record.game()
+    assert row["moves"] == len(record.moves) and row["outcome"] == game.outcome == record.result
+    # the same ply from the record's comments: the first from which every engine note says proven
+    proven = [record.comments[ply].startswith("engine: proven") for ply in range(1, len(record.moves) + 1)]
+    first = next(p for p in range(len(proven) + 1) if all(proven[p:]))
+    assert row["proven_from_ply"] == first
+    assert row["empty_at_proven_from"] == empty_points(game.positions[first])
