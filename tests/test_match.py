@@ -202,3 +202,18 @@ def test_bad_jobs_are_refused(run_cli, tmp_path, jobs):
     r = run_cli("match", "random", "random", "--board", "2/3", "--jobs", jobs, "--state", tmp_path / "s.json", code=2)
     assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1 and "--jobs" in r.stderr
     assert not (tmp_path / "s.json").exists()
+
+
+def test_a_state_file_in_use_is_refused(run_cli, tmp_path):
+    from solver.match import MatchState
+
+    state = tmp_path / "s.json"
+    other = MatchState(state, parse_player("random"), parse_player("random"), "2/3", 1)
+    other.acquire()  # another run of this match holds it
+    try:
+        r = run_cli("match", "random", "random", "--board", "2/3", "--games", "2", "--state", state, code=2)
+        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1 and "in use" in r.stderr
+    finally:
+        other.release()
+    run_cli("match", "random", "random", "--board", "2/3", "--games", "2", "--state", state, code=0)
+    assert not (tmp_path / "s.json.lock").exists()
