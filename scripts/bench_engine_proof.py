@@ -10,7 +10,7 @@ Usage: python scripts/bench_engine_proof.py [--board 6/7] [--games 6] [--time 1]
 Writes FILE (default ``results/engine/proven-from-<board>.json``, the command and the
 code's revision in it, rewritten after every game so that Ctrl-C keeps the games
 played) and, beside it, each game's record with the engine's value of every move as a
-comment (``*.mrec``).  Seconds a move depend on the machine's load; with ``--playouts``
+comment (``*.txt``).  Seconds a move depend on the machine's load; with ``--playouts``
 alone the games replay exactly.
 """
 
@@ -64,7 +64,7 @@ def main() -> None:
             break
         game = ending.game
         first = proven_from(ending)
-        record_path = out.with_name(f"{out.stem}-game-{g + 1}.mrec")
+        record_path = out.with_name(f"{out.stem}-game-{g + 1}.txt")
         write_atomic(record_path, GameRecord.from_game(game, {
             "Light": f"engine ({budget.label()})", "Dark": f"engine ({budget.label()})",
             "Source": f"{command}, game {g + 1}"}, ending.comments).text())

@@ -10,7 +10,9 @@ folders of their path.
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
 import sys
 import time
 from dataclasses import replace
@@ -449,35 +451,61 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
 @click.option("--games", type=click.IntRange(min=1, max=100_000), default=10, show_default=True,
               help="Games, colours alternating (A is Light in the first).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games.")
+@click.option("--jobs", "jobs_n", type=int, default=1, show_default=True,
+              help="Games at once, in worker processes (1 to 256); the results do not depend on it.")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), default=None,
+              help="State file of the finished games (default .meridians/match-<board>-<hash>.json, removed "
+                   "once every game is played); the same command resumes from it.")
+@click.option("--records", "records_dir", type=click.Path(file_okay=False), default=None,
+              help="Write every game as a game record here, game-0001.txt ... (missing folders are created).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, as_json: bool) -> None:
+def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, jobs_n: int,
+          state_file: str | None, records_dir: str | None, as_json: bool) -> None:
     """Play GAMES games of PLAYER_A against PLAYER_B from the empty board, colours
-    alternating, and print the wins, draws and the Elo difference with its 95% interval.
+    alternating, and print the wins, draws and losses of A (as Light and as Dark), its
+    score and the Elo difference with its 95% interval.
 
     A player is 'engine' (MCTS-Solver, df-pn first), 'mcts' (the same tree search
     without the solver and df-pn), 'mcts-flat' (flat Monte Carlo: the same playouts
     spread evenly over the moves), each with ':time=S' (seconds a
     move, default 1) or ':playouts=N' (the engine also ',dfpn=N': df-pn's nodes before
-    its tree, default 20,000), or 'random'.  With playout budgets and a --seed a match
-    replays exactly.
+    its tree, default 20,000), or 'random'.  Each game's seed is fixed by --seed and
+    its number, so with playout budgets a match replays exactly, whatever --jobs.
+
+    Every finished game goes to the state file at once: after Ctrl-C or a kill the same
+    command plays only the missing games.  Exit code 0, 2 bad input, 1 a game failed,
+    130 interrupted.
 
     \b
     Examples:
       meridians match engine:time=1 random --board 6/7 --games 20
-      meridians match engine:playouts=2000 mcts-flat:playouts=2000 --board 5/6 --json
+      meridians match engine:playouts=2000 mcts-flat:playouts=2000 --board 5/6 --jobs 2 --json
+      meridians match engine:playouts=500 random --board 4/5 --games 10 --records games/
     """
-    from .match import parse_player, run_match
+    from .match import MAX_JOBS, MatchError, MatchInterrupted, default_state, parse_player, run_match
+    from .search.progress import progress_mode
 
     board = Board.parse(board_name)
     a, b = parse_player(player_a), parse_player(player_b)
-    live = sys.stderr.isatty()
-
-    def progress(done: int, r) -> None:
-        click.echo(f"\r\x1b[Kgame {done}/{games}: A {r.a_wins}, B {r.b_wins}, draws {r.draws}", err=True, nl=False)
-        if done == games:
-            click.echo("\r\x1b[K", err=True, nl=False)
-
-    r = run_match(a, b, board.name, games, seed, progress=progress if live else None)
+    if not 1 <= jobs_n <= MAX_JOBS:
+        _fail(f"--jobs {jobs_n}: give a whole number from 1 to {MAX_JOBS}")
+    if records_dir is not None and os.path.exists(records_dir) and not os.path.isdir(records_dir):
+        _fail(f"--records {records_dir}: not a folder")
+    path = state_file or default_state(a, b, board.name, seed)
+    bar = _MatchBar(progress_mode(sys.stderr.isatty() or not as_json, sys.stderr), games)
+    try:
+        r = run_match(a, b, board.name, games, seed, progress=bar.update, jobs=jobs_n, state=path,
+                      remove_state=state_file is None, records=records_dir)
+    except MatchInterrupted as e:
+        bar.close()
+        click.echo(f"meridians: {e}", err=True)
+        sys.exit(130)
+    except MatchError as e:
+        bar.close()
+        click.echo(f"meridians: error: {e}", err=True)
+        sys.exit(1)
+    finally:
+        bar.close()
     if as_json:
         click.echo(json.dumps(r.as_dict()))
         return
@@ -485,14 +513,67 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     def signed(x: float | None, none: str) -> str:
         return none if x is None else f"{x:+.0f}"
 
-    w = max(len(r.a), len(r.b), 6) + 2
-    click.echo(f"match on {board.name}: {r.games} games, seed {seed} (A is Light in odd-numbered games)")
-    click.echo(f"  {'player':{w}} {'wins':>5} {'as Light':>8} {'as Dark':>8}")
-    click.echo(f"  A {r.a:{w - 2}} {r.a_wins:>5} {r.a_light_wins:>8} {r.a_wins - r.a_light_wins:>8}")
-    click.echo(f"  B {r.b:{w - 2}} {r.b_wins:>5} {r.b_light_wins:>8} {r.b_wins - r.b_light_wins:>8}")
-    click.echo(f"  {'draws':{w}} {r.draws:>5}")
-    click.echo(f"  score of A {r.score:.3f}; Elo difference A - B {signed(r.elo, '+inf' if r.score >= 1 else '-inf')} "
+    resumed = f", {r.resumed} resumed from {path}" if r.resumed else ""
+    click.echo(f"match on {board.name}: {r.games} games, seed {seed} (A is Light in odd-numbered games){resumed}")
+    click.echo(f"  A: {r.a}")
+    click.echo(f"  B: {r.b}")
+    click.echo(f"  {'A':9} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} {'score':>6}")
+    light_losses = r.a_light_games - r.a_light_wins - r.a_light_draws
+    dark = (r.games - r.a_light_games, r.a_wins - r.a_light_wins, r.draws - r.a_light_draws, r.b_light_wins)
+    for label, (n, w, d, lost) in (("as Light", (r.a_light_games, r.a_light_wins, r.a_light_draws, light_losses)),
+                                   ("as Dark", dark), ("in all", (r.games, r.a_wins, r.draws, r.b_wins))):
+        score = f"{(w + d / 2) / n:.3f}" if n else "-"
+        click.echo(f"  {label:9} {n:>6} {w:>6} {d:>6} {lost:>6} {score:>6}")
+    click.echo(f"  Elo difference A - B {signed(r.elo, '+inf' if r.score >= 1 else '-inf')} "
                f"(95%: {signed(r.elo_low, '-inf')} to {signed(r.elo_high, '+inf')})")
+    if r.state:
+        click.echo(f"  state: {r.state}")
+    if records_dir is not None:
+        click.echo(f"  records: {records_dir}")
+
+
+class _MatchBar:
+    """The progress of a match on stderr: ``'live'`` a bar redrawn in place (a terminal),
+    ``'lines'`` a line per finished game (at most one a second, and the last), ``'off'``
+    nothing.  The ETA is from this run's games (resumed ones took no time)."""
+
+    def __init__(self, mode: str, games: int):
+        self.mode, self.games = mode, games
+        self.t0 = time.monotonic()
+        self.first: int | None = None  # games done when this run started
+        self.shown = 0.0
+        self.drawn = False
+
+    def update(self, done: int, r) -> None:
+        if self.mode == "off":
+            return
+        now = time.monotonic()
+        if self.first is None:
+            self.first, self.t0 = done, now
+            if r.resumed:
+                click.echo(f"meridians: resumed {r.resumed} finished games of {self.games} from {r.state}", err=True)
+        played = done - self.first
+        eta = ""
+        if played and done < self.games:
+            left = (now - self.t0) / played * (self.games - done)
+            eta = f", ETA {int(left) // 60}:{int(left) % 60:02d}"
+        text = (f"{done}/{self.games} games: A {r.a_wins}, B {r.b_wins}, draws {r.draws}, "
+                f"score of A {r.score:.3f}{eta}" if done else f"0/{self.games} games")
+        if self.mode == "live":
+            width = shutil.get_terminal_size((80, 20)).columns
+            cells = 20
+            full = cells * done // self.games
+            line = f"[{'#' * full}{'.' * (cells - full)}] {text}"
+            click.echo("\r\x1b[K" + line[: width - 1], err=True, nl=False)
+            self.drawn = True
+        elif played and (now - self.shown >= 1.0 or done == self.games):
+            self.shown = now
+            click.echo(f"meridians: {text}", err=True)
+
+    def close(self) -> None:
+        if self.drawn:
+            click.echo("\r\x1b[K", err=True, nl=False)
+            self.drawn = False
 
 
 def _check_scheduler(address: str) -> None:
