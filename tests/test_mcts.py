@@ -22,13 +22,14 @@ def _engine(pos: Position, playouts: int, seed: int = 1, **kw) -> mcts.EngineRes
     return mcts.search(pos, playouts=playouts, seed=seed, **kw)
 
 
-@pytest.mark.parametrize("board, plies, playouts", [("2/3", 5, 20_000), ("3/4", 22, 5_000)])
-def test_proven_values_agree_with_dfpn(board, plies, playouts):
+@pytest.mark.parametrize("board, plies, playouts, tries", [("2/3", 5, 20_000, 1), ("3/4", 22, 5_000, 1),
+                                                            ("3/4", 22, 5_000, 4)])
+def test_proven_values_agree_with_dfpn(board, plies, playouts, tries):
     # the tree alone (no df-pn first): every value and every root move's value it
-    # proves is df-pn's
+    # proves is df-pn's, whatever the playouts (tries: the playout policy)
     proven = moves_proven = 0
     for pos in random_positions(board, 8, plies, seed=3):
-        r = _engine(pos, playouts, dfpn_nodes=0)
+        r = _engine(pos, playouts, dfpn_nodes=0, tries=tries)
         if r.proven:
             assert r.source == "tree" and r.win_rate is None
             assert r.value == prove(pos, tt_mb=16).value, str(pos)
@@ -117,7 +118,8 @@ def test_a_full_tree_stops_the_search_cleanly():
 def test_bad_budgets_are_refused():
     pos = Position.start("2/3")
     for kw in ({}, {"playouts": 0}, {"playouts": -1}, {"playouts": 1.5}, {"seconds": float("nan")},
-               {"seconds": 0}, {"playouts": 10, "dfpn_nodes": -1}, {"playouts": 10, "exploration": float("inf")}):
+               {"seconds": 0}, {"playouts": 10, "dfpn_nodes": -1}, {"playouts": 10, "exploration": float("inf")},
+               {"playouts": 10, "tries": 0}, {"playouts": 10, "tries": True}, {"playouts": 10, "tries": "2"}):
         with pytest.raises(ValueError):
             mcts.search(pos, **kw)
 
@@ -289,3 +291,31 @@ def test_a_short_time_is_not_spent_by_dfpn_alone():
     assert r.source == "estimate" and r.dfpn_nodes > 0
     assert r.best in pos.legal_moves() and r.iterations >= len(pos.legal_moves())
     assert sum(m.visits > 0 for m in r.moves) == len(pos.legal_moves())
+
+
+def test_a_lost_position_is_played_as_a_search_without_the_solver_would():
+    # proven lost by df-pn or by the tree: the value stays the proof, the move is the
+    # one the plain search (same seed, same playouts) prefers; without resist, the
+    # proof's own choice
+    pos = _proven_loss()
+    plain = _engine(pos, 3000, dfpn_nodes=0, solver=False)
+    for dfpn in (0, 20_000):
+        r = _engine(pos, 3000, dfpn_nodes=dfpn)
+        assert (r.value, r.source, r.win_rate) == (Value.LOSS, "tree" if dfpn == 0 else "dfpn", None)
+        assert r.best == plain.best and r.line == plain.line
+        assert sorted(m.move for m in r.moves) == sorted(pos.legal_moves())
+        assert all(m.value == Value.LOSS and m.win_rate is None for m in r.moves)
+        assert any("proven lost" in n for n in r.notes)
+    bare = _engine(pos, 3000, dfpn_nodes=20_000, resist=False)
+    assert bare.value == Value.LOSS and len(bare.moves) == 1 and bare.line[0] == bare.best
+
+
+def test_the_playout_policy_is_seeded_and_changes_the_estimates():
+    # tries > 1 redraws playout moves that remove the mover's own stones: the same seed
+    # gives the same search, and the estimates differ from uniform playouts'
+    pos = random_positions("4/5", 1, 16, seed=2)[0]
+    a, b = (_engine(pos, 2000, seed=5, dfpn_nodes=0, tries=3).as_dict() for _ in range(2))
+    u = _engine(pos, 2000, seed=5, dfpn_nodes=0, tries=1).as_dict()
+    for d in (a, b, u):
+        d.pop("seconds")
+    assert a == b and a["moves"] != u["moves"]

@@ -13,10 +13,11 @@ a budget of playouts or seconds.  Two kinds of answer, never mixed up:
   percentage of games and never a proof.
 
 The tree and its compiled iteration loop are in :mod:`solver.search.mcts_tree` (UCT
-selection with the exploration constant :data:`EXPLORATION`, uniform random playouts by
-the compiled core, the MCTS-Solver back-up; why a proven value holds under the repetition
+selection with the exploration constant :data:`EXPLORATION`, random playouts that avoid
+moves losing the mover's own stones (:data:`PLAYOUT_TRIES`), the MCTS-Solver back-up; why a proven value holds under the repetition
 rule is argued there).  The best move is a proven winning move if there is one, else the
-most visited move that is not proven lost (the most visited of all when every move loses).
+most visited move that is not proven lost; when every move loses, the move a search
+without the solver prefers (the opponent may miss the win: ``resist``).
 :class:`Engine` does the same and keeps its tree from one move of a game to the next.
 
 >>> from solver import Position
@@ -41,12 +42,17 @@ from .limit import LimitError, check_seconds
 from .values import Value
 
 __all__ = ["search", "Engine", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
-           "MAX_PLAYOUTS", "EXPAND_AT"]
+           "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES"]
 
 #: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
-#: 0.7, a common choice in MCTS practice (UCB1 itself is c = sqrt(2), which explores
-#: more); not tuned for Meridians yet
-EXPLORATION = 0.7
+#: tuned on 5/6 at 1,000 playouts a move (the tree search without the solver against
+#: itself, 40 games each, scripts/bench_strength.py's matches): 0.3 beat 0.7 28-12, 1.2
+#: lost to 0.7 15-25, 0.15 drew with 0.3 20-20
+EXPLORATION = 0.3
+#: the playout policy: a playout move that removes some of the mover's own stones (a
+#: group left with no path) is drawn again, up to this many draws in all (1: uniform
+#: random playouts); 3 beat 1 30-10 at equal playouts on 5/6
+PLAYOUT_TRIES = 3
 #: a leaf is expanded once it has been visited this often (the root at once)
 EXPAND_AT = 1
 #: df-pn's node budget before the tree search (0: none); a table of DFPN_TT_MB MiB
@@ -135,6 +141,8 @@ def search(
     max_tree_nodes: int = MAX_TREE_NODES,
     expand_at: int = EXPAND_AT,
     solver: bool = True,
+    resist: bool = True,
+    tries: int = PLAYOUT_TRIES,
     progress: Callable[[dict], None] | None = None,
 ) -> EngineResult:
     """Search ``position`` for its player to move within ``playouts`` iterations (each
@@ -142,7 +150,10 @@ def search(
     (whichever ends first; one of them is needed).  With a playout budget and no time
     the result depends only on the position, the options and ``seed``.  ``solver=False``
     (with ``dfpn_nodes=0``: plain MCTS, to measure what the solver adds): no proof is
-    backed up, so the value is always an estimate.
+    backed up, so the value is always an estimate.  ``resist`` (with the solver): in a
+    position proven lost, the move is the one a search without the solver prefers for
+    the same budget (see :meth:`Engine.search`), not an arbitrary losing move.
+    ``tries``: the playout policy (:data:`PLAYOUT_TRIES`; 1: uniform random playouts).
 
     Before the tree, df-pn gets ``dfpn_nodes`` nodes (0: skipped) and, with a time
     budget, at most a quarter of it; a position it decides is answered at once.  The
@@ -154,7 +165,7 @@ def search(
     call: :class:`Engine` keeps it from one move of a game to the next.
     """
     engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
-                    expand_at=expand_at, solver=solver)
+                    expand_at=expand_at, solver=solver, resist=resist, tries=tries)
     return engine.search(position, playouts=playouts, seconds=seconds, progress=progress)
 
 
@@ -169,23 +180,47 @@ class Engine:
     the options and ``seed``."""
 
     def __init__(self, *, seed: int = 1, exploration: float = EXPLORATION, dfpn_nodes: int = DFPN_NODES,
-                 max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True):
+                 max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True,
+                 resist: bool = True, tries: int = PLAYOUT_TRIES):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"the seed is a whole number, not {seed!r}")
         if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
             raise ValueError(f"the exploration constant is a finite number >= 0, not {exploration!r}")
-        for name, v in (("dfpn_nodes", dfpn_nodes), ("max_tree_nodes", max_tree_nodes), ("expand_at", expand_at)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ValueError(f"{name} is a whole number >= 0, not {v!r}")
+        for name, v, least in (("dfpn_nodes", dfpn_nodes, 0), ("max_tree_nodes", max_tree_nodes, 0),
+                               ("expand_at", expand_at, 0), ("tries", tries, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                raise ValueError(f"{name} is a whole number >= {least}, not {v!r}")
         self.seed = seed & (2**64 - 1)
         self.exploration, self.dfpn_nodes, self.max_tree_nodes = exploration, dfpn_nodes, max_tree_nodes
-        self.expand_at, self.solver = expand_at, bool(solver)
+        self.expand_at, self.solver, self.resist, self.tries = expand_at, bool(solver), bool(resist), tries
         self._tree: M.Tree | None = None
         self._root: Position | None = None
 
     def search(self, position: Position, *, playouts: int | None = None, seconds: float | None = None,
                progress: Callable[[dict], None] | None = None) -> EngineResult:
-        """See :func:`search`."""
+        """See :func:`search`.  A position proven lost (by df-pn or the tree), with
+        ``resist``: every move loses against perfect play, but the opponent may not find
+        the win, so the move played is the one a fresh search without the solver and
+        without df-pn (the same exploration, same seed) prefers for the same playouts or
+        the time left (at least every root move tried once): the move that keeps the
+        most winning chances in random play.  The value stays the proven loss, every
+        move ``'loss'``; the visits and line are that search's."""
+        t0 = time.perf_counter()
+        r = self._search(position, playouts, seconds, progress)
+        if not (self.resist and self.solver and r.value is Value.LOSS and r.source != "rules"):
+            return r
+        left = None if seconds is None else max(seconds - (time.perf_counter() - t0), 1e-3)
+        plain = Engine(seed=self.seed, exploration=self.exploration, dfpn_nodes=0, max_tree_nodes=self.max_tree_nodes,
+                       expand_at=self.expand_at, solver=False, tries=self.tries)
+        p = plain._search(position, playouts, left, progress)
+        moves = [MoveInfo(m.move, m.visits, m.share, None, Value.LOSS) for m in p.moves]
+        note = f"proven lost: the move a search without the solver prefers ({p.playouts:,} playouts)"
+        return EngineResult(r.position, p.best, r.value, r.source, None, moves, p.line, r.playouts + p.playouts,
+                            r.iterations + p.iterations, r.nodes, time.perf_counter() - t0, r.seed, r.dfpn_nodes,
+                            r.notes + [note])
+
+    def _search(self, position: Position, playouts: int | None, seconds: float | None,
+                progress: Callable[[dict], None] | None) -> EngineResult:
         playouts, seconds = _check_budget(playouts, seconds)
         seed, max_tree_nodes = self.seed, self.max_tree_nodes
         board = position.board
@@ -214,7 +249,7 @@ class Engine:
                                     0, 0, 0, time.perf_counter() - t0, seed, spent, notes)
         if R is None:
             R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, self.exploration,
-                           self.expand_at, 20 * t.n, solver=self.solver)
+                           self.expand_at, 20 * t.n, solver=self.solver, tries=self.tries)
             R = M.set_root(R, position.array(), position.side_index,
                            [(p.bitboards, p.side_index) for p in position.earlier()])
         self._tree, self._root = R, position
