@@ -64,13 +64,18 @@ def _planted() -> tuple[Position, list[str], int, str]:
     raise AssertionError("no position to plant a blunder in")  # pragma: no cover
 
 
+def _played(start: Position, moves: list[str]) -> Game:
+    game = Game(start)
+    for m in moves:
+        game.play(m)
+    return game
+
+
 # -- the analysis ----------------------------------------------------------------------
 def test_analysis_finds_a_planted_blunder_in_a_3_4_game():
     start, moves, ply, bad = _planted()
     a = _analyse(start, moves)
-    game = Game(start)
-    for m in moves:
-        game.play(m)
+    game = _played(start, moves)
     before = game.positions[ply]
     found = {b.ply: b for b in a.blunders}
     assert ply in found, [b.as_dict() for b in a.blunders]
@@ -91,9 +96,7 @@ def _game_23(seed: int) -> tuple[Position, list[str], list[Position]]:
 @pytest.mark.parametrize("seed", [3, 8])
 def test_forced_from_agrees_with_plain_dfpn_on_every_position(seed):
     start, moves, _ = _game_23(seed)
-    game = Game(start)
-    for m in moves:
-        game.play(m)
+    game = _played(start, moves)
     a = _analyse(start, moves)
     result = game.outcome
     assert a.result == result and result is not None
@@ -114,9 +117,7 @@ def test_forced_from_agrees_with_plain_dfpn_on_every_position(seed):
 def test_forced_from_of_the_planted_game_agrees_with_dfpn():
     start, moves, _, _ = _planted()
     a = _analyse(start, moves)
-    game = Game(start)
-    for m in moves:
-        game.play(m)
+    game = _played(start, moves)
     values = [_value(p) for p in game.positions]
     winner = game.outcome
     assert winner in ("L", "D")
@@ -139,9 +140,7 @@ def test_proven_values_agree_with_dfpn_and_estimates_are_labelled():
     a = _analyse(start, moves, dfpn_nodes=2_000)
     sources = {e.source for e in a.positions}
     assert "engine" in sources and "proof" in sources and "rules" in sources
-    game = Game(start)
-    for m in moves:
-        game.play(m)
+    game = _played(start, moves)
     for e, pos in zip(a.positions, game.positions):
         if e.source == "engine":
             assert e.value == Value.UNKNOWN and not e.proven and 0 <= e.win_rate <= 1
@@ -205,9 +204,7 @@ def test_analysis_checks_its_budget_and_moves():
 # -- the command -------------------------------------------------------------------------
 def _record(tmp_path: Path, seed: int = 3) -> tuple[Path, list[str], str]:
     start, moves, g = _game_23(seed)
-    game = Game(start)
-    for m in moves:
-        game.play(m)
+    game = _played(start, moves)
     path = tmp_path / "game.txt"
     path.write_text(GameRecord.from_game(game, {"Light": "Ann", "Dark": "Bob"}).text())
     return path, moves, game.outcome
