@@ -373,11 +373,9 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
         seconds = check_seconds(seconds, "--time")
         if playouts is not None:
             # read here, not by click: its message repeats a value of thousands of digits
-            text = playouts.strip()
-            if not (text.isdigit() and text.isascii() and len(text) <= 13 and 1 <= int(text) <= 10**12):
-                shown = repr(playouts) if len(playouts) <= 30 else f"of {len(playouts)} characters"
-                raise LimitError(f"--playouts {shown}: give a whole number from 1 to 10**12")
-            playouts = int(text)
+            from .interactive import parse_playouts
+
+            playouts = parse_playouts(playouts)
     except LimitError as e:
         _fail(str(e))
     if seconds is None and playouts is None:
