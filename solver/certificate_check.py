@@ -52,13 +52,13 @@ does not prove its claim, the first problem named; exit 1).
 
 from __future__ import annotations
 
-import functools
 import gc
 import gzip
 import json
 import multiprocessing
 import os
 import reprlib
+import signal
 import sys
 import zlib
 from array import array
@@ -70,8 +70,8 @@ from .board import Board, BoardError
 from .notation import parse_position
 from .settled import SettledError, check_settled
 
-__all__ = ["CertificateError", "CertificateFileError", "FORMAT", "VERSION", "VERSION_SETTLED", "VERSIONS",
-           "check", "check_data",
+__all__ = ["CertificateError", "CertificateFileError", "CheckerProcessError",
+           "FORMAT", "VERSION", "VERSION_SETTLED", "VERSIONS", "check", "check_data",
            "check_file", "read_certificate", "summary", "main"]
 
 FORMAT = "meridians-certificate"
@@ -95,6 +95,11 @@ class CertificateFileError(CertificateError):
     """A file that is not a certificate file: unreadable, not (whole) JSON, too deeply
     nested, or not a certificate object of a known format version.  Bad input, not a
     rejected proof."""
+
+
+class CheckerProcessError(RuntimeError):
+    """A checking process (``jobs`` > 1) ended without an answer, killed from outside
+    (for example for memory): the certificate was neither accepted nor rejected."""
 
 
 _SHOW = reprlib.Repr()
@@ -162,6 +167,9 @@ def main(argv: list[str] | None = None) -> None:
     except CertificateError as e:
         print(f"certificate_check: certificate rejected: {e}", file=sys.stderr)
         sys.exit(1)
+    except CheckerProcessError as e:
+        print(f"certificate_check: error: {e}", file=sys.stderr)
+        sys.exit(2)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
@@ -532,10 +540,9 @@ def _in_chunks(c: _Certificate, work, jobs: int, progress, stage: str):
         # neither reading nor the workers' garbage collector writes to its pages
         gc.freeze()
         try:
-            with multiprocessing.get_context("fork").Pool(min(jobs, len(ranges))) as pool:
-                for (lo, hi), part in zip(ranges, pool.imap(functools.partial(_shared, work), ranges)):
-                    report(hi)
-                    yield lo, part
+            for (lo, hi), part in zip(ranges, _forked(work, ranges, min(jobs, len(ranges)))):
+                report(hi)
+                yield lo, part
         finally:
             _SHARED = None
             gc.unfreeze()
@@ -545,8 +552,54 @@ def _in_chunks(c: _Certificate, work, jobs: int, progress, stage: str):
         report(hi)
 
 
-def _shared(work, bounds: tuple[int, int]):
-    return work(_SHARED, *bounds)
+def _forked(work, ranges: list[tuple[int, int]], jobs: int):
+    """``work(_SHARED, lo, hi)`` for each range, in order, from ``jobs`` forked processes:
+    process k takes ranges k, k + jobs, ... in turn and sends each result, or the error
+    that stops it, down a pipe of its own, which is read when that range's turn comes.
+    Every process has ended when the generator ends, is closed or raises.
+
+    (Not multiprocessing.Pool: leaving its ``with`` block calls ``terminate``, which can
+    deadlock, CPython issues 73945, 78178 and 96995; a CI run hung there for 90 minutes.)"""
+    ctx = multiprocessing.get_context("fork")
+    pipes, procs = [], []
+    try:
+        for k in range(jobs):
+            receive, send = ctx.Pipe(duplex=False)
+            p = ctx.Process(target=_serve, args=(work, ranges[k::jobs], send), daemon=True)
+            p.start()
+            send.close()  # the worker's end: when the worker ends, reading gives EOFError
+            pipes.append(receive)
+            procs.append(p)
+        for i in range(len(ranges)):
+            try:
+                ok, value = pipes[i % jobs].recv()
+            except EOFError:
+                p = procs[i % jobs]
+                p.join(1.0)
+                raise CheckerProcessError(f"a checking process ended without an answer (exit code {p.exitcode}); "
+                                          f"try fewer --jobs") from None
+            if not ok:
+                raise value
+            yield value
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+            p.join()
+        for receive in pipes:
+            receive.close()
+
+
+def _serve(work, ranges: list[tuple[int, int]], send) -> None:
+    """A checking process: each range's result down ``send``, or the first error and stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which ends us
+    for lo, hi in ranges:
+        try:
+            result = (True, work(_SHARED, lo, hi))
+        except Exception as e:  # a CertificateError, in the order a single process finds it
+            send.send((False, e))
+            return
+        send.send(result)
 
 
 #: longer than any position of the largest board (7/8: 15 rows of at most 15 characters)

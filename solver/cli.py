@@ -946,7 +946,7 @@ def check_certificate(file: str, jobs_n: int | None) -> None:
     """
     import os
 
-    from .certificate_check import CertificateError, CertificateFileError, check_file, summary
+    from .certificate_check import CertificateError, CertificateFileError, CheckerProcessError, check_file, summary
 
     def progress(stage: str, done: int, total: int) -> None:
         click.echo(f"  {stage} {done:,} of {total:,} positions ({time.perf_counter() - t0:.0f} s)", err=True)
@@ -954,7 +954,7 @@ def check_certificate(file: str, jobs_n: int | None) -> None:
     t0 = time.perf_counter()
     try:
         head, n = check_file(file, progress, jobs=jobs_n or os.cpu_count() or 1)
-    except CertificateFileError as e:
+    except (CertificateFileError, CheckerProcessError) as e:
         _fail(str(e))
     except CertificateError as e:
         click.echo(f"meridians: certificate rejected: {e}", err=True)

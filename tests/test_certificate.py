@@ -221,6 +221,31 @@ def test_checking_in_two_processes_finds_what_one_finds(cert23, monkeypatch):
     assert errors[0] == errors[1] and f"node {min(early['id'], late['id'])} " in errors[0]
 
 
+def test_a_checking_process_that_dies_is_an_error_and_none_is_left(cert23, monkeypatch):
+    import multiprocessing
+    import os
+
+    import solver.certificate_check as C
+
+    monkeypatch.setattr(C, "_CHUNK", 40)
+    check_range = C._check_range
+
+    def dies_at_the_third_chunk(c, lo, hi):
+        if lo == 2 * C._CHUNK:
+            os._exit(3)
+        return check_range(c, lo, hi)
+
+    monkeypatch.setattr(C, "_check_range", dies_at_the_third_chunk)
+    with pytest.raises(C.CheckerProcessError, match=r"ended without an answer \(exit code 3\)"):
+        check_data(cert23, jobs=2)
+    assert multiprocessing.active_children() == []
+    bad = copy.deepcopy(cert23)
+    bad["nodes"][len(bad["nodes"]) // 2]["move"] = "zz"
+    with pytest.raises(CertificateError):
+        check_data(bad, jobs=3)
+    assert multiprocessing.active_children() == []
+
+
 def test_a_child_won_by_lookahead_is_found_after_proving_again():
     # Dark to move wins in two: every Light reply after Dark's move ends the game, a child
     # df-pn settles by its lookahead without a table entry of its own.  With the table
