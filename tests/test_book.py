@@ -315,7 +315,7 @@ def test_filters_and_paging(tmp_path: Path, driver) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    names = ("block", "sacrifice", "quiet key")
+    names = ("block", "quiet-key", "sacrifice")  # in the order records list them
     ps = [Themed(**{f: getattr(p, f) for f in p.__dataclass_fields__ if f != "themes"},
                  themes=tuple(names[j] for j in range(3) if (i >> j) & 1))
           for i, p in enumerate(committed("4-5-c1")[:27] + committed("4-5-c2")[:12] + committed("4-5-c3")[:6])]
