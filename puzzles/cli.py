@@ -108,8 +108,10 @@ def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None)
               help="Folder of the book; index.html is written there.")
 @click.option("--title", default=None, help="Title of the page.")
 def book(files: tuple[str, ...], out_dir: str, title: str | None) -> None:
-    """Write a puzzle book: one self-contained index.html (inline SVG, CSS and script)
-    with every puzzle of the JSON-lines FILEs and each solution behind a button.
+    """Write a puzzle book: one self-contained index.html (inline CSS and script, no
+    network) with every puzzle of the JSON-lines FILEs, 20 a page, filters by N, theme
+    and rating; solve by clicking points (right / wrong, the defender answers) and step
+    through the whole line.
 
     \b
     Examples:

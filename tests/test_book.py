@@ -1,5 +1,9 @@
 """The puzzle book (puzzles/book.py) in a real browser: headless Chromium under Selenium.
 
+What the page shows is checked against the networkx reference rules (solver.reference),
+not against the rules the book was computed with: the target's group, the stones after
+each move of the line, and whether the defender's last reply is "any".
+
 It needs Debian's ``chromium`` and ``chromium-driver`` (/usr/bin/chromium,
 /usr/bin/chromedriver), which ``.ci/run`` installs; Selenium is pointed at them so that
 Selenium Manager never downloads a browser or a driver.  Under CI (env ``CI`` or
@@ -9,15 +13,19 @@ elsewhere it is skipped with the reason.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
-from puzzles.book import write_book
-from puzzles.record import write_jsonl
+from puzzles.book import ANY, PER_PAGE, book_data, book_html, write_book
+from puzzles.record import COMMITTED, Puzzle, load_jsonl, write_jsonl
+from solver import reference
+from solver.board import Board
 from test_puzzle_record import random_puzzle
 
 CHROMIUM = "/usr/bin/chromium"
@@ -67,6 +75,85 @@ def driver():
         profile.cleanup()
 
 
+
+@dataclass(frozen=True)
+class Themed(Puzzle):
+    """A record with themes, whether or not puzzles/record.py has the field yet."""
+
+    themes: tuple = ()
+
+
+def committed(name: str) -> list[Puzzle]:
+    return load_jsonl(COMMITTED / f"{name}.jsonl")
+
+
+# -- what the reference rules say ----------------------------------------------------------
+def ref_start(p: Puzzle):
+    pos = p.to_position()
+    b = pos.board
+    return (b, frozenset(map(b.index, pos.stones("L"))), frozenset(map(b.index, pos.stones("D"))), pos.to_move)
+
+
+def ref_play(state, move: str):
+    b, light, dark, side = state
+    return (b, *reference.play(b, light, dark, side, b.index(move)))
+
+
+def ref_stones(state) -> set[str]:
+    """``{"L c2", "D d4", ...}``: what the page's ``.stone`` elements must say."""
+    b, light, dark, _ = state
+    return {f"L {b.name_of(i)}" for i in light} | {f"D {b.name_of(i)}" for i in dark}
+
+
+def ref_group(state, target: str) -> set[str]:
+    b, light, dark, side = state
+    stones = dark if side == "L" else light
+    i = b.index(target)
+    return {b.name_of(q) for g in reference.groups(b, stones) if i in g for q in g}
+
+
+# -- what the page shows ---------------------------------------------------------------
+def board_of(driver, card) -> dict:
+    """The stones (``"L c2"``), marks, dead points and last move drawn on a card's board."""
+    return driver.execute_script("""
+        var v = arguments[0].querySelector('.board-view');
+        function pts(sel) { return Array.from(v.querySelectorAll(sel)).map(function (e) { return e.getAttribute('data-point'); }); }
+        return { stones: Array.from(v.querySelectorAll('.stone')).map(function (e) {
+                   return (e.classList.contains('light') ? 'L ' : 'D ') + e.getAttribute('data-point'); }),
+                 marks: pts('.mark'), dead: pts('.dead'), last: pts('.last'), hits: pts('.hit'),
+                 svgs: v.querySelectorAll('svg').length, width: v.getBoundingClientRect().width };""", card)
+
+
+def shown_ids(driver) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('article.card')).filter(function (c) { return !c.hidden; })"
+        ".map(function (c) { return c.getAttribute('data-id'); });")
+
+
+def status(card) -> str:
+    from selenium.webdriver.common.by import By
+
+    return card.find_element(By.CSS_SELECTOR, ".status").text
+
+
+def click_point(card, point: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    card.find_element(By.CSS_SELECTOR, f'.hit[data-point="{point}"]').click()
+
+
+def wait_for(driver, what, timeout: float = 5.0):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda _: what())
+
+
+def no_errors_nothing_fetched(driver) -> None:
+    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+    severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == []
+
+
 def test_book_cli(tmp_path: Path, run_cli) -> None:
     ps = book_puzzles()
     f = tmp_path / "p.jsonl"
@@ -76,6 +163,8 @@ def test_book_cli(tmp_path: Path, run_cli) -> None:
     page = (tmp_path / "book" / "index.html").read_text(encoding="utf-8")
     assert "<title>T &lt;1&gt;</title>" in page and page.count('<article class="card"') == 4
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+    # one drawing per board size, not one picture per puzzle
+    assert page.count('<g id="lattice-') == 2 and page.count("<svg") == 1 + page.count("'<svg")
 
 
 @pytest.mark.browser
@@ -91,51 +180,221 @@ def test_book_in_browser(tmp_path: Path, driver) -> None:
     for card, p in zip(cards, ps):
         assert card.find_element(By.TAG_NAME, "h2").text == p.id
         assert card.find_element(By.CSS_SELECTOR, ".task").text == p.task()
-        board = card.find_element(By.CSS_SELECTOR, ".board-view svg")
-        assert board.is_displayed() and board.size["width"] > 100
-        n_stones = len(p.to_position().stones("L") | p.to_position().stones("D"))
-        assert len(board.find_elements(By.CSS_SELECTOR, ".stone")) == n_stones
-        assert board.find_elements(By.CSS_SELECTOR, f'.mark[data-point="{p.target}"]')
+        assert card.get_attribute("data-key") == p.key and card.get_attribute("data-n") == str(p.n)
+        drawn = board_of(driver, card)
+        start = ref_start(p)
+        assert drawn["svgs"] == 1 and drawn["width"] > 100
+        assert sorted(drawn["stones"]) == sorted(ref_stones(start))
+        assert set(drawn["marks"]) == ref_group(start, p.target) and p.target in drawn["marks"]
+        assert sorted(drawn["hits"]) == sorted(start[0].names) and drawn["last"] == []
         # the solution is in the page but hidden
         solution = card.find_element(By.CSS_SELECTOR, ".solution")
         assert solution.get_attribute("hidden") is not None and not solution.is_displayed()
         assert "Key:" not in card.text and "Line:" not in card.text
-        assert card.get_attribute("data-key") == p.key
 
-    # the button reveals the key, the line and the board after the key; again hides them
+    # the button reveals the key and the line and steps through the line; again hides them
     first, p = cards[0], ps[0]
     button = first.find_element(By.CSS_SELECTOR, "button.reveal")
     assert button.text == "Show solution" and button.get_attribute("aria-expanded") == "false"
+    assert not first.find_element(By.CSS_SELECTOR, ".stepper").is_displayed()
     button.click()
     solution = first.find_element(By.CSS_SELECTOR, ".solution")
     assert solution.is_displayed()
     assert first.find_element(By.CSS_SELECTOR, ".solution-key").text == f"Key: {p.key}"
-    assert first.find_element(By.CSS_SELECTOR, ".solution-line").text == f"Line: {p.solution_text()}"
-    after = first.find_element(By.CSS_SELECTOR, ".after-key svg")
-    assert after.is_displayed() and after.find_elements(By.CSS_SELECTOR, '.last')
+    assert first.find_element(By.CSS_SELECTOR, ".solution-line").text.startswith(f"Line: 1. {p.key}")
+    assert board_of(driver, first)["last"] == [p.key]  # the board after the key
     assert button.text == "Hide solution" and button.get_attribute("aria-expanded") == "true"
+    first.find_element(By.CSS_SELECTOR, '[data-step="first"]').click()
+    assert sorted(board_of(driver, first)["stones"]) == sorted(ref_stones(ref_start(p)))
     button.click()
     assert not solution.is_displayed() and button.text == "Show solution"
 
-    # a click on the board reveals too; a puzzle without a key says so
-    cards[1].find_element(By.CSS_SELECTOR, ".board-view").click()
-    assert cards[1].find_element(By.CSS_SELECTOR, ".solution").is_displayed()
-    assert f"Key: {ps[1].key}" in cards[1].text and "dual-free" in cards[1].text
+    # a puzzle without a key says so; show all, then hide all
+    assert "No key recorded" in status(cards[3])
     cards[3].find_element(By.CSS_SELECTOR, "button.reveal").click()
     assert "Key: not recorded" in cards[3].text
     assert not cards[2].find_element(By.CSS_SELECTOR, ".solution").is_displayed()
-
-    # show all, then hide all
     toggle = driver.find_element(By.ID, "toggle-all")
     toggle.click()
     assert all(c.find_element(By.CSS_SELECTOR, ".solution").is_displayed() for c in cards)
     toggle.click()
     assert not any(c.find_element(By.CSS_SELECTOR, ".solution").is_displayed() for c in cards)
+    no_errors_nothing_fetched(driver)
 
-    # nothing was fetched and nothing went wrong
-    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
-    severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    assert severe == []
+
+@pytest.mark.browser
+def test_solving_by_clicking(tmp_path: Path, driver) -> None:
+    from selenium.webdriver.common.by import By
+
+    # a dual-free capture in 2 from the committed sets, and a capture in 3 flagged as having
+    # duals (what the page says depends on the flag only)
+    two = next(p for p in committed("4-5-c2") if p.dual_free and len(p.line) == 4)
+    duals = replace(next(p for p in committed("4-5-c3") if len(p.line) == 6), dual_free=False)
+    path = write_book([two, duals], tmp_path / "book")
+    driver.get(path.as_uri())
+    card, card2 = driver.find_elements(By.CSS_SELECTOR, "article.card")
+    start = ref_start(two)
+    b = start[0]
+    assert status(card) == "Click the key."
+
+    # an occupied point and an illegal empty point are refused; a legal wrong point is wrong
+    taken = sorted(ref_stones(start))[0].split()[1]
+    click_point(card, taken)
+    assert "taken" in status(card)
+    legal = {b.name_of(i) for i in reference.legal_moves(*start)}
+    illegal = [n for n in b.names if n not in legal and f"L {n}" not in ref_stones(start)
+               and f"D {n}" not in ref_stones(start)]
+    if illegal:
+        click_point(card, illegal[0])
+        assert "not a legal move" in status(card)
+    wrong = next(n for n in sorted(legal) if n != two.key)
+    click_point(card, wrong)
+    assert status(card) == f"Wrong: {wrong} is not the key." and "wrong" in card.find_element(
+        By.CSS_SELECTOR, ".status").get_attribute("class")
+    assert board_of(driver, card)["last"] == []  # nothing was played
+
+    # the key: right, played, and the defender answers with the line's next move
+    click_point(card, two.key)
+    assert status(card).startswith(f"Right: {two.key} is the key.")
+    wait_for(driver, lambda: "Your move" in status(card))
+    after = ref_play(ref_play(start, two.line[0]), two.line[1])
+    drawn = board_of(driver, card)
+    assert drawn["last"] == [two.line[1]] and sorted(drawn["stones"]) == sorted(ref_stones(after))
+    assert set(drawn["marks"]) == ref_group(after, two.target)
+    # dual-free: any other legal point is wrong at this turn too
+    legal = sorted(b.name_of(i) for i in reference.legal_moves(*after))
+    wrong = next(n for n in legal if n != two.line[2])
+    click_point(card, wrong)
+    assert status(card).startswith(f"Wrong: {wrong}")
+
+    # the last move: the defender's reply removes the target's group, the puzzle is solved
+    click_point(card, two.line[2])
+    wait_for(driver, lambda: "Solved" in status(card))
+    drawn = board_of(driver, card)
+    before_reply = ref_play(after, two.line[2])
+    reply = drawn["last"][0]
+    final = ref_play(before_reply, reply)
+    assert sorted(drawn["stones"]) == sorted(ref_stones(final)) and drawn["marks"] == []
+    assert not any(s.endswith(f" {two.target}") for s in drawn["stones"])
+    bb, light, dark, side = before_reply
+    every_reply_captures = all(b.index(two.target) in reference.removed(bb, light, dark, side, m)
+                               for m in reference.legal_moves(bb, light, dark, side))
+    assert ("any move" in status(card)) == every_reply_captures
+    assert f"the group at {two.target} is captured" in status(card)
+
+    # step through the whole line: back, forward, first, last
+    stepper = card.find_element(By.CSS_SELECTOR, ".stepper")
+    assert stepper.is_displayed()
+    ply = stepper.find_element(By.CSS_SELECTOR, ".ply")
+    assert ply.text.endswith("(4 of 4)")
+    stepper.find_element(By.CSS_SELECTOR, '[data-step="back"]').click()
+    assert ply.text.endswith("(3 of 4)") and sorted(board_of(driver, card)["stones"]) == sorted(ref_stones(before_reply))
+    assert board_of(driver, card)["last"] == [two.line[2]]
+    stepper.find_element(By.CSS_SELECTOR, '[data-step="first"]').click()
+    assert ply.text.startswith("start") and sorted(board_of(driver, card)["stones"]) == sorted(ref_stones(start))
+    stepper.find_element(By.CSS_SELECTOR, '[data-step="fwd"]').click()
+    assert board_of(driver, card)["last"] == [two.key]
+    stepper.find_element(By.CSS_SELECTOR, '[data-step="last"]').click()
+    assert sorted(board_of(driver, card)["stones"]) == sorted(ref_stones(final))
+
+    # with duals: a point off the recorded line after the key is not called wrong outright
+    click_point(card2, duals.key)
+    wait_for(driver, lambda: "Your move" in status(card2))
+    after = ref_play(ref_play(ref_start(duals), duals.line[0]), duals.line[1])
+    other = next(n for n in sorted(b.name_of(i) for i in reference.legal_moves(*after)) if n != duals.line[2])
+    click_point(card2, other)
+    assert status(card2).startswith(f"Not the recorded line: {other} may win too")
+    click_point(card2, duals.line[2])
+    wait_for(driver, lambda: "Your move" in status(card2))
+    assert board_of(driver, card2)["last"] == [duals.line[3]]
+    no_errors_nothing_fetched(driver)
+
+
+@pytest.mark.browser
+def test_filters_and_paging(tmp_path: Path, driver) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    names = ("block", "quiet-key", "sacrifice")  # in the order records list them
+    ps = [Themed(**{f: getattr(p, f) for f in p.__dataclass_fields__ if f != "themes"},
+                 themes=tuple(names[j] for j in range(3) if (i >> j) & 1))
+          for i, p in enumerate(committed("4-5-c1")[:27] + committed("4-5-c2")[:12] + committed("4-5-c3")[:6])]
+    path = write_book(ps, tmp_path / "book")
+    driver.get(path.as_uri())
+    ids = [p.id for p in ps]
+    assert shown_ids(driver) == ids[:PER_PAGE]
+    info = driver.find_element(By.ID, "page-info")
+    assert info.text == f"puzzles 1\u2013{PER_PAGE} of {len(ps)}, page 1 of 3"
+    prev, nxt = driver.find_element(By.ID, "prev"), driver.find_element(By.ID, "next")
+    assert not prev.is_enabled()
+    nxt.click()
+    assert shown_ids(driver) == ids[PER_PAGE:2 * PER_PAGE]
+    # boards are drawn for the cards shown
+    assert all(board_of(driver, c)["svgs"] == 1 for c in driver.find_elements(By.CSS_SELECTOR, "article.card")
+               if c.is_displayed())
+    nxt.click()
+    assert shown_ids(driver) == ids[2 * PER_PAGE:] and not nxt.is_enabled()
+    prev.click()
+    assert shown_ids(driver) == ids[PER_PAGE:2 * PER_PAGE]
+
+    def check(select_id: str, value: str, keep) -> None:
+        Select(driver.find_element(By.ID, select_id)).select_by_value(value)
+        want = [p.id for p in ps if keep(p)]
+        assert want and shown_ids(driver) == want[:PER_PAGE]
+        assert info.text.endswith(f"of {len(want)}, page 1 of {-(-len(want) // PER_PAGE)}")
+
+    # each filter offers what the book holds
+    assert [o.get_attribute("value") for o in Select(driver.find_element(By.ID, "filter-n")).options] == ["", "1", "2", "3"]
+    theme_options = [o.get_attribute("value") for o in Select(driver.find_element(By.ID, "filter-theme")).options]
+    assert theme_options == [""] + sorted(names)
+    check("filter-n", "2", lambda p: p.n == 2)
+    check("filter-n", "", lambda p: True)
+    check("filter-theme", "sacrifice", lambda p: "sacrifice" in p.themes)
+    def rated(p: Puzzle) -> str:
+        return "none" if p.difficulty is None else str(p.difficulty)
+
+    rating = rated(next(p for p in reversed(ps) if "sacrifice" in p.themes))
+    check("filter-rating", rating, lambda p: "sacrifice" in p.themes and rated(p) == rating)
+    check("filter-theme", "", lambda p: rated(p) == rating)
+    no_errors_nothing_fetched(driver)
+
+
+@pytest.mark.browser
+def test_book_of_500_is_small_and_loads_fast(tmp_path: Path, driver) -> None:
+    # issue 21: the book of 500 puzzles was 30.8 MB and took 7 s to load
+    ps = committed("6-7-c1")[:500]
+    assert len(ps) == 500
+    t = time.perf_counter()
+    path = write_book(ps, tmp_path / "book")
+    built = time.perf_counter() - t
+    size = path.stat().st_size
+    assert size <= 2_000_000
+    driver.get(path.as_uri())
+    timing = driver.execute_script("var n = performance.getEntriesByType('navigation')[0];"
+                                   "return [n.domContentLoadedEventEnd, n.loadEventEnd];")
+    assert 0 < timing[1] < 1000, timing
+    assert len(shown_ids(driver)) == PER_PAGE
+    no_errors_nothing_fetched(driver)
+    print(json.dumps({"puzzles": len(ps), "bytes": size, "built_seconds": round(built, 2),
+                      "dom_content_loaded_ms": round(timing[0]), "load_ms": round(timing[1])}))
+
+
+def test_a_free_last_reply_is_any() -> None:
+    # a recorded last reply where every legal reply captures is written "any"; one
+    # recorded as "any" is shown as a legal reply that captures (the reference says so)
+    p = committed("4-5-c1")[0]
+    state = ref_play(ref_start(p), p.key)
+    b, light, dark, side = state
+    free = all(b.index(p.target) in reference.removed(b, light, dark, side, m)
+               for m in reference.legal_moves(b, light, dark, side))
+    assert (f"Line: 1. {p.key} {ANY}<" in book_html([p])) == free
+    written = Puzzle(**{**{f: getattr(p, f) for f in ("id", "position", "target", "n", "key")},
+                        "line": (p.key, ANY)})  # not validated: the record format may not know "any" yet
+    _, data = book_data([written])
+    (key, _, _, _, _, _), (reply, anyway, removed, _, group, _) = data["puzzles"][0]["line"]
+    assert key == b.index(p.key) and anyway == 1 and b.index(p.target) in removed and group == []
+    assert reply in reference.legal_moves(b, light, dark, side)
+    assert b.index(p.target) in reference.removed(b, light, dark, side, reply)
 
 
 def test_book_is_rewritten_whole(tmp_path: Path) -> None:
