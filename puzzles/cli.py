@@ -173,7 +173,8 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     def progress(st: dict) -> None:
         rate = st["found"] / st["cpu_seconds"] * 60 if st["cpu_seconds"] else 0.0
         line = (f"{st['kept']}/{count} kept, {st['found']} found ({st['found_dual_free']} dual-free) "
-                f"from {st['candidates']} candidates in {st['units']} positions; "
+                f"from {st['candidates']} candidates in {st['units']} positions "
+                f"({st['near_duplicates']} near-duplicates refused); "
                 f"{rate:.1f} puzzles per CPU-minute, {time.monotonic() - t0:.0f} s")
         click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
 
