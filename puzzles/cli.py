@@ -208,8 +208,9 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
               help="Node budget of each verification (0: none).")
 def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
     """Re-verify every puzzle: list cooks (more than one key), shorter solutions, wrong
-    or missing keys and duals.  Exit 0 when every puzzle is sound with its recorded key,
-    1 otherwise, 2 for a file that cannot be read or holds a bad record.
+    or missing keys and duals, and recompute the themes of a record that lists them.
+    Exit 0 when every puzzle is sound with its recorded key (and themes), 1 otherwise,
+    2 for a file that cannot be read or holds a bad record.
 
     \b
     Examples:
@@ -219,6 +220,7 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
 
     from solver.search.limit import Limit
 
+    from .themes import ThemeError, themes
     from .verdict import CaptureError, verify
 
     ps = load_files(files)
@@ -243,6 +245,16 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
                 problems.append("no key recorded")
             elif v.keys and p.key not in v.keys:
                 problems.append(f"recorded key {p.key} does not work")
+        computed = None
+        if p.themes is not None and p.key is not None:
+            try:
+                computed = themes(p, limit=limit)
+            except ThemeError as e:
+                problems.append(f"themes not recomputed: {e}")
+            else:
+                if computed != p.themes:
+                    problems.append(f"themes recorded {', '.join(p.themes) or 'none'}, "
+                                    f"computed {', '.join(computed) or 'none'}")
         bad += bool(problems)
         if as_json:
             click.echo(json.dumps({
@@ -250,6 +262,7 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
                 "shorter_keys": v.shorter, "key": p.key, "key_ok": p.key in v.keys if p.key else False,
                 "dual_free": v.dual_free, "duals": [[i, m] for i, m in v.duals],
                 "nodes": v.nodes, "complete": v.complete, "problems": problems,
+                "themes": None if computed is None else list(computed),
             }))
         else:
             click.echo(f"{p.id}: {'ok' if not problems else '; '.join(problems)}"

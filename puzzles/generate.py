@@ -44,6 +44,7 @@ from solver.search.limit import Limit
 
 from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
 from .similar import WITHIN, NearIndex
+from .themes import ThemeError, themes
 from .verdict import Verdict, verify
 
 __all__ = [
@@ -144,10 +145,13 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
            max_nodes: int | None = None, *, limit: Limit | None = None) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)`` from the full verification alone, on emptied tables, so that
     the nodes recorded are those of one verification from scratch (what a re-scoring of
-    a committed set finds too); ``why`` as in :func:`check`.  ``limit`` is the budget
+    a committed set finds too); ``why`` as in :func:`check`.  The puzzle's themes
+    (:mod:`puzzles.themes`) are computed after, each search within ``limit``; a puzzle
+    whose themes run out of it is dropped (``'budget'``).  ``limit`` is the budget
     of the verification (None: none), ``max_nodes`` its short form."""
     capture.forget()
-    v = verify(pos, target, n, limit=capture.capture_limit(limit, max_nodes), all_duals=False)
+    limit = capture.capture_limit(limit, max_nodes)
+    v = verify(pos, target, n, limit=limit, all_duals=False)
     if not v.complete:
         return None, "budget"
     if not v.keys:
@@ -157,11 +161,16 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     if not v.sound:
         return None, "cooked"
     score, rating = difficulty(v, n)
-    return Puzzle(
+    p = Puzzle(
         id="", position=str(pos), target=target, n=n, key=v.keys[0], line=list(v.line),
         dual_free=v.dual_free, difficulty=rating, score=score, nodes=v.nodes,
         generator=generator, version=version,
-    ), "sound"
+    )
+    try:
+        found = themes(p, limit=limit)
+    except ThemeError:
+        return None, "budget"  # a theme search ran out: the record would be incomplete
+    return dataclasses.replace(p, themes=found), "sound"
 
 
 def baseline_unit(board: Board, n: int, unit_seed: int, version: str) -> Found:
