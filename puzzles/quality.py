@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from .record import Puzzle
+from .record import THEMES, Puzzle
 from .similar import WITHIN, duplicate_rate, near_duplicates
 
 __all__ = ["measure_set"]
@@ -26,24 +26,34 @@ def _counts(values) -> dict[str, int]:
     return {k: c[k] for k in sorted(c)}
 
 
-def measure_set(puzzles: Sequence[Puzzle], within: int = WITHIN) -> dict:
+def measure_set(puzzles: Sequence[Puzzle], within: int = WITHIN, *, compute_themes: bool = True) -> dict:
     """The figures of one set, in file order: ``count``; ``dual_free`` (the share with a
     dual-free main line); ``duplicate_rate`` (the share whose position differs from an
     earlier puzzle's in ``within`` points or fewer, :func:`puzzles.similar.duplicate_rate`)
     and ``near_pairs`` (the pairs so near); ``ratings`` (puzzles per ``difficulty``) and
-    ``top_rating_share`` (the largest share at one rating); ``themes`` (puzzles per theme
-    recorded, and ``with_themes``, the puzzles that record any); ``generators`` and
+    ``top_rating_share`` (the largest share at one rating); ``themes`` (puzzles per theme:
+    the record's themes, or with ``compute_themes`` those :func:`puzzles.themes.themes`
+    finds for a record with a key but no themes), ``themes_recorded`` and
+    ``themes_computed`` (how many puzzles had them each way); ``generators`` and
     ``sources`` (puzzles per ``generator`` and per ``source`` kind, the part of a record's
     ``source`` before its first ':' when it has one, ``unrecorded`` for a record without
 one).  An empty set gives zeros."""
     n = len(puzzles)
     ratings = _counts(p.difficulty for p in puzzles)
-    themes: Counter = Counter()
+    from .themes import themes as compute
+
+    counts: Counter = Counter()
+    recorded = computed = 0
     for p in puzzles:
-        themes.update(getattr(p, "themes", ()) or ())
+        if p.themes is not None:
+            counts.update(p.themes)
+            recorded += 1
+        elif compute_themes and p.key is not None:
+            counts.update(compute(p))
+            computed += 1
     sources = []
     for p in puzzles:
-        s = p.extra.get("source") if not hasattr(p, "source") else getattr(p, "source")
+        s = getattr(p, "source", None) if hasattr(p, "source") else p.extra.get("source")
         if isinstance(s, dict):
             s = s.get("kind") or s.get("type")
         sources.append("unrecorded" if s is None else str(s).split(":")[0])
@@ -54,8 +64,9 @@ one).  An empty set gives zeros."""
         "near_pairs": len(near_duplicates(puzzles, within)),
         "ratings": ratings,
         "top_rating_share": max(ratings.values()) / n if n else 0.0,
-        "themes": {k: themes[k] for k in sorted(themes)},
-        "with_themes": sum(bool(getattr(p, "themes", ())) for p in puzzles),
+        "themes": {k: counts[k] for k in THEMES if k in counts},
+        "themes_recorded": recorded,
+        "themes_computed": computed,
         "generators": _counts(p.generator for p in puzzles),
         "sources": _counts(sources),
     }

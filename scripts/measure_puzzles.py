@@ -8,8 +8,9 @@ Reads every ``results/puzzles/*.jsonl`` and writes ``results/puzzles/quality.jso
 set (:func:`puzzles.quality.measure_set`): the count, the dual-free share, the
 duplicate rate (the share of puzzles whose position differs from an earlier puzzle of
 the set in ``--within`` points or fewer, :mod:`puzzles.similar`), the rating spread
-(puzzles per ``difficulty`` and the largest share at one rating), the theme counts of
-the records that carry themes, and the puzzles per generator and per source.
+(puzzles per ``difficulty`` and the largest share at one rating), the theme counts
+(:mod:`puzzles.themes`: a record's own, computed for a record without them), and the
+puzzles per generator and per source.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def main() -> None:
           "themes | generator | source |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, m in sets.items():
-        themes = _pairs(m["themes"]) + (f" ({m['with_themes']} with themes)" if m["themes"] else "")
+        themes = _pairs(m["themes"])
         print(f"| {name} | {m['count']} | {_pct(m['dual_free'])} | {_pct(m['duplicate_rate'])} "
               f"({m['near_pairs']} pairs) | {_pairs(m['ratings'])} | {_pct(m['top_rating_share'])} | {themes} | "
               f"{_pairs(m['generators'])} | {_pairs(m['sources'])} |")

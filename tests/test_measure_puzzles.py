@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from collections import Counter
+
 from conftest import load_script, run_script
+from refthemes import ref_themes
 from puzzles.record import load_jsonl, write_jsonl
 from solver.provenance import code_revision
 
@@ -39,10 +42,12 @@ def script(tmp_path, monkeypatch):
 
 
 def test_the_figures_of_small_sets(script, tmp_path, monkeypatch, capsys):
-    ps = _far_apart(load_jsonl(COMMITTED / "6-7-c5.jsonl"), 3)
+    ps = _far_apart(load_jsonl(COMMITTED / "4-5-c2.jsonl"), 3)
     # a: three puzzles and a copy of the first (a different id and target, the same
     # position): one later puzzle of four is a near-duplicate
-    copy = dataclasses.replace(ps[0], id="copy", difficulty=2, dual_free=not ps[0].dual_free)
+    # (its recorded themes, not true of it, are counted as recorded: none is computed)
+    copy = dataclasses.replace(ps[0], id="copy", difficulty=3, dual_free=not ps[0].dual_free,
+                               themes=("long-line",))
     a = ps + [copy]
     write_jsonl(tmp_path / "a.jsonl", a)
     write_jsonl(tmp_path / "b.jsonl", ps[1:2])
@@ -56,9 +61,11 @@ def test_the_figures_of_small_sets(script, tmp_path, monkeypatch, capsys):
     assert m["count"] == 4
     assert m["duplicate_rate"] == 0.25 and m["near_pairs"] == 1
     assert m["dual_free"] == sum(p.dual_free for p in a) / 4
-    assert m["ratings"]["2"] >= 1 and sum(m["ratings"].values()) == 4
+    assert m["ratings"]["3"] >= 1 and sum(m["ratings"].values()) == 4
     assert m["top_rating_share"] == max(m["ratings"].values()) / 4
     assert m["generators"] == {"sat": 4} and m["sources"] == {"unrecorded": 4}
+    expected = Counter(t for p in ps for t in ref_themes(p)) + Counter(["long-line"])
+    assert m["themes"] == dict(expected) and (m["themes_recorded"], m["themes_computed"]) == (1, 3)
     b = rec["sets"]["b.jsonl"]
     assert b["count"] == 1 and b["duplicate_rate"] == 0.0 and b["top_rating_share"] == 1.0
     table = capsys.readouterr().out

@@ -14,7 +14,6 @@ from puzzles import generate as G
 from puzzles.record import THEMES, Puzzle, PuzzleFormatError, load_jsonl, write_jsonl
 from puzzles.themes import ThemeError, pass_position, themes
 from refthemes import ref_themes
-from solver import Position
 
 COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 
