@@ -446,7 +446,7 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
                 state["candidates"] += r.candidates
                 state["cpu_seconds"] += r.seconds
                 new = False
-                for p, region in zip(r.puzzles, r.regions):
+                for p, region in zip(r.puzzles, r.regions, strict=True):
                     if (p.position, p.target) in seen:
                         continue
                     seen.add((p.position, p.target))
