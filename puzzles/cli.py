@@ -69,12 +69,12 @@ def puzzles() -> None:
     """Capture-in-N puzzles: generate, audit, show, book."""
 
 
-@puzzles.command(short_help="A puzzle: diagram and task; key and line with --solution.")
+@puzzles.command(short_help="A puzzle: diagram and task; key, line and themes with --solution.")
 @click.argument("ref", metavar="ID|LINE")
 @click.option("--file", "-f", "files", multiple=True, type=click.Path(dir_okay=False),
               help="Look ids up in this JSON-lines file (repeatable; default the committed sets, "
                    "results/puzzles/*.jsonl of the installed package).")
-@click.option("--solution", is_flag=True, help="Also print the key and the line.")
+@click.option("--solution", is_flag=True, help="Also print the key, the line and the themes (when recorded).")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
 def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None) -> None:
     """Show a puzzle: ID (looked up in the committed sets, or in -f FILE), an EPD line
@@ -94,6 +94,8 @@ def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None)
         click.echo(f"key: {p.key if p.key is not None else 'not recorded'}")
         if p.line:
             click.echo(f"line: {p.solution_text()}")
+        if p.themes is not None:
+            click.echo(f"themes: {', '.join(p.themes) or 'none'}")
     if svg_file:
         try:
             write_atomic(svg_file, pos.svg(marks=[p.target], title=p.task()))

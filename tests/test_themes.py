@@ -138,3 +138,30 @@ def test_the_audit_recomputes_recorded_themes(tmp_path, run_cli, sets):
     r = run_cli("puzzles", "audit", "--json", str(f), code=1)
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert rows[0]["themes"] == list(good.themes) and rows[2]["themes"] is None
+    r = run_cli("puzzles", "show", good.to_json(), "--solution", code=0)
+    assert f"themes: {', '.join(good.themes)}" in r.stdout
+    assert "themes:" not in run_cli("puzzles", "show", good.to_json(), code=0).stdout
+    assert "themes:" not in run_cli("puzzles", "show", plain.to_json(), "--solution", code=0).stdout
+
+
+def test_a_double_threat_read_by_hand():
+    # 3/4, Light to move, capture the Dark stone g3 in 2.  Dark: g1 and g3 (two lone
+    # stones on the top row, one path between them through g2) and b1-c2.  g3 is a
+    # corner point: its neighbours are g2, f3 and f4.  After the key f3 (with f4 Light
+    # already), g3 still has its path to g1, so were Dark to pass (b1-c2, left without
+    # a path by the key, is removed) Dark would hold g1 and g3 alone, and Light would
+    # capture g3 at once in two ways:
+    # - g2: g3's three neighbours are Light, so no Dark stone can ever see it again;
+    #   it is dead and goes after Dark's next placement, whatever it is;
+    # - f1: g1's neighbours g2, f1, f2 and g3's are all taken but g2, so Dark's only
+    #   placement is g2, which joins every Dark stone into one group: dead, removed.
+    p = Puzzle.from_epd('D1D/1L1L/4L/6/1D3/D3/L2 L cm 2; tg g3; bm f3; pv f3 a2 g2 a3; id "dt";')
+    after = p.to_position().play("f3")
+    assert not any("g3" in g for g in after.dead_groups("D"))
+    passed = pass_position(after)
+    assert passed.stones("D") == {"g1", "g3"}
+    assert passed.play("f1").legal_moves() == ["g2"]
+    assert not passed.play("f1").play("g2").stones("D")
+    assert all("g3" not in passed.play("g2").play(m).stones("D") for m in passed.play("g2").legal_moves())
+    got = themes(p)
+    assert "double-threat" in got and "long-line" not in got and got == ref_themes(p)
