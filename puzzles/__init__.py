@@ -6,6 +6,9 @@
 - :mod:`puzzles.sat`: MaxSAT reshaping of seed positions (PySAT's RC2);
 - :mod:`puzzles.generate`: the baseline and SAT generators and the resumable driver;
 - :mod:`puzzles.record`: the puzzle record, its JSON-lines files and EPD-like line;
+- :mod:`puzzles.similar`: near-duplicate positions (points that differ), for sets without them;
+- :mod:`puzzles.themes`: a puzzle's themes (block, quiet key, sacrifice, ...);
+- :mod:`puzzles.quality`: the figures of a set (duplicates, ratings, themes, sources);
 - :mod:`puzzles.book`: the HTML puzzle book;
 - :mod:`puzzles.cli`: ``meridians puzzles generate|audit|show|book``.
 

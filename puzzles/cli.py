@@ -69,12 +69,12 @@ def puzzles() -> None:
     """Capture-in-N puzzles: generate, audit, show, book."""
 
 
-@puzzles.command(short_help="A puzzle: diagram and task; key and line with --solution.")
+@puzzles.command(short_help="A puzzle: diagram and task; key, line and themes with --solution.")
 @click.argument("ref", metavar="ID|LINE")
 @click.option("--file", "-f", "files", multiple=True, type=click.Path(dir_okay=False),
               help="Look ids up in this JSON-lines file (repeatable; default the committed sets, "
                    "results/puzzles/*.jsonl of the installed package).")
-@click.option("--solution", is_flag=True, help="Also print the key and the line.")
+@click.option("--solution", is_flag=True, help="Also print the key, the line and the themes (when recorded).")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
 def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None) -> None:
     """Show a puzzle: ID (looked up in the committed sets, or in -f FILE), an EPD line
@@ -94,6 +94,8 @@ def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None)
         click.echo(f"key: {p.key if p.key is not None else 'not recorded'}")
         if p.line:
             click.echo(f"line: {p.solution_text()}")
+        if p.themes is not None:
+            click.echo(f"themes: {', '.join(p.themes) or 'none'}")
     if svg_file:
         try:
             write_atomic(svg_file, pos.svg(marks=[p.target], title=p.task()))
@@ -175,7 +177,8 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     def progress(st: dict) -> None:
         rate = st["found"] / st["cpu_seconds"] * 60 if st["cpu_seconds"] else 0.0
         line = (f"{st['kept']}/{count} kept, {st['found']} found ({st['found_dual_free']} dual-free) "
-                f"from {st['candidates']} candidates in {st['units']} positions; "
+                f"from {st['candidates']} candidates in {st['units']} positions "
+                f"({st['near_duplicates']} near-duplicates refused); "
                 f"{rate:.1f} puzzles per CPU-minute, {time.monotonic() - t0:.0f} s")
         click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
 
@@ -209,8 +212,9 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
               help="Node budget of each verification (0: none).")
 def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
     """Re-verify every puzzle: list cooks (more than one key), shorter solutions, wrong
-    or missing keys and duals.  Exit 0 when every puzzle is sound with its recorded key,
-    1 otherwise, 2 for a file that cannot be read or holds a bad record.
+    or missing keys and duals, and recompute the themes of a record that lists them.
+    Exit 0 when every puzzle is sound with its recorded key (and themes), 1 otherwise,
+    2 for a file that cannot be read or holds a bad record.
 
     \b
     Examples:
@@ -220,6 +224,7 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
 
     from solver.search.limit import Limit
 
+    from .themes import ThemeError, themes
     from .verdict import CaptureError, verify
 
     ps = load_files(files)
@@ -244,6 +249,16 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
                 problems.append("no key recorded")
             elif v.keys and p.key not in v.keys:
                 problems.append(f"recorded key {p.key} does not work")
+        computed = None
+        if p.themes is not None and p.key is not None:
+            try:
+                computed = themes(p, limit=limit)
+            except ThemeError as e:
+                problems.append(f"themes not recomputed: {e}")
+            else:
+                if computed != p.themes:
+                    problems.append(f"themes recorded {', '.join(p.themes) or 'none'}, "
+                                    f"computed {', '.join(computed) or 'none'}")
         bad += bool(problems)
         if as_json:
             click.echo(json.dumps({
@@ -251,6 +266,7 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
                 "shorter_keys": v.shorter, "key": p.key, "key_ok": p.key in v.keys if p.key else False,
                 "dual_free": v.dual_free, "duals": [[i, m] for i, m in v.duals],
                 "nodes": v.nodes, "complete": v.complete, "problems": problems,
+                "themes": None if computed is None else list(computed),
             }))
         else:
             click.echo(f"{p.id}: {'ok' if not problems else '; '.join(problems)}"

@@ -19,6 +19,14 @@ every run and every worker: the verifier's tables are emptied before each candid
 and so which candidates the node budget dropped).  A run holds a lock on its output
 file, writes the puzzles and then its state after every batch, and keeps one pool of
 worker processes for the whole run.
+
+**No near-duplicates** (issue 21).  A set keeps at most one puzzle per seed game and
+*region*, the region of a puzzle being the group of the seed position that holds its
+target (before any reshaping: the group whose stones a candidate is built around); and
+it never keeps a puzzle whose position differs from one it already holds in
+:data:`puzzles.similar.WITHIN` points or fewer (:mod:`puzzles.similar`).  Both are
+checked where a found puzzle is kept, the second against every puzzle of the file,
+those of an earlier run resumed included.
 """
 
 from __future__ import annotations
@@ -35,12 +43,14 @@ from solver.search import capture
 from solver.search.limit import Limit
 
 from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
+from .similar import WITHIN, NearIndex
+from .themes import ThemeError, themes
 from .verdict import Verdict, verify
 
 __all__ = [
     "BUDGET", "QUICK", "RATING_CUTS", "difficulty", "check", "proven", "seed_position", "Found",
     "baseline_unit", "sat_unit", "run_unit", "generate", "exclusive", "read_state", "check_request",
-    "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS",
+    "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
 ]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
@@ -89,9 +99,11 @@ def seed_position(board: Board, unit_seed: int) -> Position | None:
 
 @dataclass
 class Found:
-    """What one unit produced: its sound puzzles (ids filled in later) and its effort."""
+    """What one unit produced: its sound puzzles (ids filled in later), the region of
+    each (the seed group's first point, :func:`_defender_targets`) and its effort."""
 
     puzzles: list = field(default_factory=list)
+    regions: list = field(default_factory=list)
     candidates: int = 0
     seconds: float = 0.0
 
@@ -133,10 +145,13 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
            max_nodes: int | None = None, *, limit: Limit | None = None) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)`` from the full verification alone, on emptied tables, so that
     the nodes recorded are those of one verification from scratch (what a re-scoring of
-    a committed set finds too); ``why`` as in :func:`check`.  ``limit`` is the budget
+    a committed set finds too); ``why`` as in :func:`check`.  The puzzle's themes
+    (:mod:`puzzles.themes`) are computed after, each search within ``limit``; a puzzle
+    whose themes run out of it is dropped (``'budget'``).  ``limit`` is the budget
     of the verification (None: none), ``max_nodes`` its short form."""
     capture.forget()
-    v = verify(pos, target, n, limit=capture.capture_limit(limit, max_nodes), all_duals=False)
+    limit = capture.capture_limit(limit, max_nodes)
+    v = verify(pos, target, n, limit=limit, all_duals=False)
     if not v.complete:
         return None, "budget"
     if not v.keys:
@@ -146,11 +161,16 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     if not v.sound:
         return None, "cooked"
     score, rating = difficulty(v, n)
-    return Puzzle(
+    p = Puzzle(
         id="", position=str(pos), target=target, n=n, key=v.keys[0], line=list(v.line),
         dual_free=v.dual_free, difficulty=rating, score=score, nodes=v.nodes,
         generator=generator, version=version,
-    ), "sound"
+    )
+    try:
+        found = themes(p, limit=limit)
+    except ThemeError:
+        return None, "budget"  # a theme search ran out: the record would be incomplete
+    return dataclasses.replace(p, themes=found), "sound"
 
 
 def baseline_unit(board: Board, n: int, unit_seed: int, version: str) -> Found:
@@ -164,6 +184,7 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str) -> Found:
             p, _ = check(pos, target, n, "baseline", version)
             if p is not None:
                 out.puzzles.append(p)
+                out.regions.append(target)
     out.seconds = time.process_time() - t0
     return out
 
@@ -186,6 +207,7 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
                     p, why = check(cand, target, n, "sat", version)
                     if p is not None:
                         out.puzzles.append(p)
+                        out.regions.append(target)
                         break  # one puzzle a group: the next would be a near copy
                     shaper.learn(why)
     out.seconds = time.process_time() - t0
@@ -198,6 +220,37 @@ def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str)
     if method == "sat":
         return sat_unit(board, n, unit_seed, version)
     return baseline_unit(board, n, unit_seed, version)
+
+
+class Keeper:
+    """The rule against near-duplicates of one set as it grows (see the module
+    docstring): :meth:`refusal` says why a found puzzle may not join the set,
+    :meth:`keep` records one that did.  ``kept`` are the puzzles the set holds already
+    (a resumed run's file); their seed games are finished units, never run again, so
+    only their positions count.
+
+    >>> k = Keeper([Puzzle(id="a", position="2/1D1/4/L2/2 L", target="d2", n=1)])
+    >>> k.refusal(Puzzle(id="b", position="2/1D1/4/L2/2 L", target="b2", n=1), 7, "b2")
+    'near'
+    """
+
+    def __init__(self, kept: list = (), within: int = WITHIN):
+        self.index = NearIndex((p.position for p in kept), within)
+        self.regions: set = set()
+
+    def refusal(self, p: Puzzle, unit: int, region: str) -> str | None:
+        """``'region'`` when the set holds a puzzle of the same seed game (``unit``)
+        and region, ``'near'`` when its position differs from one of the set's in
+        ``within`` points or fewer, None when ``p`` may join."""
+        if (unit, region) in self.regions:
+            return "region"
+        if self.index.near(p.position) is not None:
+            return "near"
+        return None
+
+    def keep(self, p: Puzzle, unit: int, region: str) -> None:
+        self.index.add(p.position)
+        self.regions.add((unit, region))
 
 
 # --- the driver ----------------------------------------------------------------------------
@@ -216,6 +269,8 @@ GIVE_UP_AFTER = 256
 _STATE_FIELDS = {"board": str, "n": int, "method": str, "seed": int, "units": int, "candidates": int,
                  "cpu_seconds": float, "found": int, "found_dual_free": int}
 _RUN_FIELDS = ("board", "n", "method", "seed")
+#: fields a state file may lack (written by an older generator), with their types
+_OPTIONAL_STATE_FIELDS = {"near_duplicates": int}
 
 
 class NothingFound(Exception):
@@ -259,8 +314,10 @@ def generate(
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
     ``out + '.state.json'``.  At most :data:`MAX_DUAL_SHARE` of the set lacks a dual-free
     main line.  ``progress(state)`` is called after every batch of units.  Returns the
-    state: units done, candidates, CPU seconds, puzzles found and kept, and ``added``
-    (the puzzles this call added).
+    state: units done, candidates, CPU seconds, puzzles found and kept,
+    ``near_duplicates`` (sound puzzles refused by the rule against near-duplicates, see
+    :class:`Keeper`; they do not count as found) and ``added`` (the puzzles this call
+    added).
 
     An existing ``out`` is written over only when it is this run's (its state file
     names the same board, n, method and seed) or with ``force``: anything else raises
@@ -324,7 +381,9 @@ def read_state(path: str) -> dict:
         raise ValueError(f"state file {path}: {e}") from None
     if not isinstance(d, dict):
         raise ValueError(f"state file {path}: a JSON object is expected, not {type(d).__name__}")
-    for k, kind in _STATE_FIELDS.items():
+    for k, kind in {**_STATE_FIELDS, **_OPTIONAL_STATE_FIELDS}.items():
+        if k in _OPTIONAL_STATE_FIELDS and k not in d:
+            continue
         v = d.get(k)
         if kind is float:  # the size first: math.isfinite cannot convert an int of 400 digits
             ok = isinstance(v, (int, float)) and 0 <= v < 1e300 and math.isfinite(v)
@@ -361,13 +420,16 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
     if os.path.lexists(out) and old is None and not force:
         raise ValueError(f"{out} exists and was not written by this command (no {state_file} beside it): "
                          "pick another --out, or --force to write over it")
+    state["near_duplicates"] = 0
     if old is not None and os.path.exists(out):
         kept = load_jsonl(out)
         state.update((k, old[k]) for k in _STATE_FIELDS)
+        state["near_duplicates"] = old.get("near_duplicates", 0)
     # (a state file without its puzzle file: the run starts over)
     before = len(kept)
     version = code_version()
     seen = {(p.position, p.target) for p in kept}
+    keeper = Keeper(kept)
     batch = batch or max(4, 4 * jobs)
     idle = 0  # seed positions in a row without a new puzzle, in this call
     # one pool for the whole run: its workers keep their compiled kernels, and leaving
@@ -380,20 +442,26 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
                 results = [run_unit(method, board.name, n, s, version) for s in seeds]
             else:
                 results = pool(delayed(run_unit)(method, board.name, n, s, version) for s in seeds)
-            for r in results:
+            for unit, r in zip(seeds, results):
                 state["candidates"] += r.candidates
                 state["cpu_seconds"] += r.seconds
                 new = False
-                for p in r.puzzles:
+                for p, region in zip(r.puzzles, r.regions, strict=True):
                     if (p.position, p.target) in seen:
                         continue
                     seen.add((p.position, p.target))
+                    if keeper.refusal(p, unit, region) is not None:
+                        # not new either: a run that finds only copies of what it
+                        # holds gives up as one that finds nothing
+                        state["near_duplicates"] += 1
+                        continue
                     new = True
                     state["found"] += 1
                     state["found_dual_free"] += p.dual_free
                     duals = sum(not q.dual_free for q in kept)
                     if len(kept) < count and (p.dual_free or duals + 1 <= MAX_DUAL_SHARE * count):
                         kept.append(dataclasses.replace(p, id=puzzle_id(board, n, len(kept) + 1)))
+                        keeper.keep(p, unit, region)
                 idle = 0 if new else idle + 1
             state["units"] += batch
             state["kept"] = len(kept)

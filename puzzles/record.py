@@ -48,12 +48,16 @@ from solver.files import write_atomic
 from solver.search.capture import MAX_N
 
 __all__ = [
-    "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "REQUIRED",
+    "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "OPTIONAL", "REQUIRED", "THEMES",
     "load_jsonl", "write_jsonl", "parse_puzzle_ref", "find_puzzle", "code_version",
 ]
 
 #: the generators a record may name
 GENERATORS = ("sat", "baseline")
+
+#: the theme names a record may list, in the order they are listed (defined in
+#: :mod:`puzzles.themes`)
+THEMES = ("block", "quiet-key", "sacrifice", "self-harm", "zugzwang", "double-threat", "long-line")
 
 #: the fields every record must have; the others have defaults (files to audit may lack a key)
 REQUIRED = ("id", "position", "target", "n")
@@ -61,6 +65,9 @@ REQUIRED = ("id", "position", "target", "n")
 #: the standard fields, in the order :meth:`Puzzle.to_dict` writes them
 FIELDS = ("id", "position", "target", "n", "key", "line", "dual_free", "difficulty", "score",
           "nodes", "generator", "version")
+
+#: fields written only when they hold something (after :data:`FIELDS`, in this order)
+OPTIONAL = ("themes",)
 
 #: a JSON line nested deeper than this is refused before it is parsed (a record needs 2)
 MAX_DEPTH = 32
@@ -101,8 +108,10 @@ class Puzzle:
     ``position`` is in the project's notation (:mod:`solver.notation`); ``target`` a point
     holding a stone of the player *not* to move; ``key`` the unique first move (``None``
     when not known, as in files still to audit); ``line`` the key, the defender's longest
-    resistance and the attacker's answers, as point names.  Fields outside :data:`FIELDS`
-    read from a file are kept in ``extra`` and written back.
+    resistance and the attacker's answers, as point names.  ``themes`` are the
+    puzzle's themes (:mod:`puzzles.themes`, names from :data:`THEMES` in that order), or
+    None when they were not computed (then the field is not written).  Fields outside
+    :data:`FIELDS` read from a file are kept in ``extra`` and written back.
     """
 
     id: str
@@ -117,11 +126,14 @@ class Puzzle:
     nodes: int | None = None
     generator: str | None = None
     version: str | None = None
+    themes: tuple[str, ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         # a list given for line would make the frozen record unhashable
         object.__setattr__(self, "line", tuple(self.line))
+        if self.themes is not None:
+            object.__setattr__(self, "themes", tuple(self.themes))
         object.__setattr__(self, "extra", dict(self.extra))
 
     # -- reading the puzzle ---------------------------------------------------------------
@@ -217,20 +229,25 @@ class Puzzle:
         if missing:
             raise PuzzleFormatError(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
         _check_types(d)
-        known = {f: d[f] for f in FIELDS if f in d and not (d[f] is None and f in ("line", "dual_free"))}
+        known = {f: d[f] for f in FIELDS + OPTIONAL if f in d and not (d[f] is None and f in ("line", "dual_free"))}
         if "line" in known:
             known["line"] = tuple(known["line"])
+        if known.get("themes") is not None:
+            known["themes"] = tuple(known["themes"])
         if known.get("score") is not None:
             known["score"] = float(known["score"])
-        extra = {k: v for k, v in d.items() if k not in FIELDS}
+        extra = {k: v for k, v in d.items() if k not in FIELDS + OPTIONAL}
         p = cls(**known, extra=extra)
         return p.validate() if check else p
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of the record: the standard fields in order, then ``extra``."""
+        """The JSON object of the record: the standard fields in order, ``themes`` when
+        computed, then ``extra``."""
         d: dict[str, Any] = {f: getattr(self, f) for f in FIELDS}
         d["line"] = list(self.line)
-        d.update((k, v) for k, v in self.extra.items() if k not in FIELDS)
+        if self.themes is not None:  # not computed: the records of before themes stay as they were
+            d["themes"] = list(self.themes)
+        d.update((k, v) for k, v in self.extra.items() if k not in FIELDS + OPTIONAL)
         return d
 
     def to_json(self) -> str:
@@ -360,6 +377,11 @@ def _check_types(d: Mapping[str, Any]) -> None:
          f"generator must be one of {', '.join(GENERATORS)}, not {_short(v)}")
     v = d.get("version")
     need(v is None or isinstance(v, str), f"version must be a string, not {_short(v)}")
+    v = d.get("themes")
+    need(v is None or (isinstance(v, (list, tuple)) and all(isinstance(t, str) and t in THEMES for t in v)
+                       and list(v) == sorted(set(v), key=THEMES.index)),
+         f"themes must be a list of theme names from {', '.join(THEMES)}, each once and in that order, "
+         f"not {_short(v)}")
 
 
 # -- files ------------------------------------------------------------------------------

@@ -137,9 +137,13 @@ def test_file_round_trip(tmp_path: Path) -> None:
 
 def test_doctests() -> None:
     # pytest's --doctest-modules covers solver/ only; the puzzle modules are run here
+    import puzzles.generate
+    import puzzles.quality
+    import puzzles.similar
     import puzzles.verdict
 
-    for module in (puzzles.record, puzzles.book, puzzles.verdict):
+    for module in (puzzles.record, puzzles.book, puzzles.verdict, puzzles.similar, puzzles.generate,
+                   puzzles.quality):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 

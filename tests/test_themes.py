@@ -1,0 +1,167 @@
+"""Puzzle themes (:mod:`puzzles.themes`): against a slow twin on the reference rules
+(``tests/refthemes.py``), on a position read by hand, and in the record, the generator
+and the audit."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from puzzles import generate as G
+from puzzles.record import THEMES, Puzzle, PuzzleFormatError, load_jsonl, write_jsonl
+from puzzles.themes import ThemeError, pass_position, themes
+from refthemes import ref_themes
+
+COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
+
+#: 4/5 puzzles of the committed sets that show every theme, each quick for the twin
+#: (found by the twin, not by the code under test: any disagreement fails)
+SHOWCASE = ["m45-c2-0046", "m45-c2-0067", "m45-c2-0068", "m45-c3-0013", "m45-c3-0068",
+            "m45-c4-0048", "m45-c4-0143", "m45-c4-0149"]
+
+#: a 3/4 capture in 2 from the baseline generator (seed 3/4 units): Dark's d5-e5 group
+#: lives by one path, d5-c4-b3 (c4 empty)
+HAND = Puzzle.from_epd('3/4/3LD/LLLLDL/LLL1L/LLDD/DD1 L cm 2; tg d5; bm f4; pv f4 a3 e1 c4; id "hand";')
+
+
+def _sets() -> dict[str, Puzzle]:
+    out = {}
+    for n in (1, 2, 3, 4):
+        for p in load_jsonl(COMMITTED / f"4-5-c{n}.jsonl"):
+            out[p.id] = p
+    return out
+
+
+@pytest.fixture(scope="module")
+def sets() -> dict[str, Puzzle]:
+    return _sets()
+
+
+def test_every_theme_agrees_with_the_slow_twin(sets):
+    showcase = [sets[i] for i in SHOWCASE]
+    seen = set()
+    for p in showcase:
+        got = themes(p)
+        assert got == ref_themes(p), p.id
+        seen.update(got)
+    assert seen == set(THEMES), "the showcase shows every theme"
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_a_sample_of_each_set_agrees_with_the_slow_twin(sets, n):
+    # every 8th puzzle of the set, in file order: no choice by outcome
+    ps = [p for i, p in sorted(sets.items()) if i.startswith(f"m45-c{n}-")][::8]
+    assert len(ps) == 25
+    for p in ps:
+        assert themes(p) == ref_themes(p), p.id
+
+
+def test_a_position_read_by_hand():
+    pos = HAND.to_position()
+    # the key f4 is off the target's one path (d5-c4-b3): no block
+    assert "c4" not in pos.stones("L") | pos.stones("D") and HAND.key != "c4"
+    got = themes(HAND)
+    assert "block" not in got and got == ref_themes(HAND)
+    # Dark's last move c4 fills the one path of d5-e5 itself: the group was alive
+    # before it (the path) and is gone after it, with every other Dark stone
+    before = pos.play("f4").play("a3").play("e1")
+    assert not any("d5" in g for g in before.dead_groups("D"))
+    after = before.play("c4")
+    assert {"d5", "e5", "a1", "a2", "a3", "b3", "b4", "c4"} <= set(after.removed)
+    assert "self-harm" in got and "long-line" not in got
+
+
+def test_passing_removes_the_defenders_dead_groups_and_hands_over_the_move(sets):
+    pos = HAND.to_position().play("f4")  # Dark to move, nothing dead
+    passed = pass_position(pos)
+    assert passed.to_move == "L" and passed.stones("D") == pos.stones("D")
+    assert passed.stones("L") == pos.stones("L")
+    # the key of a capture in 1 that leaves the target group without a path
+    p = next(q for q in sets.values() if q.n == 1 and any(q.target in g for g in
+             q.to_position().play(q.key).dead_groups(q.defender)))
+    cut = p.to_position().play(p.key)
+    dead = set().union(*cut.dead_groups(p.defender))
+    passed = pass_position(cut)
+    assert passed.to_move == p.attacker and passed.stones(p.defender) == cut.stones(p.defender) - dead
+    assert p.target not in passed.stones(p.defender)
+
+
+def test_a_puzzle_without_a_key_or_with_an_illegal_line_is_a_theme_error():
+    bare = dataclasses.replace(HAND, key=None, line=())
+    with pytest.raises(ThemeError, match="no key"):
+        themes(bare)
+    bad = dataclasses.replace(HAND, line=("f4", "f4"))
+    with pytest.raises(ThemeError, match="illegal") as e:
+        themes(bad)
+    assert isinstance(e.value, ValueError)
+
+
+def test_the_record_reads_writes_and_checks_themes(tmp_path):
+    p = dataclasses.replace(HAND, themes=("quiet-key", "zugzwang"))
+    assert Puzzle.from_dict(json.loads(p.to_json())) == p
+    assert json.loads(p.to_json())["themes"] == ["quiet-key", "zugzwang"]
+    assert "themes" not in json.loads(HAND.to_json())  # not computed: not written
+    assert Puzzle.from_dict(json.loads(HAND.to_json())).themes is None
+    assert Puzzle.from_dict(dict(json.loads(HAND.to_json()), themes=[])).themes == ()
+    for bad in (["pin"], ["zugzwang", "quiet-key"], ["block", "block"], "block", [1]):
+        with pytest.raises(PuzzleFormatError, match="themes must be"):
+            Puzzle.from_dict(dict(json.loads(HAND.to_json()), themes=bad))
+    # a committed record (no themes) is written back byte for byte
+    line = (COMMITTED / "4-5-c1.jsonl").read_text().splitlines()[0]
+    path = tmp_path / "one.jsonl"
+    path.write_text(line + "\n")
+    write_jsonl(path, load_jsonl(path))
+    assert path.read_text() == line + "\n"
+
+
+def test_the_generator_records_the_themes_it_computes():
+    r = G.run_unit("baseline", "4/5", 2, 777, "test")
+    assert r.puzzles
+    for p in r.puzzles:
+        assert p.themes is not None and p.themes == themes(p) == ref_themes(p)
+
+
+def test_the_audit_recomputes_recorded_themes(tmp_path, run_cli, sets):
+    good = dataclasses.replace(sets["m45-c2-0068"], themes=themes(sets["m45-c2-0068"]))
+    wrong = dataclasses.replace(sets["m45-c2-0046"], themes=("block",))
+    plain = sets["m45-c2-0067"]  # no themes recorded: none checked
+    f = tmp_path / "t.jsonl"
+    write_jsonl(f, [good, plain])
+    r = run_cli("puzzles", "audit", str(f), code=0)
+    assert "2 of 2 puzzles sound" in r.stdout
+    write_jsonl(f, [good, wrong, plain])
+    r = run_cli("puzzles", "audit", str(f), code=1)
+    assert f"{wrong.id}: themes recorded block, computed {', '.join(themes(wrong))}" in r.stdout
+    r = run_cli("puzzles", "audit", "--json", str(f), code=1)
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert rows[0]["themes"] == list(good.themes) and rows[2]["themes"] is None
+    r = run_cli("puzzles", "show", good.to_json(), "--solution", code=0)
+    assert f"themes: {', '.join(good.themes)}" in r.stdout
+    assert "themes:" not in run_cli("puzzles", "show", good.to_json(), code=0).stdout
+    assert "themes:" not in run_cli("puzzles", "show", plain.to_json(), "--solution", code=0).stdout
+
+
+def test_a_double_threat_read_by_hand():
+    # 3/4, Light to move, capture the Dark stone g3 in 2.  Dark: g1 and g3 (two lone
+    # stones on the top row, one path between them through g2) and b1-c2.  g3 is a
+    # corner point: its neighbours are g2, f3 and f4.  After the key f3 (with f4 Light
+    # already), g3 still has its path to g1, so were Dark to pass (b1-c2, left without
+    # a path by the key, is removed) Dark would hold g1 and g3 alone, and Light would
+    # capture g3 at once in two ways:
+    # - g2: g3's three neighbours are Light, so no Dark stone can ever see it again;
+    #   it is dead and goes after Dark's next placement, whatever it is;
+    # - f1: g1's neighbours g2, f1, f2 and g3's are all taken but g2, so Dark's only
+    #   placement is g2, which joins every Dark stone into one group: dead, removed.
+    p = Puzzle.from_epd('D1D/1L1L/4L/6/1D3/D3/L2 L cm 2; tg g3; bm f3; pv f3 a2 g2 a3; id "dt";')
+    after = p.to_position().play("f3")
+    assert not any("g3" in g for g in after.dead_groups("D"))
+    passed = pass_position(after)
+    assert passed.stones("D") == {"g1", "g3"}
+    assert passed.play("f1").legal_moves() == ["g2"]
+    assert not passed.play("f1").play("g2").stones("D")
+    assert all("g3" not in passed.play("g2").play(m).stones("D") for m in passed.play("g2").legal_moves())
+    got = themes(p)
+    assert "double-threat" in got and "long-line" not in got and got == ref_themes(p)
