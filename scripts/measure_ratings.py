@@ -42,12 +42,6 @@ OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 CHECK = ("6-7-c1", "6-7-c2", "6-7-c3", "6-7-c4", "4-5-c1", "4-5-c2", "4-5-c3", "4-5-c4")
 
 
-def _board(name: str) -> str:
-    """``"6-7-c3"`` -> ``"6/7"``."""
-    parts = name.split("-")
-    return f"{parts[0]}/{parts[1]}" if len(parts) >= 2 else name
-
-
 def _rhos(found: list[dict], max_playouts: int) -> dict:
     """Spearman's correlation of the rating and of the score with the engine's effort:
     the budget at which it found the key (twice ``max_playouts``: not found) and the
@@ -80,16 +74,19 @@ def main() -> None:
             rows = []
             for p in ps:
                 s = score(record_features(p))
-                rows.append((p, s, rating(s, _board(f.stem), p.n)))
+                rows.append((p, s, rating(s, p.to_position().board.name, p.n)))
         except (PuzzleFormatError, RatingError) as e:
             sys.exit(f"measure_ratings: {f.name}: {e}")
+        except KeyboardInterrupt:
+            print("measure_ratings: interrupted while rating; nothing written", file=sys.stderr)
+            sys.exit(130)
         rated[f.stem] = rows
         print(f"{f.name}: {len(ps)} puzzles rated", file=sys.stderr, flush=True)
     if args.cuts:
         by: dict[tuple[str, int], list] = {}
-        for name, rows in rated.items():
+        for rows in rated.values():
             for p, s, _ in rows:
-                by.setdefault((_board(name), p.n), []).append(s)
+                by.setdefault((p.to_position().board.name, p.n), []).append(s)
         for key in sorted(by):
             print(f"    {key!r}: {quantile_cuts(by[key])!r},")
         return
