@@ -42,6 +42,7 @@ from solver import Board, Position
 from solver.search import capture
 from solver.search.limit import Limit
 
+from .rating import rate
 from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
 from .similar import WITHIN, NearIndex
 from .themes import ThemeError, themes
@@ -160,7 +161,7 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
         return None, "shorter"
     if not v.sound:
         return None, "cooked"
-    score, rating = difficulty(v, n)
+    score, rating = rate(pos, target, n, v)  # puzzles.rating: rated within its board and n
     p = Puzzle(
         id="", position=str(pos), target=target, n=n, key=v.keys[0], line=list(v.line),
         dual_free=v.dual_free, difficulty=rating, score=score, nodes=v.nodes,

@@ -1,0 +1,208 @@
+"""puzzles.rating: the score grows with each kind of difficulty, the rating spreads the
+puzzles of one board and N, the committed sets re-rate the way the generator rates, and
+scripts/measure_ratings.py on a folder of small sets."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import load_script, run_script
+from puzzles import generate as G
+from puzzles import rating as R
+from puzzles.record import load_jsonl, write_jsonl
+from puzzles.verdict import _late
+from solver import Position
+from solver.provenance import code_revision
+from solver.search.capture import CaptureSearch, capture_limit
+from solver.search.mcts import search
+
+COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
+SETS = sorted(COMMITTED.glob("*.jsonl"))
+
+
+def _random_features(rng: random.Random) -> R.Features:
+    return R.Features(nodes=rng.randint(1, 10**7), tempting=rng.randint(0, 20), late=rng.randint(0, 6),
+                      quiet=rng.random() < 0.3, legal=rng.randint(1, 120), paths=rng.randint(0, 14))
+
+
+MORE = {  # one feature made harder, the others kept
+    "nodes": lambda f: dataclasses.replace(f, nodes=f.nodes * 3 + 1),
+    "tempting": lambda f: dataclasses.replace(f, tempting=f.tempting + 1),
+    "late": lambda f: dataclasses.replace(f, late=f.late + 1),
+    "quiet": lambda f: dataclasses.replace(f, quiet=True),
+    "legal": lambda f: dataclasses.replace(f, legal=f.legal + 5),
+    "paths": lambda f: dataclasses.replace(f, paths=f.paths + 1),
+}
+
+
+@pytest.mark.parametrize("what", sorted(MORE))
+def test_more_difficulty_never_rates_lower(what):
+    rng = random.Random(what)
+    for _ in range(300):
+        f = _random_features(rng)
+        g = MORE[what](f)
+        assert R.score(g) >= R.score(f)
+        for board, n in R.CUTS:
+            assert R.rating(R.score(g), board, n) >= R.rating(R.score(f), board, n)
+
+
+def test_each_kind_counts_below_its_cap():
+    f = R.Features(nodes=500, tempting=2, late=1, quiet=False, legal=40, paths=3)
+    for what in MORE:
+        assert R.score(MORE[what](f)) > R.score(f), what
+    # beyond its cap a count adds nothing
+    capped = dataclasses.replace(f, late=R.LATE_CAP)
+    assert R.score(dataclasses.replace(capped, late=R.LATE_CAP + 3)) == R.score(capped)
+
+
+def test_ratings_are_one_to_five_and_cut_within_n():
+    for (board, n), cuts in R.CUTS.items():
+        assert list(cuts) == sorted(cuts)
+        assert R.rating(cuts[0] - 1, board, n) == 1 and R.rating(cuts[-1], board, n) == 5
+        assert [R.rating(c, board, n) for c in cuts] == [2, 3, 4, 5]
+    # an unmeasured board or n borrows the nearest measured cuts
+    assert R.rating(R.CUTS[("6/7", 5)][2], "6/7", 6) == 4
+    assert R.rating(R.CUTS[("6/7", 2)][0], "5/6", 2) == 2
+
+
+def test_quantile_cuts_spread_a_synthetic_set():
+    rng = random.Random(5)
+    scores = [R.score(_random_features(rng)) for _ in range(1000)]
+    cuts = R.quantile_cuts(scores)
+    counts = Counter(1 + sum(s >= c for c in cuts) for s in scores)
+    assert sorted(counts) == [1, 2, 3, 4, 5]
+    assert max(counts.values()) <= 0.6 * len(scores)
+    # each rating holds a fifth, up to the ties at its two cuts
+    ties = max(Counter(scores).values())
+    assert all(abs(c - 200) <= 2 * ties for c in counts.values())
+    with pytest.raises(ValueError):
+        R.quantile_cuts([])
+
+
+@pytest.mark.parametrize("path", SETS, ids=[p.stem for p in SETS])
+def test_no_committed_set_has_more_than_60_percent_at_one_rating(path):
+    ps = load_jsonl(path)
+    board = ps[0].to_position().board.name
+    counts = Counter(R.rating(R.score(R.record_features(p, search_late=False)), board, p.n) for p in ps)
+    assert max(counts.values()) <= 0.6 * len(ps), counts
+    assert sorted(counts) == [1, 2, 3, 4, 5]
+
+
+def test_a_committed_puzzle_re_rates_as_the_generator_rates_it():
+    # the generator's verification from scratch gives the record's key and nodes; its
+    # rating is the one read back from the record (late tries recovered from the score)
+    ps = load_jsonl(COMMITTED / "4-5-c2.jsonl")
+    for p in ps[:2] + ps[-1:]:
+        q, why = G.proven(p.to_position(), p.target, p.n, p.generator, "test")
+        assert why == "sound" and q.key == p.key and q.nodes == p.nodes
+        f = R.record_features(p)
+        assert (q.score, q.difficulty) == (R.score(f), R.rating(R.score(f), "4/5", p.n))
+        assert R.record_features(q) == f  # the new score tells the late tries too
+        assert R.record_features(p) == f  # and the same again
+
+
+def test_late_tries_read_back_from_the_score_are_those_searched():
+    ps = load_jsonl(COMMITTED / "4-5-c1.jsonl")
+    with_late = [p for p in ps if R.record_features(p, search_late=False).late > 0][:2]
+    assert with_late
+    for p in with_late + ps[:2]:
+        pos = p.to_position()
+        s = CaptureSearch(pos, p.target, limit=capture_limit(None, None))
+        segs, zone = s.target_zone()
+        tries = [m for m in pos.legal_moves() if m in zone and m != p.key]
+        f = R.record_features(p)
+        assert f.late == len(_late(s, p.n, tries))
+        assert f.tempting == len(tries) and f.quiet == (p.key not in segs)
+    # a score that tells nothing: the late tries are searched
+    p = dataclasses.replace(with_late[0], score=0.123)
+    assert R.record_features(p).late == R.record_features(with_late[0]).late
+    assert R.record_features(p, search_late=False).late == 0
+
+
+def test_a_record_without_key_or_an_illegal_key_is_refused():
+    p = load_jsonl(COMMITTED / "4-5-c1.jsonl")[0]
+    with pytest.raises(R.RatingError):
+        R.record_features(dataclasses.replace(p, key=None))
+    taken = next(iter(p.to_position().stones("L") | p.to_position().stones("D")))
+    with pytest.raises(R.RatingError, match="not a legal move"):
+        R.record_features(dataclasses.replace(p, key=taken))
+
+
+def test_find_key_is_the_first_budget_from_which_the_key_stays_best():
+    pos = Position.parse("D1/3/L1D1/1L1/L1 D")
+    budgets = [16, 32, 64, 128, 256]
+    runs = {b: search(pos, playouts=b, seed=1, dfpn_nodes=0) for b in budgets}
+    best = {b: r.best for b, r in runs.items()}
+    for key in sorted(set(best.values()) | set(pos.legal_moves()[:2])):
+        at, share = R.find_key(pos, key, 256)
+        assert (at, share) == R.find_key(pos, key, 256)  # the same each time
+        assert share == round(next((m.share for m in runs[256].moves if m.move == key), 0.0), 4)
+        if at is None:
+            assert best[256] != key
+        else:
+            assert all(best[b] == key for b in budgets if b >= at)
+            assert at == 16 or best[at // 2] != key
+    assert R.find_key(pos, best[256], 256).at is not None
+    with pytest.raises(ValueError):
+        R.find_key(pos, "d1", 8)
+
+
+def test_spearman_by_hand():
+    # no ties: 1 - 6 * sum(d^2) / (n (n^2 - 1)); ranks 1,2,3,4,5 against 2,1,4,3,5: d^2 = 4
+    assert R.spearman([1, 2, 3, 4, 5], [20, 10, 40, 30, 50]) == round(1 - 6 * 4 / (5 * 24), 3)
+    assert R.spearman([3, 1, 2], [30, 10, 20]) == 1.0
+    assert R.spearman([1, 2], [5, 5]) is None and R.spearman([1], [2]) is None
+    with pytest.raises(ValueError):
+        R.spearman([1, 2], [1])
+
+
+@pytest.fixture()
+def script(tmp_path, monkeypatch):
+    return load_script("measure_ratings", monkeypatch, tmp_path)
+
+
+def test_the_script_on_small_sets(script, tmp_path, monkeypatch, capsys):
+    ps = load_jsonl(COMMITTED / "4-5-c1.jsonl")[:6]
+    write_jsonl(tmp_path / "4-5-c1.jsonl", ps)
+    write_jsonl(tmp_path / "4-5-c2.jsonl", load_jsonl(COMMITTED / "4-5-c2.jsonl")[:2])
+    run_script(script, monkeypatch, "--sample", "3", "--max-playouts", "32", "--check", "4-5-c1")
+    rec = json.loads((tmp_path / "ratings.json").read_text())
+    assert rec["command"] == "python scripts/measure_ratings.py --sample 3 --max-playouts 32 --check 4-5-c1"
+    assert rec["revision"] == code_revision() and rec["rules"] and rec["interrupted"] is False
+    assert sorted(rec["sets"]) == ["4-5-c1", "4-5-c2"]
+    a = rec["sets"]["4-5-c1"]
+    want = Counter(R.rating(R.score(R.record_features(p)), "4/5", 1) for p in ps)
+    assert a["ratings"] == {str(k): want[k] for k in sorted(want)} and a["count"] == 6
+    assert a["top_rating_share"] == max(want.values()) / 6
+    ch = a["check"]
+    assert ch["sample"] == 3 and [x["id"] for x in ch["puzzles"]] == [ps[0].id, ps[2].id, ps[4].id]
+    for x, p in zip(ch["puzzles"], ps[::2]):
+        assert (x["found_at"], x["share"]) == tuple(R.find_key(p.to_position(), p.key, 32))
+    effort = [64 if x["found_at"] is None else x["found_at"] for x in ch["puzzles"]]
+    assert ch["spearman_rating"] == R.spearman([x["rating"] for x in ch["puzzles"]], effort)
+    assert ch["spearman_score_missed"] == R.spearman([x["score"] for x in ch["puzzles"]],
+                                                     [1 - x["share"] for x in ch["puzzles"]])
+    assert ch["found"] == sum(x["found_at"] is not None for x in ch["puzzles"])
+    assert "check" not in rec["sets"]["4-5-c2"] and rec["overall"]["puzzles"] == 3
+    assert "| 4-5-c1 | 6 |" in capsys.readouterr().out
+
+
+def test_the_script_refuses_bad_input_in_one_line(script, tmp_path, monkeypatch):
+    with pytest.raises(SystemExit, match="no puzzle sets"):
+        run_script(script, monkeypatch)
+    write_jsonl(tmp_path / "4-5-c1.jsonl", load_jsonl(COMMITTED / "4-5-c1.jsonl")[:1])
+    with pytest.raises(SystemExit, match="--check names no set 'x'"):
+        run_script(script, monkeypatch, "--check", "x")
+    with pytest.raises(SystemExit, match="--sample must be"):
+        run_script(script, monkeypatch, "--sample", "-1")
+    with pytest.raises(SystemExit, match="--max-playouts must be"):
+        run_script(script, monkeypatch, "--max-playouts", "8")
+    (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
+    with pytest.raises(SystemExit, match="bad.jsonl"):
+        run_script(script, monkeypatch, "--sample", "0")
