@@ -22,7 +22,7 @@ import click
 from solver.files import interrupt_on_sigterm, write_atomic
 from solver.search.capture import MAX_N
 
-from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS
+from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, SELFPLAY_PLAYOUTS
 from .record import Puzzle, PuzzleFormatError, default_search_files, load_jsonl, parse_puzzle_ref
 
 EXIT_USAGE = 2
@@ -139,7 +139,9 @@ was found is kept, and the same command resumes); 130 when interrupted.
 \b
 Examples:
   meridians puzzles generate --board 4/5 --n 2 --count 10
-  meridians puzzles generate --board 6/7 --n 3 --count 50 --jobs 2 --out mine-c3.jsonl""")
+  meridians puzzles generate --board 6/7 --n 3 --count 50 --jobs 2 --out mine-c3.jsonl
+  meridians puzzles generate --board 6/7 --n 2 --count 20 --source selfplay --playouts 500
+  meridians puzzles generate --board 4/5 --n 1 --count 5 --source records games/""")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
 @click.option("--n", "n", type=click.IntRange(1, MAX_N), required=True, help="Capture in this many moves.")
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
@@ -155,10 +157,18 @@ Examples:
 @click.option("--force", is_flag=True,
               help="Write over OUT even if it is not this run's (another file, or another run's).")
 @click.option("--give-up-after", type=click.IntRange(1, MAX_COUNT), default=GIVE_UP_AFTER, show_default=True,
-              help="Stop (exit 3) after this many seed positions in a row without a new puzzle.")
+              help="Stop (exit 3) after this many seed games in a row without a new puzzle.")
+@click.option("--source", "source", nargs=1, default="random", show_default=True, metavar="random|selfplay|records",
+              help="Seed games: random (seeded random games, one position each), selfplay (the engine "
+                   "against itself, --playouts a move), records (the game records *.txt of the folder DIR, "
+                   "given after the word: --source records DIR).")
+@click.option("--playouts", type=click.IntRange(1, MAX_PLAYOUTS), default=SELFPLAY_PLAYOUTS, show_default=True,
+              help="The engine's playouts a move in self-play seed games.")
+@click.argument("records_dir", metavar="[DIR]", required=False, default=None)
 def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None,
-             force: bool, give_up_after: int) -> None:
-    """Generate sound capture-in-N puzzles (every one proven by the exact verifier)."""
+             force: bool, give_up_after: int, source: str, playouts: int, records_dir: str | None) -> None:
+    """Generate sound capture-in-N puzzles (every one proven by the exact verifier);
+    DIR is the folder of game records of --source records."""
     import time
 
     from solver import Board
@@ -170,6 +180,12 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         board = Board.parse(board_name)
     except ValueError as e:
         fail(str(e))
+    if source not in ("random", "selfplay", "records"):
+        fail(f"--source must be random, selfplay or records DIR, not {source!r}")
+    if source == "records" and records_dir is None:
+        fail("--source records needs the folder of game records: --source records DIR")
+    if source != "records" and records_dir is not None:
+        fail(f"unexpected argument {records_dir!r} (a folder is given only with --source records)")
     out = out or f"{board.name.replace('/', '-')}-c{n}.jsonl"
     t0 = time.monotonic()
     tty = sys.stderr.isatty()
@@ -177,7 +193,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     def progress(st: dict) -> None:
         rate = st["found"] / st["cpu_seconds"] * 60 if st["cpu_seconds"] else 0.0
         line = (f"{st['kept']}/{count} kept, {st['found']} found ({st['found_dual_free']} dual-free) "
-                f"from {st['candidates']} candidates in {st['units']} positions "
+                f"from {st['candidates']} candidates in {st['units']} seed games "
                 f"({st['near_duplicates']} near-duplicates refused); "
                 f"{rate:.1f} puzzles per CPU-minute, {time.monotonic() - t0:.0f} s")
         click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
@@ -185,7 +201,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     interrupt_on_sigterm()  # a kill stops the workers too, as Ctrl-C does
     try:
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress,
-                 force=force, give_up_after=give_up_after)
+                 force=force, give_up_after=give_up_after, source=source, playouts=playouts, records=records_dir)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: what was found is in {out}; the same command resumes", err=True)
         sys.exit(130)
@@ -213,7 +229,9 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
 def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
     """Re-verify every puzzle: list cooks (more than one key), shorter solutions, wrong
     or missing keys and duals, and recompute the themes of a record that lists them.
-    Exit 0 when every puzzle is sound with its recorded key (and themes), 1 otherwise,
+    A line whose last reply is written "any" must lose the target after every legal
+    reply there.  Exit 0 when every puzzle is sound with its recorded key (and themes,
+    and "any"), 1 otherwise,
     2 for a file that cannot be read or holds a bad record.
 
     \b
@@ -224,8 +242,9 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
 
     from solver.search.limit import Limit
 
+    from .record import ANY
     from .themes import ThemeError, themes
-    from .verdict import CaptureError, verify
+    from .verdict import CaptureError, any_escapes, verify
 
     ps = load_files(files)
     limit = Limit(nodes=max_nodes)  # checked by the option's range already
@@ -249,6 +268,12 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
                 problems.append("no key recorded")
             elif v.keys and p.key not in v.keys:
                 problems.append(f"recorded key {p.key} does not work")
+        if p.line and p.line[-1] == ANY:
+            escapes = any_escapes(p.to_position(), p.target, p.line)  # a validated line is legal
+            if escapes:
+                more = f" and {len(escapes) - 3} more" if len(escapes) > 3 else ""
+                problems.append(f"the last reply is written {ANY}, but {' '.join(escapes[:3])}{more} "
+                                f"leave{'s' if len(escapes) == 1 else ''} the target on the board")
         computed = None
         if p.themes is not None and p.key is not None:
             try:

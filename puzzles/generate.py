@@ -1,8 +1,8 @@
 """Puzzle generators: the baseline and the SAT-backed one, with one driver.
 
-Both draw *seed positions* from seeded random games (midgame to endgame: a number of
-plies between 30% and 85% of the board's points) and offer *candidates* (a position and
-a target) to the exact verifier (:mod:`puzzles.verdict` over
+Both draw *seed positions* from games (midgame to endgame: a number of plies between
+30% and 85% of the board's points) and offer *candidates* (a position and a target) to
+the exact verifier (:mod:`puzzles.verdict` over
 :mod:`solver.search.capture`); only sound puzzles are kept.
 
 - **baseline**: every group of the player not to move in the seed position is a
@@ -12,7 +12,17 @@ a target) to the exact verifier (:mod:`puzzles.verdict` over
   trouble (few paths and few ways to make new ones) while every defender group stays
   alive; each solution is a candidate, and the verifier's verdict becomes new clauses.
 
-Work is cut into *units*, one seed position each, numbered from the run's seed, so a
+**Seed sources** (``source``, :func:`seed_positions`): ``random``, the baseline, one
+position of a seeded random game (:func:`seed_position`); ``selfplay``, positions of a
+game the engine plays against itself (:class:`solver.search.mcts.Engine`, a playout
+budget a move, :data:`SELFPLAY_PLAYOUTS` by default, no df-pn: the same game under any
+load); ``records``, positions of the game records of a folder (:mod:`solver.record`,
+as ``meridians match --records`` writes them), one record a unit in file-name order.
+A self-play game or a record gives a position every :data:`STRIDE` plies of the same
+30%-85% span, from a first ply the unit's seed draws.  Every puzzle records its
+``source`` (kind, game, ply and, for self-play, playouts).
+
+Work is cut into *units*, one seed game each, numbered from the run's seed, so a
 run resumes at the first unit it has not finished.  A unit gives the same puzzles in
 every run and every worker: the verifier's tables are emptied before each candidate
 (what a worker proved for earlier units used to change the nodes a candidate needed,
@@ -22,7 +32,9 @@ worker processes for the whole run.
 
 **No near-duplicates** (issue 21).  A set keeps at most one puzzle per seed game and
 *region*, the region of a puzzle being the group of the seed position that holds its
-target (before any reshaping: the group whose stones a candidate is built around); and
+target (before any reshaping: the group whose stones a candidate is built around; in a
+game that gives several positions, the group is named by its oldest stone, since
+groups only grow or vanish, so that one group gives one puzzle a game); and
 it never keeps a puzzle whose position differs from one it already holds in
 :data:`puzzles.similar.WITHIN` points or fewer (:mod:`puzzles.similar`).  Both are
 checked where a found puzzle is kept, the second against every puzzle of the file,
@@ -33,7 +45,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import math
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -46,12 +60,14 @@ from .rating import rate
 from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
 from .similar import WITHIN, NearIndex
 from .themes import ThemeError, themes
-from .verdict import Verdict, verify
+from .verdict import Verdict, verify, with_any
 
 __all__ = [
     "BUDGET", "QUICK", "RATING_CUTS", "difficulty", "check", "proven", "seed_position", "Found",
     "baseline_unit", "sat_unit", "run_unit", "generate", "exclusive", "read_state", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
+    "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
+    "read_records",
 ]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
@@ -64,6 +80,17 @@ _TEMPTING_CAP = 12
 _LATE_CAP = 4
 #: the scores at which ratings 2, 3, 4 and 5 start
 RATING_CUTS = (1.5, 3.0, 4.5, 6.0)
+
+#: where seed positions come from (see the module docstring)
+SOURCE_KINDS = ("random", "selfplay", "records")
+#: the engine's playouts a move in self-play games: a 6/7 game of 108 plies took 5.8 CPU
+#: seconds at 1,000 and one of 114 plies 1.8 s at 200 (one core, df-pn off); the engine
+#: at 1,000 beat random 20-0 on 5/6 (results/engine/strength.json)
+SELFPLAY_PLAYOUTS = 500
+#: the most playouts a move a run may ask for
+MAX_PLAYOUTS = 1_000_000
+#: plies between two seed positions of one self-play game or game record
+STRIDE = 6
 
 
 def difficulty(v: Verdict, n: int) -> tuple[float, int]:
@@ -96,6 +123,84 @@ def seed_position(board: Board, unit_seed: int) -> Position | None:
             return None
         pos = pos.play(rng.choice(moves))
     return None if pos.outcome is not None else pos
+
+
+def _span(board: Board) -> tuple[int, int]:
+    """The plies at which seed positions are taken: 30% to 85% of the points."""
+    return int(0.3 * board.size), int(0.85 * board.size)
+
+
+def selfplay_game(board: Board, unit_seed: int, playouts: int = SELFPLAY_PLAYOUTS,
+                  plies: int | None = None) -> list[str]:
+    """The moves of a game the engine plays against itself from the empty ``board``,
+    ``playouts`` a move, one :class:`~solver.search.mcts.Engine` a side (seeded from
+    ``unit_seed``; df-pn off), until it ends or after ``plies`` moves: the same moves
+    for the same arguments, whatever the machine's load."""
+    from solver.search.mcts import Engine
+
+    engines = (Engine(seed=2 * unit_seed, dfpn_nodes=0), Engine(seed=2 * unit_seed + 1, dfpn_nodes=0))
+    pos = Position.start(board)
+    moves: list[str] = []
+    while pos.outcome is None and (plies is None or len(moves) < plies):
+        r = engines[pos.side_index].search(pos, playouts=playouts)
+        if r.best is None:  # a search always tries every root move
+            raise RuntimeError(f"the engine found no move in {pos} ({'; '.join(r.notes)})")
+        pos = pos.play(r.best)
+        moves.append(r.best)
+    return moves
+
+
+def seed_positions(board: Board, unit_seed: int, source: tuple = ("random",)) -> list[tuple[Position, dict, dict]]:
+    """The seed positions of one unit: ``(position, source, regions)`` each, where
+    ``source`` is what a puzzle from it records and ``regions`` maps each defender
+    target (:func:`_defender_targets`) to the name of its group (the target itself for
+    a random game, which gives one position; the oldest stone of the group otherwise).
+
+    ``source`` names the seed source: ``('random',)``; ``('selfplay', playouts)``;
+    ``('records', file, start, moves)`` (a record's file name, start position in
+    notation and moves, :func:`read_records`).  Positions whose game is over are left
+    out; a self-play game is played only as far as the last ply taken."""
+    kind = source[0]
+    if kind == "random":
+        pos = seed_position(board, unit_seed)
+        if pos is None:
+            return []
+        ply = random.Random(unit_seed).randint(*_span(board))
+        return [(pos, {"kind": "random", "game": unit_seed, "ply": ply},
+                 {t: t for t in _defender_targets(pos)})]
+    lo, hi = _span(board)
+    first = lo + random.Random(unit_seed).randrange(STRIDE)
+    if kind == "selfplay":
+        playouts = source[1]
+        moves = selfplay_game(board, unit_seed, playouts, plies=hi)
+        start = Position.start(board)
+        about = {"kind": "selfplay", "game": unit_seed}
+    elif kind == "records":
+        _, name, start_text, moves = source
+        start = Position.parse(start_text)
+        about = {"kind": "records", "file": name}
+    else:
+        raise ValueError(f"unknown seed source {kind!r} (one of {', '.join(SOURCE_KINDS)})")
+    wanted = set(range(first, min(hi, len(moves)) + 1, STRIDE))
+    out = []
+    pos = start
+    placed: dict[str, int] = {}  # point -> the ply its stone was placed at
+    for ply in range(len(moves) + 1):
+        if ply > max(wanted, default=-1):
+            break
+        if ply in wanted and pos.outcome is None:
+            bare = Position.parse(str(pos))  # the puzzle's position: no game history
+            regions = {}
+            y = "D" if bare.to_move == "L" else "L"
+            for g in bare.groups(y):
+                oldest = min(g, key=lambda q: (placed.get(q, -1), bare.board.index(q)))
+                regions[min(g, key=bare.board.index)] = oldest
+            out.append((bare, {**about, "ply": ply, **({"playouts": source[1]} if kind == "selfplay" else {})},
+                        regions))
+        if ply < len(moves):
+            pos = pos.play(moves[ply])
+            placed[moves[ply]] = ply
+    return out
 
 
 @dataclass
@@ -148,7 +253,9 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     the nodes recorded are those of one verification from scratch (what a re-scoring of
     a committed set finds too); ``why`` as in :func:`check`.  The puzzle's themes
     (:mod:`puzzles.themes`) are computed after, each search within ``limit``; a puzzle
-    whose themes run out of it is dropped (``'budget'``).  ``limit`` is the budget
+    whose themes run out of it is dropped (``'budget'``).  The line's last reply is
+    written ``any`` when every legal reply loses the target
+    (:func:`puzzles.verdict.with_any`).  ``limit`` is the budget
     of the verification (None: none), ``max_nodes`` its short form."""
     capture.forget()
     limit = capture.capture_limit(limit, max_nodes)
@@ -163,7 +270,7 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
         return None, "cooked"
     score, rating = rate(pos, target, n, v)  # puzzles.rating: rated within its board and n
     p = Puzzle(
-        id="", position=str(pos), target=target, n=n, key=v.keys[0], line=list(v.line),
+        id="", position=str(pos), target=target, n=n, key=v.keys[0], line=with_any(pos, target, v.line),
         dual_free=v.dual_free, difficulty=rating, score=score, nodes=v.nodes,
         generator=generator, version=version,
     )
@@ -174,31 +281,34 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     return dataclasses.replace(p, themes=found), "sound"
 
 
-def baseline_unit(board: Board, n: int, unit_seed: int, version: str) -> Found:
-    """Every defender group of one seed position, as it stands."""
+def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",)) -> Found:
+    """Every defender group of the unit's seed positions, as it stands."""
     t0 = time.process_time()
     out = Found()
-    pos = seed_position(board, unit_seed)
-    if pos is not None:
+    for pos, src, regions in seed_positions(board, unit_seed, source):
         for target in _defender_targets(pos):
+            if regions[target] in out.regions:
+                continue  # this game's group gave a puzzle already
             out.candidates += 1
             p, _ = check(pos, target, n, "baseline", version)
             if p is not None:
-                out.puzzles.append(p)
-                out.regions.append(target)
+                out.puzzles.append(dataclasses.replace(p, source=src))
+                out.regions.append(regions[target])
     out.seconds = time.process_time() - t0
     return out
 
 
-def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6) -> Found:
-    """Every defender group of one seed position, reshaped by :mod:`puzzles.sat`."""
+def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6,
+             source: tuple = ("random",)) -> Found:
+    """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`."""
     from . import sat  # python-sat loads only for this generator
 
     t0 = time.process_time()
     out = Found()
-    pos = seed_position(board, unit_seed)
-    if pos is not None:
+    for pos, src, regions in seed_positions(board, unit_seed, source):
         for target in _defender_targets(pos):
+            if regions[target] in out.regions:
+                continue
             with sat.Reshaper(pos, target, n) as shaper:
                 for _ in range(per_group):
                     cand = shaper.next()
@@ -207,20 +317,62 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
                     out.candidates += 1
                     p, why = check(cand, target, n, "sat", version)
                     if p is not None:
-                        out.puzzles.append(p)
-                        out.regions.append(target)
+                        out.puzzles.append(dataclasses.replace(p, source=src))
+                        out.regions.append(regions[target])
                         break  # one puzzle a group: the next would be a near copy
                     shaper.learn(why)
     out.seconds = time.process_time() - t0
     return out
 
 
-def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str) -> Found:
-    """One unit of ``method`` ('sat' or 'baseline'); picklable for worker processes."""
+def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str,
+             source: tuple = ("random",)) -> Found:
+    """One unit of ``method`` ('sat' or 'baseline') on seeds from ``source`` (see
+    :func:`seed_positions`); picklable for worker processes."""
     board = Board.parse(board_name)
     if method == "sat":
-        return sat_unit(board, n, unit_seed, version)
-    return baseline_unit(board, n, unit_seed, version)
+        return sat_unit(board, n, unit_seed, version, source=source)
+    return baseline_unit(board, n, unit_seed, version, source=source)
+
+
+def read_records(folder: str, board: Board) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The game records of ``folder`` (its ``*.txt`` files, by name) as ``(file name,
+    start position, moves)``, each replayed and checked (:func:`solver.record.parse_record`).
+    ``ValueError`` in one line naming the folder or file for a missing folder, a folder
+    without records, an unreadable or bad record, or a game on another board."""
+    from solver.files import FileFormatError, read_text
+    from solver.record import parse_record
+
+    if not os.path.isdir(folder):
+        raise ValueError(f"--source records {folder}: {'not a folder' if os.path.exists(folder) else 'no such folder'}")
+    try:
+        names = sorted(f for f in os.listdir(folder) if f.endswith(".txt") and os.path.isfile(os.path.join(folder, f)))
+    except OSError as e:
+        raise ValueError(f"--source records {folder}: cannot list it: {e.strerror or e}") from None
+    if not names:
+        raise ValueError(f"--source records {folder}: no game records (*.txt) in it")
+    games = []
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            record = parse_record(read_text(path, "game record"), default_board=board)
+            record.game()  # every move replayed (parse_record does; kept as the rule)
+        except FileFormatError as e:
+            raise ValueError(str(e)) from None
+        except ValueError as e:  # RecordError is one
+            raise ValueError(f"{path}: {e}") from None
+        if record.board != board:
+            raise ValueError(f"{path} is a game on board {record.board.name}, not {board.name}")
+        games.append((name, str(record.start), tuple(record.moves)))
+    return games
+
+
+def _records_digest(games: list) -> str:
+    """A short fingerprint of a folder's records: a resumed run must see the same."""
+    h = hashlib.sha256()
+    for name, start, moves in games:
+        h.update(f"{name}\n{start}\n{' '.join(moves)}\n".encode())
+    return h.hexdigest()[:16]
 
 
 class Keeper:
@@ -270,8 +422,11 @@ GIVE_UP_AFTER = 256
 _STATE_FIELDS = {"board": str, "n": int, "method": str, "seed": int, "units": int, "candidates": int,
                  "cpu_seconds": float, "found": int, "found_dual_free": int}
 _RUN_FIELDS = ("board", "n", "method", "seed")
-#: fields a state file may lack (written by an older generator), with their types
-_OPTIONAL_STATE_FIELDS = {"near_duplicates": int}
+#: fields a state file may lack (written by an older generator, or for another seed
+#: source), with their types; a state without ``source`` is a random-games run
+_OPTIONAL_STATE_FIELDS = {"near_duplicates": int, "source": str, "playouts": int, "records": str}
+#: the fields that name the seed source of a run (with _RUN_FIELDS)
+_SOURCE_FIELDS = ("source", "playouts", "records")
 
 
 class NothingFound(Exception):
@@ -288,7 +443,8 @@ def puzzle_id(board: Board, n: int, i: int) -> str:
     return f"m{board.m}{board.m + 1}-c{n}-{i:04d}"
 
 
-def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up_after: int) -> None:
+def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up_after: int,
+                  source: str = "random", playouts: int = SELFPLAY_PLAYOUTS) -> None:
     """Raise ``ValueError`` naming the option for a request out of range."""
     def whole(v) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
@@ -305,12 +461,17 @@ def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up
         raise ValueError(f"--seed must be a whole number from 0 to 2^63 - 1, not {seed!r}")
     if not whole(give_up_after) or not 1 <= give_up_after <= MAX_COUNT:
         raise ValueError(f"--give-up-after must be a whole number from 1 to {MAX_COUNT:,}, not {give_up_after!r}")
+    if source not in SOURCE_KINDS:
+        raise ValueError(f"--source must be one of {', '.join(SOURCE_KINDS)}, not {source!r}")
+    if not whole(playouts) or not 1 <= playouts <= MAX_PLAYOUTS:
+        raise ValueError(f"--playouts must be a whole number from 1 to {MAX_PLAYOUTS:,}, not {playouts!r}")
 
 
 def generate(
     board_name: str, n: int, count: int, out: str, *, method: str = "sat", jobs: int = 1,
     seed: int = 0, batch: int | None = None, progress=None, force: bool = False,
-    give_up_after: int = GIVE_UP_AFTER,
+    give_up_after: int = GIVE_UP_AFTER, source: str = "random", playouts: int = SELFPLAY_PLAYOUTS,
+    records: str | None = None,
 ) -> dict:
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
     ``out + '.state.json'``.  At most :data:`MAX_DUAL_SHARE` of the set lacks a dual-free
@@ -323,16 +484,27 @@ def generate(
     An existing ``out`` is written over only when it is this run's (its state file
     names the same board, n, method and seed) or with ``force``: anything else raises
     ``ValueError`` before a byte is written.  Raises :class:`NothingFound` after
-    ``give_up_after`` seed positions in a row without a new puzzle."""
-    import os
+    ``give_up_after`` units in a row without a new puzzle, and once the records of a
+    ``records`` run are used up.
 
+    ``source`` is where the seed games come from (:data:`SOURCE_KINDS`, see the module
+    docstring): ``'selfplay'`` plays them with ``playouts`` a move, ``'records'`` reads
+    them from the folder ``records`` (every record is read and checked first: a bad
+    one raises ``ValueError`` before anything is written).  A run resumes only with
+    the same source (and playouts, and the same records)."""
     board = Board.parse(board_name)
-    check_request(n, count, method, jobs, seed, give_up_after)
+    check_request(n, count, method, jobs, seed, give_up_after, source, playouts)
+    games = None
+    if source == "records":
+        if records is None:
+            raise ValueError("--source records needs a folder of game records")
+        games = read_records(records, board)
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise ValueError(f"cannot write {out}: there is no folder {folder}")
     with exclusive(out + ".lock"):
-        return _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after)
+        return _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
+                         source, playouts, games, records)
 
 
 @contextlib.contextmanager
@@ -398,9 +570,18 @@ def read_state(path: str) -> dict:
     return d
 
 
-def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after) -> dict:
+def _unit_source(source: str, playouts: int, games: list | None, unit: int) -> tuple:
+    """What :func:`seed_positions` takes for unit number ``unit`` (from 0)."""
+    if source == "selfplay":
+        return ("selfplay", playouts)
+    if source == "records":
+        return ("records", *games[unit])
+    return ("random",)
+
+
+def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
+              source="random", playouts=SELFPLAY_PLAYOUTS, games=None, records=None) -> dict:
     import json
-    import os
 
     from joblib import Parallel, delayed
 
@@ -410,7 +591,11 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
 
     state_file = out + ".state.json"
     state = {"board": board.name, "n": n, "method": method, "seed": seed, "units": 0,
-             "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0}
+             "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0, "source": source}
+    if source == "selfplay":
+        state["playouts"] = playouts
+    if source == "records":
+        state["records"] = _records_digest(games)
     kept: list[Puzzle] = []
     old = read_state(state_file) if os.path.exists(state_file) and not force else None
     if old is not None and any(old[k] != state[k] for k in _RUN_FIELDS):
@@ -418,6 +603,11 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
             f"{state_file} records another run ({old['board']}, n={old['n']}, {old['method']}, "
             f"seed {old['seed']}): pick another --out, or --force to start over"
         )
+    if old is not None and any(old.get(k, "random" if k == "source" else None) != state.get(k)
+                               for k in _SOURCE_FIELDS):
+        was = old.get("source", "random") + (f", {old['playouts']} playouts" if "playouts" in old else "")
+        why = "the records in the folder changed" if old.get("source") == source == "records" else f"seeds from {was}"
+        raise ValueError(f"{state_file} records another run ({why}): pick another --out, or --force to start over")
     if os.path.lexists(out) and old is None and not force:
         raise ValueError(f"{out} exists and was not written by this command (no {state_file} beside it): "
                          "pick another --out, or --force to write over it")
@@ -437,12 +627,21 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
     # the block releases them
     with (Parallel(n_jobs=jobs, backend="loky") if jobs > 1 else contextlib.nullcontext()) as pool:
         while len(kept) < count:
-            units = range(state["units"], state["units"] + batch)
+            end = state["units"] + batch
+            if games is not None:
+                if state["units"] >= len(games):
+                    raise NothingFound(
+                        f"the {len(games)} game records in {records} are used up ({board.name}, n={n}, "
+                        f"{method}): {out} holds {len(kept)} of the {count} asked",
+                        dict(state, kept=len(kept), added=len(kept) - before))
+                end = min(end, len(games))
+            units = range(state["units"], end)
             seeds = [seed * 1_000_003 + u for u in units]
+            where = [_unit_source(source, playouts, games, u) for u in units]
             if pool is None:
-                results = [run_unit(method, board.name, n, s, version) for s in seeds]
+                results = [run_unit(method, board.name, n, s, version, w) for s, w in zip(seeds, where)]
             else:
-                results = pool(delayed(run_unit)(method, board.name, n, s, version) for s in seeds)
+                results = pool(delayed(run_unit)(method, board.name, n, s, version, w) for s, w in zip(seeds, where))
             for unit, r in zip(seeds, results):
                 state["candidates"] += r.candidates
                 state["cpu_seconds"] += r.seconds
@@ -464,7 +663,7 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
                         kept.append(dataclasses.replace(p, id=puzzle_id(board, n, len(kept) + 1)))
                         keeper.keep(p, unit, region)
                 idle = 0 if new else idle + 1
-            state["units"] += batch
+            state["units"] += len(units)
             state["kept"] = len(kept)
             # the puzzles and the state that counts them are written both or neither: a
             # Ctrl-C or kill waits for the pair

@@ -49,7 +49,7 @@ from solver.search.capture import MAX_N
 
 __all__ = [
     "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "OPTIONAL", "REQUIRED", "THEMES",
-    "load_jsonl", "write_jsonl", "parse_puzzle_ref", "find_puzzle", "code_version",
+    "load_jsonl", "write_jsonl", "parse_puzzle_ref", "find_puzzle", "code_version", "ANY", "SOURCES",
 ]
 
 #: the generators a record may name
@@ -59,6 +59,18 @@ GENERATORS = ("sat", "baseline")
 #: :mod:`puzzles.themes`)
 THEMES = ("block", "quiet-key", "sacrifice", "self-harm", "zugzwang", "double-threat", "long-line")
 
+#: a line's last defender move written so: every legal reply there loses the target
+#: (after the attacker's last move the target group is dead, and the defender's own
+#: placement removes it whatever it is); ``puzzles audit`` checks that it does
+ANY = "any"
+
+#: the kinds of seed a record's ``source`` may name, with the fields each one has
+#: besides ``kind``: ``game`` the unit seed of a random game or the number of a
+#: self-play game, ``ply`` the moves played before the seed position, ``playouts``
+#: the engine's playouts a move, ``file`` the game record's file name
+SOURCES = {"random": {"game": int, "ply": int}, "selfplay": {"game": int, "ply": int, "playouts": int},
+           "records": {"file": str, "ply": int}}
+
 #: the fields every record must have; the others have defaults (files to audit may lack a key)
 REQUIRED = ("id", "position", "target", "n")
 
@@ -67,7 +79,7 @@ FIELDS = ("id", "position", "target", "n", "key", "line", "dual_free", "difficul
           "nodes", "generator", "version")
 
 #: fields written only when they hold something (after :data:`FIELDS`, in this order)
-OPTIONAL = ("themes",)
+OPTIONAL = ("themes", "source")
 
 #: a JSON line nested deeper than this is refused before it is parsed (a record needs 2)
 MAX_DEPTH = 32
@@ -110,7 +122,10 @@ class Puzzle:
     when not known, as in files still to audit); ``line`` the key, the defender's longest
     resistance and the attacker's answers, as point names.  ``themes`` are the
     puzzle's themes (:mod:`puzzles.themes`, names from :data:`THEMES` in that order), or
-    None when they were not computed (then the field is not written).  Fields outside
+    None when they were not computed (then the field is not written).  ``source`` is
+    where the seed position came from (:data:`SOURCES`: ``{"kind": "selfplay", "game":
+    12, "ply": 57, "playouts": 500}``), None when not known (not written).  The line's
+    last move may be :data:`ANY` when it is the defender's.  Fields outside
     :data:`FIELDS` read from a file are kept in ``extra`` and written back.
     """
 
@@ -127,6 +142,7 @@ class Puzzle:
     generator: str | None = None
     version: str | None = None
     themes: tuple[str, ...] | None = None
+    source: Mapping[str, Any] | None = field(default=None, hash=False)
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -134,6 +150,8 @@ class Puzzle:
         object.__setattr__(self, "line", tuple(self.line))
         if self.themes is not None:
             object.__setattr__(self, "themes", tuple(self.themes))
+        if self.source is not None:
+            object.__setattr__(self, "source", dict(self.source))
         object.__setattr__(self, "extra", dict(self.extra))
 
     # -- reading the puzzle ---------------------------------------------------------------
@@ -180,7 +198,10 @@ class Puzzle:
         Checks: the notation parses and the position is valid and not over, the target
         holds a stone of the player not to move, ``n >= 1``, the key is a legal move, the
         line is a legal sequence of moves from the position that starts with the key and
-        has at most ``2 n`` moves.  Raises :class:`PuzzleFormatError`.
+        has at most ``2 n`` moves, :data:`ANY` only as its last move and only there as
+        the defender's (a reply that is not played here: whether every reply loses is
+        the audit's question, :func:`puzzles.verdict.any_escapes`).  Raises
+        :class:`PuzzleFormatError`.
         """
         _check_types(dataclasses.asdict(self))
         try:
@@ -205,13 +226,21 @@ class Puzzle:
         key = None if self.key is None else canon("key", self.key)
         if key is not None and key not in pos.legal_moves():
             raise PuzzleFormatError(f"key {key} is not a legal move for {_NAME[x]} in {_short(self.position)}")
-        line = tuple(canon("line move", m) for m in self.line)
+        for i, m in enumerate(self.line):
+            if m == ANY and (i != len(self.line) - 1 or i % 2 == 0):
+                raise PuzzleFormatError(f"move {i + 1} of the line is {ANY!r}: only the last move, a defender's "
+                                        "reply, may be")
+        line = tuple(m if m == ANY else canon("line move", m) for m in self.line)
         if line and key is not None and line[0] != key:
             raise PuzzleFormatError(f"the line starts with {line[0]}, not with the key {key}")
         if len(line) > 2 * self.n:
             raise PuzzleFormatError(f"the line has {len(line)} moves, more than the {2 * self.n} of a capture in {self.n}")
         p = pos
         for i, m in enumerate(line):
+            if m == ANY:
+                if p.outcome is not None or not p.legal_moves():
+                    raise PuzzleFormatError(f"move {i + 1} of the line is {ANY!r}, but the defender has no move there")
+                break
             try:
                 p = p.play(m)
             except ValueError as e:
@@ -234,6 +263,8 @@ class Puzzle:
             known["line"] = tuple(known["line"])
         if known.get("themes") is not None:
             known["themes"] = tuple(known["themes"])
+        if known.get("source") is not None:
+            known["source"] = dict(known["source"])
         if known.get("score") is not None:
             known["score"] = float(known["score"])
         extra = {k: v for k, v in d.items() if k not in FIELDS + OPTIONAL}
@@ -242,11 +273,13 @@ class Puzzle:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the record: the standard fields in order, ``themes`` when
-        computed, then ``extra``."""
+        computed, ``source`` when known, then ``extra``."""
         d: dict[str, Any] = {f: getattr(self, f) for f in FIELDS}
         d["line"] = list(self.line)
         if self.themes is not None:  # not computed: the records of before themes stay as they were
             d["themes"] = list(self.themes)
+        if self.source is not None:  # not known: the records of before sources stay as they were
+            d["source"] = dict(self.source)
         d.update((k, v) for k, v in self.extra.items() if k not in FIELDS + OPTIONAL)
         return d
 
@@ -382,6 +415,28 @@ def _check_types(d: Mapping[str, Any]) -> None:
                        and list(v) == sorted(set(v), key=THEMES.index)),
          f"themes must be a list of theme names from {', '.join(THEMES)}, each once and in that order, "
          f"not {_short(v)}")
+    v = d.get("source")
+    need(v is None or _source_ok(v),
+         f"source must be an object with kind {', '.join(SOURCES)} and that kind's fields "
+         f"(random: game, ply; selfplay: game, ply, playouts; records: file, ply), not {_short(v)}")
+
+
+def _source_ok(v: Any) -> bool:
+    """Whether ``v`` is a ``source`` as :data:`SOURCES` describes: its kind's fields
+    and no other, whole numbers from 0 to 2^63 - 1, a file name of one line."""
+    if not isinstance(v, Mapping) or v.get("kind") not in SOURCES:
+        return False
+    fields = SOURCES[v["kind"]]
+    if set(v) != {"kind", *fields}:
+        return False
+    for k, kind in fields.items():
+        x = v[k]
+        if kind is int:
+            if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < 2**63:
+                return False
+        elif not (isinstance(x, str) and x and len(x) <= 1000 and "\n" not in x and "\r" not in x):
+            return False
+    return True
 
 
 # -- files ------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from solver import Position
 from solver.search import capture
 from solver.search.limit import Limit
 
-from .record import THEMES, Puzzle
+from .record import ANY, THEMES, Puzzle
 
 __all__ = ["THEMES", "ThemeError", "themes", "pass_position", "line_positions"]
 
@@ -55,12 +55,15 @@ class ThemeError(ValueError):
 
 def line_positions(p: Puzzle) -> list[Position]:
     """The puzzle's position and the position after each move of its line (the key
-    alone when no line is recorded)."""
+    alone when no line is recorded).  A last reply written ``any`` is played as the
+    first legal move: it comes after X's last move, so no theme depends on which."""
     if p.key is None:
         raise ThemeError(f"puzzle {p.id} has no key: its themes cannot be computed")
     pos = p.to_position()
     out = [pos]
     for m in p.line or (p.key,):
+        if m == ANY and out[-1].legal_moves():
+            m = out[-1].legal_moves()[0]
         try:
             out.append(out[-1].play(m))
         except ValueError as e:

@@ -24,7 +24,9 @@ from solver import Position
 from solver.search.capture import MAX_N, CaptureError, CaptureSearch, capture_limit, check_n
 from solver.search.limit import Limit
 
-__all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH"]
+from .record import ANY
+
+__all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH", "any_escapes", "with_any"]
 
 
 class Verdict(NamedTuple):
@@ -256,3 +258,39 @@ def _working(s: CaptureSearch, path: list, cur: Position, left: int, stop: int =
             if stop and len(working) >= stop:
                 break
     return working
+
+
+def any_escapes(position: Position, target: str, line) -> list[str]:
+    """The defender's legal replies at the end of ``line`` (its last move, the reply
+    written ``any``, not played) after which the target is still on the board: none
+    when the line may write that reply as ``any``.  ``ValueError`` for a line whose
+    moves before it are illegal.
+
+    >>> pos = Position.parse("1D1L/3L1/2DDL1/1D1L1LL/2DDDL2/5L1/2D3/D4/4 D")  # m45-c1-0059
+    >>> any_escapes(pos, "f4", ["f5", "any"]), len(any_escapes(pos, "f4", ["a1", "any"]))
+    ([], 22)
+    >>> with_any(pos, "f4", ["f5", "a2"])
+    ['f5', 'any']
+    """
+    cur = _before_last(position, line)
+    y = cur.to_move
+    return [m for m in cur.legal_moves() if target in cur.play(m).stones(y)]
+
+
+def _before_last(position: Position, line) -> Position:
+    for m in list(line)[:-1]:
+        position = position.play(m)
+    return position
+
+
+def with_any(position: Position, target: str, line) -> list[str]:
+    """``line`` with its last move written ``any`` when that move is the defender's
+    and every legal reply there removes the target (:func:`any_escapes`); else as it
+    is.  A sound puzzle's main line always qualifies when it ends with the defender's
+    reply: after X's last move every reply must lose the target."""
+    line = list(line)
+    if len(line) < 2 or len(line) % 2 or any_escapes(position, target, line):
+        return line
+    if not _before_last(position, line).legal_moves():
+        return line  # no reply at all: "any" would name a move that does not exist
+    return line[:-1] + [ANY]

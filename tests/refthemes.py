@@ -76,9 +76,13 @@ def ref_themes(p):
     idx = board.index
     t = idx(p.target)
     states = [(frozenset(map(idx, pos.stones("L"))), frozenset(map(idx, pos.stones("D"))), x)]
-    line = [idx(m) for m in (p.line or (p.key,))]
-    for m in line:
+    line = []
+    for name in p.line or (p.key,):
         light, dark, c = states[-1]
+        # a last reply written "any": one legal reply of the reference rules (no theme
+        # depends on which, the X stones and the earlier positions being the same)
+        m = min(R.legal_moves(board, light, dark, c)) if name == "any" else idx(name)
+        line.append(m)
         states.append(R.play(board, light, dark, c, m))
     found = set()
     root = states[0]
