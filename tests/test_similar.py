@@ -121,8 +121,8 @@ def test_a_generation_run_keeps_no_near_duplicates_even_when_they_are_planted(tm
     real = G.run_unit
     planted: list[str] = []
 
-    def run_unit(method, board_name, n, unit_seed, version):
-        r = real(method, board_name, n, unit_seed, version)
+    def run_unit(method, board_name, n, unit_seed, version, *where):
+        r = real(method, board_name, n, unit_seed, version, *where)
         # copies, one point away, of the puzzles the file held before (a resumed run
         # knows them only from the file), first in the unit and each in a region of
         # its own so that only the distance can refuse them
