@@ -5,8 +5,8 @@
     python scripts/make_puzzles.py --summary                # a table of the sets as they stand
     python scripts/make_puzzles.py --rescore --jobs 2      # lines and scores by the present verifier
 
-Each set is ``meridians puzzles generate --method sat --seed 1`` with its board, n and
-count, written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
+Each set is ``meridians puzzles generate --method sat --seed 1`` with its board, n,
+count and seed source, written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
 run resumes from the ``.state.json`` file beside it).  Every puzzle records the code
 version that proved it.  Afterwards ``meridians puzzles audit results/puzzles/*.jsonl``
 re-verifies them all.
@@ -23,10 +23,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: (board, n, count), cheapest first
+#: (board, n, count, seed source), cheapest first; the sets of random seed games were
+#: made before the generator could seed from the engine's self-play (issue 21)
 SETS = [
-    ("6/7", 1, 500), ("6/7", 2, 500), ("4/5", 1, 200), ("4/5", 2, 200), ("4/5", 3, 200),
-    ("6/7", 3, 500), ("4/5", 4, 200), ("6/7", 4, 500), ("6/7", 5, 100),
+    ("6/7", 1, 500, "random"), ("6/7", 2, 500, "random"), ("4/5", 1, 200, "random"),
+    ("4/5", 2, 200, "random"), ("4/5", 3, 200, "random"), ("6/7", 3, 500, "random"),
+    ("4/5", 4, 200, "random"), ("6/7", 4, 500, "random"), ("6/7", 5, 100, "random"),
+    ("5/6", 1, 200, "selfplay"), ("5/6", 2, 200, "selfplay"), ("5/6", 3, 200, "selfplay"),
+    ("5/6", 4, 200, "selfplay"),
 ]
 
 
@@ -45,12 +49,12 @@ def main() -> int:
         return summary()
     if args.rescore:
         return rescore(args.only, args.jobs)
-    for board, n, count in SETS:
+    for board, n, count, source in SETS:
         if args.only and f"{board}:{n}" not in args.only:
             continue
         out = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
         cmd = ["meridians", "puzzles", "generate", "--board", board, "--n", str(n), "--count", str(count),
-               "--method", "sat", "--seed", "1", "--jobs", str(args.jobs), "--out", str(out)]
+               "--method", "sat", "--seed", "1", "--source", source, "--jobs", str(args.jobs), "--out", str(out)]
         print(" ".join(cmd), flush=True)
         rc = subprocess.call(cmd)
         if rc:
@@ -71,7 +75,7 @@ def rescore(only: list[str], jobs: int) -> int:
     from puzzles.record import code_version, load_jsonl, write_jsonl
 
     version = code_version()
-    for board, n, _ in SETS:
+    for board, n, *_ in SETS:
         f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
         if (only and f"{board}:{n}" not in only) or not f.exists():
             continue
@@ -113,7 +117,7 @@ def summary() -> int:
 
     print("| set | puzzles | dual-free | rating 1/2/3/4/5 | empty points (min/median/max) | found | CPU s | found per CPU-minute |")
     print("|---|---|---|---|---|---|---|---|")
-    for board, n, _ in SETS:
+    for board, n, *_ in SETS:
         f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
         if not f.exists():
             continue
