@@ -60,10 +60,10 @@ from .rating import rate
 from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
 from .similar import WITHIN, NearIndex
 from .themes import ThemeError, themes
-from .verdict import Verdict, verify, with_any
+from .verdict import verify, with_any
 
 __all__ = [
-    "BUDGET", "QUICK", "RATING_CUTS", "difficulty", "check", "proven", "seed_position", "Found",
+    "BUDGET", "QUICK", "check", "proven", "seed_position", "Found",
     "baseline_unit", "sat_unit", "run_unit", "generate", "exclusive", "read_state", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
@@ -74,13 +74,6 @@ __all__ = [
 BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000}
 #: node budget of the first search, for a capture at all (see :func:`check`)
 QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
-#: how many failing natural tries count, at most, in the score
-_TEMPTING_CAP = 12
-#: how many tries that fail only late count, at most
-_LATE_CAP = 4
-#: the scores at which ratings 2, 3, 4 and 5 start
-RATING_CUTS = (1.5, 3.0, 4.5, 6.0)
-
 #: where seed positions come from (see the module docstring)
 SOURCE_KINDS = ("random", "selfplay", "records")
 #: the engine's playouts a move in self-play games: a 6/7 game of 108 plies took 5.8 CPU
@@ -91,24 +84,6 @@ SELFPLAY_PLAYOUTS = 500
 MAX_PLAYOUTS = 1_000_000
 #: plies between two seed positions of one self-play game or game record
 STRIDE = 6
-
-
-def difficulty(v: Verdict, n: int) -> tuple[float, int]:
-    """(score, rating 1..5) of a sound puzzle.
-
-    The score adds the length (each X move beyond the first is worth 1), the verifier's
-    effort (half the log10 of its nodes beyond a hundred), the *natural tries* that fail
-    (first moves on the target's paths or lines or touching it: 0.15 each, at most 12),
-    the tries among them that *fail only late*, capturing within n + 1 (0.5 each, at
-    most 4), and 1 for a *quiet* key (one that cuts none of the target's present
-    paths).  The rating cuts the score at :data:`RATING_CUTS`: one scale for every n, so
-    a longer puzzle rates higher, while the puzzles of one n spread over several.
-    """
-    effort = max(0.0, math.log10(max(v.nodes, 1)) - 2.0)
-    score = ((n - 1) + 0.5 * effort + 0.15 * min(v.tempting, _TEMPTING_CAP)
-             + 0.5 * min(len(v.late), _LATE_CAP) + (1.0 if v.quiet else 0.0))
-    score = round(score, 3)  # the rating is that of the score as recorded
-    return score, 1 + sum(score >= cut for cut in RATING_CUTS)
 
 
 def seed_position(board: Board, unit_seed: int) -> Position | None:

@@ -48,7 +48,7 @@ from solver import Position
 from solver.search.capture import CaptureSearch, capture_limit
 
 __all__ = ["Features", "features", "score", "rating", "rate", "record_features", "find_key", "FoundKey", "spearman", "quantile_cuts",
-           "CUTS", "TEMPTING_CAP", "LATE_CAP", "PATHS_CAP", "FIRST_PLAYOUTS", "RatingError"]
+           "CUTS", "OLD_CUTS", "old_rating", "TEMPTING_CAP", "LATE_CAP", "PATHS_CAP", "FIRST_PLAYOUTS", "RatingError"]
 
 #: how many failing natural tries count, at most
 TEMPTING_CAP = 12
@@ -74,6 +74,10 @@ CUTS: dict[tuple[str, int], tuple[float, float, float, float]] = {
     ("6/7", 4): (9.076, 9.662, 10.165, 10.895),
     ("6/7", 5): (10.409, 10.898, 11.275, 11.831),
 }
+
+
+#: the first generator's rating cuts (issue 5), one scale for every n (:func:`old_rating`)
+OLD_CUTS = (1.5, 3.0, 4.5, 6.0)
 
 
 class RatingError(ValueError):
@@ -151,10 +155,24 @@ def rate(position: Position, target: str, n: int, v) -> tuple[float, int]:
 
 
 def _old_score(n: int, f: Features, late: int) -> float:
-    """The score of the first generator (before this module) for features ``f``."""
+    """The score of the first generator (issue 5, before this module) for features ``f``:
+    the length (each X move beyond the first is worth 1), half the log10 of the nodes
+    beyond a hundred, 0.15 a failing natural try (at most 12), 0.5 a try that fails only
+    late (at most 4) and 1 for a quiet key.  Records written then carry this score and
+    :func:`old_rating`'s rating; it is kept only to read them."""
     effort = max(0.0, math.log10(max(f.nodes, 1)) - 2.0)
     return round((n - 1) + 0.5 * effort + 0.15 * min(f.tempting, 12) + 0.5 * min(late, 4)
                  + (1.0 if f.quiet else 0.0), 3)
+
+
+def old_rating(recorded_score: float) -> int:
+    """The first generator's rating of a recorded score: one scale for every n, cut at
+    :data:`OLD_CUTS` (the rating a record written before this module carries).
+
+    >>> old_rating(0.0), old_rating(3.0), old_rating(9.9)
+    (1, 3, 5)
+    """
+    return 1 + sum(recorded_score >= cut for cut in OLD_CUTS)
 
 
 def _late_from_score(n: int, f: Features, recorded: float) -> int | None:

@@ -122,17 +122,20 @@ def test_units_are_reproducible_and_sound():
         assert 1 <= p.difficulty <= 5 and p.generator in ("sat", "baseline")
 
 
-def test_difficulty_grows_with_length_and_effort():
-    v = verify(Position.parse("3/1L2/5/4D1/4L/1L2/3 L"), "d5", 1)
-    low = G.difficulty(v._replace(nodes=10, tempting=0, quiet=False), 1)
-    assert low == (0.0, 1)
-    assert G.difficulty(v._replace(nodes=10, tempting=0, quiet=True), 1)[0] > low[0]
-    assert G.difficulty(v._replace(nodes=10, tempting=0, quiet=False), 3)[0] > low[0]
-    assert G.difficulty(v._replace(nodes=10**6, tempting=0, quiet=False), 1)[0] > low[0]
-    assert G.difficulty(v._replace(nodes=10, tempting=4, quiet=False), 1)[0] > low[0]
-    tempting = G.difficulty(v._replace(nodes=10, tempting=4, quiet=False), 1)[0]
-    assert G.difficulty(v._replace(nodes=10, tempting=4, late=("a1",), quiet=False), 1)[0] > tempting
-    assert G.difficulty(v._replace(nodes=10**8, tempting=50, quiet=True), 5)[1] == 5
+def test_the_first_generators_score_grows_with_length_and_effort():
+    # puzzles.rating keeps the first generator's scale only to read old records
+    from puzzles.rating import Features, _old_score, old_rating
+
+    f = Features(nodes=10, tempting=0, late=0, quiet=False, legal=50, paths=3)
+    low = _old_score(1, f, 0)
+    assert (low, old_rating(low)) == (0.0, 1)
+    assert _old_score(1, Features(10, 0, 0, True, 50, 3), 0) > low
+    assert _old_score(3, f, 0) > low
+    assert _old_score(1, Features(10**6, 0, 0, False, 50, 3), 0) > low
+    tempting = _old_score(1, Features(10, 4, 0, False, 50, 3), 0)
+    assert tempting > low
+    assert _old_score(1, Features(10, 4, 0, False, 50, 3), 1) > tempting
+    assert old_rating(_old_score(5, Features(10**8, 50, 0, True, 50, 3), 4)) == 5
 
 
 def test_driver_writes_resumes_and_refuses_another_run(tmp_path):
