@@ -44,6 +44,7 @@ from solver.provenance import code_revision, provenance
 #: the folder of the results file
 OUT = Path("results/openspiel")
 UCT_C = 2.0
+_NAME = {"L": "Light", "D": "Dark"}
 
 
 def _fail(message: str) -> int:
@@ -94,6 +95,13 @@ def play_one(game, board: Board, index: int, seed: int, simulations: int, rollou
     return {"index": index, "openspiel": "L" if bot_player == 0 else "D", "outcome": outcome,
             "openspiel_return": returns[bot_player], "plies": len(moves), "moves": moves,
             "seconds": {k: round(v, 2) for k, v in seconds.items()}}
+
+
+def _elo(score: float, d, lo, hi) -> str:
+    """The Elo difference and its interval in words (None: infinite, a score of 0 or 1)."""
+    def one(x, infinite):
+        return infinite if x is None else f"{x:+.0f}"
+    return f"{one(d, '-inf' if score < 0.5 else '+inf')} (95%: {one(lo, '-inf')} to {one(hi, '+inf')})"
 
 
 def tally(games: list[dict]) -> dict:
@@ -164,9 +172,10 @@ def main(argv: list[str] | None = None) -> int:
             record.update(tally(played), seconds=round(time.perf_counter() - t_start, 1))
             write_atomic(out, json.dumps(record, indent=1) + "\n")
             g = played[-1]
-            print(f"game {i + 1}/{games}: OpenSpiel MCTS as {'Light' if g['openspiel'] == 'L' else 'Dark'}: "
-                  f"{g['outcome']} wins after {g['plies']} plies" if g["outcome"] != "draw" else
-                  f"game {i + 1}/{games}: draw after {g['plies']} plies", file=sys.stderr, flush=True)
+            ending = "a draw" if g["outcome"] == "draw" else f"{_NAME[g['outcome']]} wins"
+            print(f"game {i + 1}/{games}: OpenSpiel MCTS as {_NAME[g['openspiel']]}: {ending} after {g['plies']} "
+                  f"plies (MCTS {g['seconds']['openspiel']:.1f} s, engine {g['seconds']['engine']:.1f} s)",
+                  file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         print(f"\ninterrupted: {len(played)} games in {out}", file=sys.stderr)
         return 130
@@ -177,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(as Light {t['openspiel_as_light']['wins']}-{t['openspiel_as_light']['draws']}-"
           f"{t['openspiel_as_light']['losses']}, as Dark {t['openspiel_as_dark']['wins']}-"
           f"{t['openspiel_as_dark']['draws']}-{t['openspiel_as_dark']['losses']}); score "
-          f"{t['openspiel_score']:.0%}; written to {out}")
+          f"{t['openspiel_score']:.0%}, Elo difference {_elo(t['openspiel_score'], t['elo'], t['elo_low'], t['elo_high'])}; written to {out}")
     return 0
 
 
