@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from . import COLORS, Board, Position  # the rules' public API (solver/__init__.py)
+from . import COLORS, Board, IllegalMoveError, Position  # the rules' public API (solver/__init__.py)
 
 __all__ = ["MeridiansGame", "MeridiansState", "MeridiansError", "GAME_TYPE", "KEEP", "SWAP", "PLANES",
            "LENGTH_CAP", "length_bound", "DEFAULT_M", "MIN_M", "MAX_M"]
@@ -101,7 +101,9 @@ GAME_TYPE = pyspiel.GameType(
 
 
 class MeridiansError(ValueError):
-    """A parameter of the game that is not one of its values (``m`` 1..7, ``pie`` a bool)."""
+    """A parameter of the game that is not one of its values (``m`` 1..7, ``pie`` a bool),
+    or a number that is no action of the game.  (An action the rules forbid at that
+    point raises :class:`~solver.position.IllegalMoveError`, also a ValueError.)"""
 
 
 def length_bound(m: int, pie: bool = False) -> int:
@@ -150,6 +152,13 @@ class MeridiansGame(pyspiel.Game):
 
     def new_initial_state(self) -> "MeridiansState":
         return MeridiansState(self)
+
+    # pyspiel would copy and pickle the C++ game alone, without the attributes above
+    def __reduce__(self):
+        return MeridiansGame, ({"m": self.board.m, "pie": self.pie},)
+
+    def __deepcopy__(self, memo) -> "MeridiansGame":
+        return self  # a game never changes
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         """The observation (see the module's text); the information state is the
@@ -236,13 +245,19 @@ class MeridiansState(pyspiel.State):
 
     # -- playing ------------------------------------------------------------------------
     def _apply_action(self, action: int) -> None:
-        # pyspiel has checked the action against legal_actions() before calling this
+        # pyspiel does not check an action of a Python game against legal_actions(): the
+        # pie choice is checked here, a placement by Position.play (IllegalMoveError)
         s = self._s
+        name = _name(s.board, s.pie, action)  # MeridiansError for no action of this game
+        if s.choosing != (name in (KEEP, SWAP)):
+            raise IllegalMoveError(
+                f"{name}: the pie choice (keep or swap) is the action now, not a stone" if s.choosing else
+                f"{name}: the pie choice comes right after the first two stones, not now")
         if s.choosing:
             s.choosing = False
-            s.light_player = 1 if action == s.size + 1 else 0
+            s.light_player = 1 if name == SWAP else 0
             return
-        s.position = s.position.play(s.board.name_of(action))
+        s.position = s.position.play(name)
         s.plies += 1
         if s.pie and s.plies == 2:
             s.choosing = True
@@ -278,7 +293,8 @@ class _Play:
 
 
 def _name(board: Board, pie: bool, action: int) -> str:
-    if 0 <= action < board.size:
+    """The name of an action: a point's, ``'keep'`` or ``'swap'``."""
+    if isinstance(action, (int, np.integer)) and 0 <= action < board.size:
         return board.name_of(action)
     if pie and action in (board.size, board.size + 1):
         return SWAP if action == board.size + 1 else KEEP

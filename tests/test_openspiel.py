@@ -16,7 +16,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import solver.openspiel as O  # noqa: E402  (after the skip: it imports pyspiel)
-from solver import Board, Game, Position  # noqa: E402
+from solver import Board, Game, IllegalMoveError, Position  # noqa: E402
 from solver import reference as R  # noqa: E402
 from solver.record import GameRecord  # noqa: E402
 
@@ -28,8 +28,9 @@ def _load(m: int, pie: bool = False):
 @pytest.mark.parametrize("m", [1, 2, 3])
 @pytest.mark.parametrize("pie", [False, True])
 def test_random_sim_test(m, pie):
-    # OpenSpiel's own check: legal actions, clones, returns, observations, history
-    pyspiel.random_sim_test(_load(m, pie), num_sims=10, serialize=False, verbose=False)
+    # OpenSpiel's own check: legal actions, clones, returns, observations, history, and
+    # states serialized and read back
+    pyspiel.random_sim_test(_load(m, pie), num_sims=10, serialize=True, verbose=False)
 
 
 def test_parameters_and_sizes():
@@ -212,12 +213,27 @@ def test_clone_is_independent():
 
 
 def test_an_illegal_action_is_refused_with_the_rules_message():
+    # OpenSpiel does not check a Python game's actions: the game does, with typed errors
     game = _load(2)
     state = game.new_initial_state()
     state.apply_action(game.action("c1"))
     state.apply_action(game.action("e2"))
-    with pytest.raises(ValueError, match="rule 2"):  # IllegalMoveError, a ValueError
+    with pytest.raises(IllegalMoveError, match="rule 2"):
         state.apply_action(game.action("c2"))
+    for bad in (14, 15, 10**6):
+        with pytest.raises(O.MeridiansError, match="not an action of meridians on 2/3"):
+            state.apply_action(bad)
+    pie = _load(2, True)
+    state = pie.new_initial_state()
+    with pytest.raises(IllegalMoveError, match="right after the first two stones"):
+        state.apply_action(pie.action("swap"))
+    state.apply_action(pie.action("c1"))
+    state.apply_action(pie.action("e2"))
+    with pytest.raises(IllegalMoveError, match="is the action now"):
+        state.apply_action(pie.action("c3"))
+    assert state.history() == [pie.action("c1"), pie.action("e2")] and state.choosing
+    state.apply_action(pie.action("swap"))
+    assert state.light_player == 1 and state.current_player() == 1  # player 1 now plays Light's second stone
 
 
 def test_the_match_script_writes_its_result_and_replays(tmp_path, monkeypatch, capsys):
@@ -257,3 +273,20 @@ def test_the_match_script_refuses_bad_options_in_one_line(tmp_path, monkeypatch,
         err = capsys.readouterr().err
         assert err.startswith("openspiel_match: ") and err.count("\n") == 1
     assert not list(tmp_path.iterdir())
+
+
+def test_games_and_states_pickle_and_copy():
+    import copy
+    import pickle
+
+    game = _load(2, True)
+    assert copy.deepcopy(game) is game
+    again = pickle.loads(pickle.dumps(game))
+    assert str(again) == "meridians(m=2,pie=True)" and again.action("swap") == 15
+    state = game.new_initial_state()
+    for name in ("c1", "e2", "swap", "c3"):
+        state.apply_action(game.action(name))
+    for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state), state.clone()):
+        assert twin.history() == state.history() and twin.position == state.position
+        assert twin.light_player == 1 and twin.current_player() == state.current_player()
+        assert twin.legal_actions() == state.legal_actions()
