@@ -7,7 +7,8 @@
    core or its install;
 3. searches: ``solver/search/``;
 4. applications: the CLI, verify, pictures, the settled rule's soundness check, the importers of
-   other sites' records, ``puzzles/``.
+   other sites' records, the OpenSpiel game (``solver/openspiel.py``, which needs the optional
+   extra and so is imported by nothing else), ``puzzles/``.
 
 The imports are read with :mod:`ast` (every ``import``, at the top of a module or inside a
 function), so the test is static and fast; one subprocess checks that importing the
@@ -32,8 +33,9 @@ REFERENCE = "solver.reference"
 SETTLED = "solver.settled"
 LAYER2 = [CHECKER, REFERENCE, SETTLED]
 BUILDER = "solver.search.certificate"
+OPENSPIEL = "solver.openspiel"
 APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", "solver.importers",
-                "solver.interactive", BUILDER}
+                "solver.interactive", BUILDER, OPENSPIEL}
 #: third-party packages layer 2 may use (the reference rules and the checker's arrays)
 LAYER2_THIRD_PARTY = {"numpy", "networkx"}
 #: imports allowed against the rules above, each with its reason
@@ -138,6 +140,15 @@ def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
 
     assert _violations(LAYER2, forbidden) == []
     assert "solver.notation" in GRAPH[CHECKER] and "solver.board" in GRAPH[REFERENCE]
+
+
+def test_only_the_openspiel_game_imports_openspiel_and_nothing_imports_it():
+    # open-spiel is an optional extra: a module that imported the game (or pyspiel) would
+    # break the base install; the game itself stands on the rules only
+    assert {"pyspiel", "solver.position", "solver.board"} <= GRAPH[OPENSPIEL]
+    others = [m for m in GRAPH if m != OPENSPIEL]
+    assert _violations(others, lambda i: i == OPENSPIEL or _under(i, "pyspiel", "open_spiel")) == []
+    assert not {i for i in GRAPH[OPENSPIEL] if _under(i, "solver.search", "puzzles", *(APPLICATIONS - {OPENSPIEL}))}
 
 
 def test_searches_import_no_application():
