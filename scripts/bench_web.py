@@ -13,6 +13,7 @@ fixed by the seed: the positions of random games on 3/4 (the opening database an
 the early ones; the later ones are proven or estimated live) and on 5/6 (the engine),
 taken in turn.  Printed and written (``--out``, atomically, with the command and the
 code version): the median, p95 and largest latency in seconds, the requests per second,
+the median and p95 of the work itself (each answer's ``seconds``: the queue left out),
 the errors (any answer but a 200 with a value, or no answer) and the sources of the
 values.  The server is stopped at the end.  A benchmark, not a test: the latencies
 depend on the machine and its load (a request waits for a free worker process: with 2
@@ -113,6 +114,7 @@ def main() -> None:
         latencies: list[float] = []
         errors: list[str] = []
         sources: dict[str, int] = {}
+        work: list[float] = []  # the server's own seconds of each analysis (no queueing)
         local = threading.local()
 
         def one(i: int) -> None:
@@ -124,6 +126,7 @@ def main() -> None:
                                                                   "time": args.time})
                 ok = r.status_code == 200 and "value" in r.json()
                 what = r.json().get("source") if ok else f"{r.status_code}: {r.text[:120]}"
+                spent = r.json().get("seconds") if ok else None
             except (httpx.HTTPError, ValueError) as e:
                 ok, what = False, f"{type(e).__name__}: {e}"
             dt = time.perf_counter() - t0
@@ -131,6 +134,7 @@ def main() -> None:
                 latencies.append(dt)
                 if ok:
                     sources[what] = sources.get(what, 0) + 1
+                    work.append(float(spent))
                 else:
                     errors.append(what)
 
@@ -151,6 +155,8 @@ def main() -> None:
               "errors": len(errors), "error_examples": errors[:5], "sources": dict(sorted(sources.items())),
               "median_seconds": round(statistics.median(lat), 4), "p95_seconds": round(p95, 4),
               "max_seconds": round(lat[-1], 4), "min_seconds": round(lat[0], 4),
+              "work_median_seconds": round(statistics.median(work), 4) if work else None,
+              "work_p95_seconds": round(sorted(work)[max(0, int(round(0.95 * len(work))) - 1)], 4) if work else None,
               "wall_seconds": round(wall, 3), "requests_per_second": round(args.requests / wall, 2),
               "warm_up_seconds": round(warm, 2), "cpus": os.cpu_count(),
               "load_average": [round(x, 2) for x in os.getloadavg()]}
@@ -158,6 +164,7 @@ def main() -> None:
     print(f"{args.requests} analyses (time {args.time:g} s) from {args.clients} clients, {args.workers} workers: "
           f"median {result['median_seconds']:.3f} s, p95 {result['p95_seconds']:.3f} s, "
           f"max {result['max_seconds']:.3f} s, {result['requests_per_second']:.1f} requests/s, "
+          f"work a request (server side) median {result['work_median_seconds']} s p95 {result['work_p95_seconds']} s, "
           f"{len(errors)} errors; sources {result['sources']}; written to {out}")
 
 
