@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Screenshots of ``meridians serve``'s pages in headless Chromium (Debian's chromium and
-chromium-driver): ``results/screens/board-3-4.png`` (the analysis board on 3/4 after
-one move, every move valued from the opening database), ``board-5-6.png`` (a 5/6
+chromium-driver): ``results/screens/board-3-4.png`` (the analysis board on the empty 3/4
+board, every move valued from the opening database), ``board-5-6.png`` (a 5/6
 position: the engine's labelled estimates) and ``trainer.png`` (a 4/5 capture-in-2
 puzzle after the key and the defender's answer).
 
@@ -67,10 +67,6 @@ def main() -> None:
         d.get(url + "/?position=3/4")
         Select(d.find_element(By.ID, "time")).select_by_value(args.time)
         wait.until(lambda _: "(database)" in text("value"))
-        for m, n in (("d3", 1),):
-            click(m)
-            wait.until(lambda _: len(text("moves").split()) == n)
-            wait.until(lambda _: "to move:" in text("value"))
         d.save_screenshot(str(out / "board-3-4.png"))
 
         d.get(url + "/?position=" + "5/6/7/8/9/10/9/8/7/6/5 L")

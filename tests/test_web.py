@@ -173,12 +173,20 @@ def test_analysis_of_the_empty_3_4_board_comes_from_the_database(client):
     assert d["moves"] == SOLUTION_34["moves"]
     assert set(d["sources"].values()) == {"database"}
     # the line starts with a winning move, and is legal throughout
-    assert d["line"] and d["moves"][d["line"][0]] == "win" and d["best"] in ("c2", "c3", "c4", "d3", "d4", "e2",
-                                                                             "e3", "e4")
+    assert d["line"] and d["moves"][d["line"][0]] == "win" and d["best"] == d["line"][0]
     pos = Position.parse(d["position"])
     for m in d["line"]:
         pos = pos.play(m)
     assert took < 20
+
+
+def test_a_position_lost_in_the_database_has_every_move_lost(client):
+    # after Light's d3, a winning first move (the committed solution), Dark is lost
+    assert SOLUTION_34["moves"]["d3"] == "win"
+    d = client.get("/api/analyse", params={"position": "3/4/5/2L3/5/4/3 D", "time": "0.5"}).json()
+    assert d["value"] == "loss" and d["source"] == "database"
+    assert set(d["moves"].values()) == {"loss"} and set(d["sources"].values()) == {"database"}
+    assert sorted(d["moves"]) == sorted(Position.parse(d["position"]).legal_moves())
 
 
 def test_analysis_labels_the_engine_estimates(client):

@@ -125,7 +125,9 @@ def analyse(text: str, seconds: float, seed: int = 1) -> dict:
     2. :func:`solver.openings.database.lookup` with :data:`PROOF_SHARE` of the time (when
        the position has at most :data:`LOOKUP_MOVES` moves): each move's value from the
        opening database, else a df-pn proof within its share.
-    3. What is still undecided, the engine (:func:`solver.search.mcts.search`) with the
+    3. A position proven lost: every move is lost too (a move that did not lose would
+       make the position not lost), from the same source.
+    4. What is still undecided, the engine (:func:`solver.search.mcts.search`) with the
        time left: a move it proves (its tree's back-up) is ``'proof'``, else its playout
        win rate for the player who plays it (source ``'engine'``).
 
@@ -159,6 +161,11 @@ def analyse(text: str, seconds: float, seed: int = 1) -> dict:
                 values[m], sources[m] = a.value.value, a.source
         if lk.value.value.decided:
             value, source = lk.value.value.value, lk.value.source
+    if value == "loss":
+        # a proven loss: every move loses (else one would win), with the same proof
+        for m in moves:
+            if values[m] == "unknown":
+                values[m], sources[m] = "loss", source
     undecided = [m for m in moves if not isinstance(values[m], str) or values[m] == "unknown"]
     line: list[str] = []
     if source == "database":
@@ -184,6 +191,8 @@ def analyse(text: str, seconds: float, seed: int = 1) -> dict:
         out["best"] = r.best
     if out["best"] is None or value in ("win", "loss"):
         out["best"] = _best(values) or out["best"]
+    if line and values.get(line[0]) == "win":
+        out["best"] = line[0]  # the line's winning move, so that the board and the line agree
     out.update(value=value, source=source, moves=values, sources=sources, line=line)
     out["seconds"] = round(time.perf_counter() - t0, 3)
     return out
