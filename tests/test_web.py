@@ -271,6 +271,19 @@ def test_pages_and_static_files(client):
         assert client.get(f"/static/{name}").status_code == 200
 
 
+@pytest.mark.subprocess
+def test_load_test_script(tmp_path, monkeypatch, capsys):
+    from conftest import load_script, run_script
+
+    mod = load_script("bench_web", monkeypatch, tmp_path)
+    run_script(mod, monkeypatch, "--requests", "6", "--clients", "2", "--workers", "1")
+    d = json.loads((tmp_path / "load.json").read_text(encoding="utf-8"))
+    assert d["requests"] == 6 and d["errors"] == 0 and sum(d["sources"].values()) == 6
+    assert d["command"] == "python scripts/bench_web.py --requests 6 --clients 2 --workers 1" and d["revision"]
+    assert 0 < d["min_seconds"] <= d["median_seconds"] <= d["p95_seconds"] <= d["max_seconds"]
+    assert "0 errors" in capsys.readouterr().out
+
+
 # -- the command -------------------------------------------------------------------------
 def test_serve_without_starlette_says_what_to_install(run_cli, monkeypatch):
     import sys
@@ -385,6 +398,22 @@ def test_analysis_board_in_browser(server, driver):
     driver.find_element("id", "redo").click()
     wait_for(driver, lambda: drawn(driver)["stones"] == ["D e2", "L c1"])
     assert text(driver, "moves").split() == ["c1", "e2"]
+
+    # a pasted game record replaces the game; its moves can be stepped through
+    driver.find_element("id", "paste").send_keys("3/4\nd3 b2 f3")
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: text(driver, "moves").split() == ["d3", "b2", "f3"])
+    assert drawn(driver)["stones"] == ["D b2", "L d3", "L f3"] and drawn(driver)["last"] == ["f3"]
+    driver.find_element("css selector", '#moves [data-ply="1"]').click()
+    wait_for(driver, lambda: drawn(driver)["stones"] == ["L d3"])
+    driver.find_element("id", "paste").clear()
+    driver.find_element("id", "paste").send_keys("3/4/5/6/5/4/3 L")
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: drawn(driver)["stones"] == [] and text(driver, "moves") == "")
+    click(driver, "c1")
+    wait_for(driver, lambda: drawn(driver)["stones"] == ["L c1"])
+    click(driver, "e2")
+    wait_for(driver, lambda: drawn(driver)["stones"] == ["D e2", "L c1"])
 
     # the engine answers as Dark
     from selenium.webdriver.support.ui import Select

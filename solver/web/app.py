@@ -109,6 +109,15 @@ def check_seconds(raw: str | None) -> float:
     return max(s, MIN_SECONDS)
 
 
+def _worker_start() -> None:
+    """A worker ignores Ctrl-C: the terminal sends it to the whole process group, and the
+    server, which gets it too, stops the workers itself (else each idle worker would
+    print a KeyboardInterrupt traceback)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class _Pool:
     """The worker processes of the searches, made on first use and made again if one
     dies (a worker killed by the system breaks the whole executor)."""
@@ -120,7 +129,8 @@ class _Pool:
 
     def executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_worker_start)
         return self._pool
 
     async def run(self, fn, *args, timeout: float):
