@@ -426,6 +426,11 @@ def test_analysis_board_in_browser(server, driver):
     for m in moves:
         pos = pos.play(m)  # every move of the list is legal, in order
     assert "The engine played " + moves[3] in text(driver, "status")
+    # undo takes back the engine's reply and your move together
+    driver.find_element("id", "undo").click()
+    # (the list keeps the moves taken back, for redo; the current one is marked)
+    wait_for(driver, lambda: driver.find_element("css selector", "#moves .current").get_attribute("data-ply") == "2")
+    assert text(driver, "to-move").startswith("Light to move") and drawn(driver)["stones"] == ["D e2", "L c1"]
     no_console_errors(driver)
 
 

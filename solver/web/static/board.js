@@ -166,7 +166,14 @@
     var ply = ev.target.getAttribute && ev.target.getAttribute("data-ply");
     if (ply) { game.cursor = parseInt(ply, 10); changed(); }
   });
-  $("undo").addEventListener("click", function () { if (game.cursor > 0) { game.cursor -= 1; changed(); } });
+  $("undo").addEventListener("click", function () {
+    if (game.cursor === 0) { return; }
+    game.cursor -= 1;
+    // against the engine, take back its reply and your move together (else it would
+    // play its reply again at once)
+    if (game.cursor > 0 && $("engine-side").value === current().to_move) { game.cursor -= 1; }
+    changed();
+  });
   $("redo").addEventListener("click", function () { if (game.cursor < game.moves.length) { game.cursor += 1; changed(); } });
   $("new-game").addEventListener("click", function () { newGame($("board-size").value); });
   $("board-size").addEventListener("change", function () { newGame($("board-size").value); });
