@@ -79,6 +79,37 @@ def test_position_agrees_with_the_reference_rules(client, text):
     assert d["dead"] == sorted(pos.marked_dead())
 
 
+def ref_threatened(pos: Position) -> list[str]:
+    """The opponent's stones that some legal move leaves in a dead group, by the reference."""
+    b, light, dark, side = ref_state(pos)
+    other = "D" if side == "L" else "L"
+    if len(light if other == "L" else dark) < 2:
+        return []
+    out: set[int] = set()
+    for p in reference.legal_moves(b, light, dark, side):
+        l2, d2, _ = reference.play(b, light, dark, side, p)
+        own, opp = (l2, d2) if other == "L" else (d2, l2)
+        for g in reference.dead_groups(b, own, opp):
+            out |= set(g)
+    return sorted(b.name_of(i) for i in out)
+
+
+def test_threatened_stones_agree_with_the_reference(client):
+    import random
+
+    seen = 0
+    for seed in range(6):
+        board = ("2/3", "3/4")[seed % 2]
+        rng = random.Random(seed)
+        pos = Position.start(board)
+        while pos.outcome is None:
+            d = client.get("/api/position", params={"position": str(pos)}).json()
+            assert d["threatened"] == ref_threatened(pos), str(pos)
+            seen += bool(d["threatened"])
+            pos = pos.play(rng.choice(pos.legal_moves()))
+    assert seen >= 5  # the positions tried do threaten stones
+
+
 def test_play_agrees_with_the_reference_rules(client):
     import random
 
@@ -335,7 +366,7 @@ def drawn(driver) -> dict:
         function pts(sel) { return Array.from(v.querySelectorAll(sel)).map(function (e) { return e.getAttribute('data-point'); }); }
         return { stones: Array.from(v.querySelectorAll('.stone')).map(function (e) {
                    return (e.classList.contains('light') ? 'L ' : 'D ') + e.getAttribute('data-point'); }).sort(),
-                 hits: pts('.hit'), dead: pts('.dead'), last: pts('.last'),
+                 hits: pts('.hit'), dead: pts('.dead'), last: pts('.last'), threats: pts('.threat').sort(),
                  values: Array.from(v.querySelectorAll('.mv')).map(function (e) {
                    return [e.getAttribute('data-point'), e.getAttribute('data-value'), e.getAttribute('data-source')]; }),
                  width: v.getBoundingClientRect().width };""")
@@ -406,6 +437,11 @@ def test_analysis_board_in_browser(server, driver):
     assert drawn(driver)["stones"] == ["D b2", "L d3", "L f3"] and drawn(driver)["last"] == ["f3"]
     driver.find_element("css selector", '#moves [data-ply="1"]').click()
     wait_for(driver, lambda: drawn(driver)["stones"] == ["L d3"])
+    # the stones the player to move can kill in one move carry a dotted ring
+    driver.find_element("id", "paste").clear()
+    driver.find_element("id", "paste").send_keys("2/LD1/4/1LD/2 L")
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: drawn(driver)["threats"] == ref_threatened(Position.parse("2/LD1/4/1LD/2 L")) != [])
     driver.find_element("id", "paste").clear()
     driver.find_element("id", "paste").send_keys("3/4/5/6/5/4/3 L")
     driver.find_element("id", "load").click()

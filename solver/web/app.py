@@ -5,7 +5,7 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 
 - ``GET /`` the analysis board, ``GET /trainer`` the puzzle trainer, ``GET /static/NAME``
   their script and style (package data, no build step);
-- ``GET /api/position?position=P`` -> ``{position, to_move, legal_moves, outcome, dead, ...}``
+- ``GET /api/position?position=P`` -> ``{position, to_move, legal_moves, outcome, dead, threatened, ...}``
   (:func:`solver.web.work.position_info`);
 - ``POST /api/play`` with ``{position, move}`` -> the position after the move
   (:func:`~solver.web.work.play_move`), or 400 naming the rule an illegal move breaks;

@@ -29,7 +29,7 @@ from ..position import Position
 from ..search.values import Value
 from ..verify import start_position
 
-__all__ = ["parse", "position_info", "play_move", "explain_move", "analyse", "engine_move", "read_record", "PROOF_SHARE",
+__all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record", "PROOF_SHARE",
            "LOOKUP_MOVES", "SOURCES"]
 
 #: the sources of a value: the shipped opening database, a proof (df-pn, the engine's
@@ -57,18 +57,41 @@ def parse(text: object) -> Position:
 
 
 def position_info(text: object) -> dict:
-    """``{position, board, to_move, legal_moves, outcome, reason, dead, light, dark,
-    last_move, removed}`` of a position (notation or a board name).  ``outcome``:
+    """``{position, board, to_move, legal_moves, outcome, reason, dead, threatened, light,
+    dark, last_move, removed}`` of a position (notation or a board name).  ``outcome``:
     ``'L'``/``'D'`` (the winner) or None; ``dead``: the stones of dead groups, as
-    pictures mark them (:meth:`~solver.position.Position.marked_dead`)."""
+    pictures mark them (:meth:`~solver.position.Position.marked_dead`); ``threatened``:
+    :func:`threatened`."""
     return _info(parse(text))
 
 
 def _info(pos: Position) -> dict:
+    legal = pos.legal_moves()
     return {"position": str(pos), "board": pos.board.name, "to_move": pos.to_move,
-            "legal_moves": pos.legal_moves(), "outcome": pos.outcome, "reason": pos.outcome_reason,
-            "dead": sorted(pos.marked_dead()), "light": sorted(pos.stones("L")), "dark": sorted(pos.stones("D")),
+            "legal_moves": legal, "outcome": pos.outcome, "reason": pos.outcome_reason,
+            "dead": sorted(pos.marked_dead()), "threatened": threatened(pos, legal),
+            "light": sorted(pos.stones("L")), "dark": sorted(pos.stones("D")),
             "last_move": pos.last_move, "removed": sorted(pos.removed)}
+
+
+def threatened(pos: Position, legal: list[str] | None = None) -> list[str]:
+    """The stones of the player *not* to move that some legal move of the player to move
+    leaves in a dead group (no path), so that they are removed unless their owner's next
+    placement rescues them: the union over the legal moves of the opponent's dead stones
+    after the move (none while the opponent has fewer than two stones: a lone first
+    stone is never removed).
+
+    >>> threatened(Position.parse("2/LD1/4/1LD/2 L"))
+    ['b3', 'd2']
+    """
+    other = "D" if pos.to_move == "L" else "L"
+    if len(pos.stones(other)) < 2:
+        return []
+    out: set[str] = set()
+    for m in pos.legal_moves() if legal is None else legal:
+        child = pos.play(m)
+        out |= child.marked_dead() & child.stones(other)
+    return sorted(out)
 
 
 def play_move(text: object, move: object) -> dict:

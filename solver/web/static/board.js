@@ -26,7 +26,7 @@
     var stones = {};
     info.light.forEach(function (n) { stones[n] = "L"; });
     info.dark.forEach(function (n) { stones[n] = "D"; });
-    var s = { stones: stones, dead: info.dead, last: info.last_move };
+    var s = { stones: stones, dead: info.dead, last: info.last_move, threats: over(game.cursor) ? [] : info.threatened };
     if (analysis && analysis.position === info.position && !over(game.cursor)) {
       s.values = analysis.moves; s.sources = analysis.sources; s.best = analysis.best;
     }

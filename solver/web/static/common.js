@@ -66,7 +66,7 @@ var Meridians = (function () {
     return out.join("");
   }
 
-  // draw(el, b, {stones: {point: "L"|"D"}, dead: [points], last: point, marks: [points],
+  // draw(el, b, {stones: {point: "L"|"D"}, dead: [points], last: point, marks: [points], threats: [points],
   //              values: {point: value}, sources: {point: source}, best: point})
   function draw(el, b, s) {
     var out = ['<svg xmlns="http://www.w3.org/2000/svg" class="meridians position" viewBox="0 0 ' + b.w + " " + b.h + '">'];
@@ -79,6 +79,11 @@ var Meridians = (function () {
     (s.marks || []).forEach(function (n) { out.push(use("mark-" + k, "mark", b, b.index[n])); });
     (s.dead || []).forEach(function (n) { out.push(use("dead-" + k, "dead", b, b.index[n])); });
     if (s.last) { out.push(use("last-" + k, "last", b, b.index[s.last])); }
+    (s.threats || []).forEach(function (n) {  // a dotted ring around a stone the mover can kill
+      var p = b.index[n];
+      out.push('<circle class="threat" data-point="' + n + '" cx="' + b.xy[2 * p] + '" cy="' + b.xy[2 * p + 1] +
+               '" r="' + (b.hit * 1.0) + '" fill="none" stroke="#cc79a7" stroke-width="3" stroke-dasharray="2 4"/>');
+    });
     if (s.values) {
       Object.keys(s.values).forEach(function (n) {
         out.push(marker(b, b.index[n], s.values[n], s.sources && s.sources[n], n === s.best));
