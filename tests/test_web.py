@@ -247,6 +247,22 @@ def test_analysis_of_a_finished_game(client):
     assert d["moves"]["c2"] == "loss" and d["sources"]["c2"] in ("database", "proof")
 
 
+def test_a_long_analysis_does_not_block_the_server(client):
+    # a 3 s analysis runs in the worker process; meanwhile the server answers others
+    result = {}
+    long = threading.Thread(target=lambda: result.update(
+        r=client.get("/api/analyse", params={"position": "5/6/7/8/9/10/9/8/7/6/5 L", "time": "3"})))
+    long.start()
+    time.sleep(0.3)
+    for _ in range(3):
+        r = client.get("/api/position", params={"position": "3/4"})
+        assert r.status_code == 200
+        assert client.post("/api/play", json={"position": "3/4", "move": "d3"}).status_code == 200
+    assert long.is_alive()  # answered while the analysis was still running
+    long.join()
+    assert result["r"].status_code == 200 and result["r"].json()["seconds"] >= 2.5
+
+
 def test_engine_move(client):
     r = client.get("/api/move", params={"position": "3/4", "time": "0.2"})
     assert r.status_code == 200, r.text
