@@ -263,6 +263,23 @@ def test_a_long_analysis_does_not_block_the_server(client):
     assert result["r"].status_code == 200 and result["r"].json()["seconds"] >= 2.5
 
 
+def test_a_worker_that_dies_is_replaced():
+    import os
+    import signal
+
+    app = create_app(workers=1)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        params = {"position": "3/4", "time": "0.1"}
+        assert c.get("/api/analyse", params=params).status_code == 200
+        (pid,) = list(app.state.pool.executor()._processes)  # the worker this test started
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
+        err = one_line_error(c.get("/api/analyse", params=params), 503)
+        assert "worker process stopped" in err
+        r = c.get("/api/analyse", params=params)  # a new pool
+        assert r.status_code == 200 and r.json()["source"] == "database"
+
+
 def test_engine_move(client):
     r = client.get("/api/move", params={"position": "3/4", "time": "0.2"})
     assert r.status_code == 200, r.text

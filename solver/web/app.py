@@ -138,8 +138,8 @@ class _Pool:
             raise WebError(f"the server is busy ({self.pending} searches waiting): try again shortly", 503)
         self.pending += 1
         try:
-            fut = asyncio.get_running_loop().run_in_executor(self.executor(), partial(fn, *args))
             try:
+                fut = asyncio.get_running_loop().run_in_executor(self.executor(), partial(fn, *args))
                 return await asyncio.wait_for(fut, timeout)
             except asyncio.TimeoutError:
                 raise WebError(f"no answer within {timeout:g} s: the server is busy, try again", 503) from None
