@@ -15,7 +15,8 @@ taken in turn.  Printed and written (``--out``, atomically, with the command and
 code version): the median, p95 and largest latency in seconds, the requests per second,
 the median and p95 of the work itself (each answer's ``seconds``: the queue left out),
 the errors (any answer but a 200 with a value, or no answer) and the sources of the
-values.  The server is stopped at the end.  A benchmark, not a test: the latencies
+values.  The server is stopped at the end (SIGTERM), and its worker processes must stop with
+it: one left running is counted (``orphans``) and stopped.  A benchmark, not a test: the latencies
 depend on the machine and its load (a request waits for a free worker process: with 2
 workers and 8 clients, about 4 requests' work).
 """
@@ -78,6 +79,31 @@ def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60.0) -> No
             pass
         time.sleep(0.2)
     raise SystemExit(f"bench_web: the server did not answer within {seconds:g} s")
+
+
+def children(pid: int) -> set[int]:
+    """The child processes of ``pid`` (Linux's /proc; elsewhere none)."""
+    out: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out |= {int(x) for x in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie, finished but not yet reaped by its new
+    parent, does not)."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 
 
 def main() -> None:
@@ -143,11 +169,17 @@ def main() -> None:
             list(pool.map(one, range(args.requests)))
         wall = time.perf_counter() - t
     finally:
+        workers = children(proc.pid)  # the server's worker processes (and multiprocessing's helper)
         proc.terminate()
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+        time.sleep(1.0)
+        # a worker left running after the server stopped is an orphan: counted, then stopped
+        orphans = [p for p in workers if alive(p)]
+        for p in orphans:
+            os.kill(p, 15)
     lat = sorted(latencies)
     p95 = lat[min(len(lat) - 1, int(round(0.95 * len(lat))) - 1)]
     result = {**stamp, "requests": args.requests, "clients": args.clients, "time": args.time,
@@ -158,14 +190,16 @@ def main() -> None:
               "work_median_seconds": round(statistics.median(work), 4) if work else None,
               "work_p95_seconds": round(sorted(work)[max(0, int(round(0.95 * len(work))) - 1)], 4) if work else None,
               "wall_seconds": round(wall, 3), "requests_per_second": round(args.requests / wall, 2),
-              "warm_up_seconds": round(warm, 2), "cpus": os.cpu_count(),
+              "warm_up_seconds": round(warm, 2), "server_children": len(workers), "orphans": len(orphans),
+              "cpus": os.cpu_count(),
               "load_average": [round(x, 2) for x in os.getloadavg()]}
     write_atomic(out, json.dumps(result, indent=2) + "\n")
     print(f"{args.requests} analyses (time {args.time:g} s) from {args.clients} clients, {args.workers} workers: "
           f"median {result['median_seconds']:.3f} s, p95 {result['p95_seconds']:.3f} s, "
           f"max {result['max_seconds']:.3f} s, {result['requests_per_second']:.1f} requests/s, "
           f"work a request (server side) median {result['work_median_seconds']} s p95 {result['work_p95_seconds']} s, "
-          f"{len(errors)} errors; sources {result['sources']}; written to {out}")
+          f"{len(errors)} errors; sources {result['sources']}; {len(orphans)} worker processes left running after "
+          f"the server stopped; written to {out}")
 
 
 if __name__ == "__main__":

@@ -346,6 +346,8 @@ def test_load_test_script(tmp_path, monkeypatch, capsys):
     assert d["command"] == "python scripts/bench_web.py --requests 6 --clients 2 --workers 1" and d["revision"]
     assert 0 < d["min_seconds"] <= d["median_seconds"] <= d["p95_seconds"] <= d["max_seconds"]
     assert "0 errors" in capsys.readouterr().out
+    # the server's workers stopped with it (Linux: /proc lists them)
+    assert d["orphans"] == 0 and (d["server_children"] >= 1 or not Path("/proc/self/task").is_dir())
 
 
 # -- the command -------------------------------------------------------------------------

@@ -149,10 +149,21 @@ class _Pool:
         finally:
             self.pending -= 1
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def close(self, stop: bool = False) -> None:
+        """Let the pool go (a broken one), or with ``stop`` (the server is stopping) end its
+        workers: a search still running is not waited for (the server's process may be
+        about to exit, and a worker left behind would live on as an orphan)."""
+        if self._pool is None:
+            return
+        pool, self._pool = self._pool, None
+        processes = list((getattr(pool, "_processes", None) or {}).values())  # no public accessor
+        pool.shutdown(wait=False, cancel_futures=True)
+        if stop:
+            for proc in processes:
+                if proc.is_alive():
+                    proc.terminate()
+            for proc in processes:
+                proc.join(timeout=5)
 
 
 class _Puzzles:
@@ -318,7 +329,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         try:
             yield
         finally:
-            pool.close()
+            pool.close(stop=True)
 
     routes = [Route("/", page), Route("/trainer", page), Route("/static/{name}", static),
               Route("/api/position", api_position), Route("/api/play", api_play, methods=["POST"]),
