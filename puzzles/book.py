@@ -62,7 +62,7 @@ from solver.svg import SPACING, position_svg
 
 from .record import Puzzle
 
-__all__ = ["write_book", "book_html", "book_data", "PER_PAGE", "ANY"]
+__all__ = ["write_book", "book_html", "book_data", "board_drawing", "puzzle_data", "PER_PAGE", "ANY"]
 
 DEFAULT_TITLE = "Meridians: capture puzzles"
 
@@ -328,6 +328,21 @@ def _board_drawing(b: Board, k: int) -> tuple[str, dict[str, Any]]:
     geometry = {"name": b.name, "w": float(w), "h": float(h), "xy": [round(v, 2) for v in xy],
                 "names": list(b.names), "hit": round(0.5 * SPACING, 2)}
     return defs, geometry
+
+
+def board_drawing(b: Board, k: int) -> tuple[str, dict[str, Any]]:
+    """The ``<defs>`` (ids ending in ``-k``) and the geometry of board ``b``, as the book
+    draws them (:func:`_board_drawing`), for other pages that draw boards the same way
+    (``meridians serve``)."""
+    return _board_drawing(b, k)
+
+
+def puzzle_data(p: Puzzle, k: int) -> dict[str, Any]:
+    """The book script's data of one puzzle (validated first) on board number ``k``:
+    the start, and for every move of the line to show the point, the stones removed,
+    the dead stones, the target's group and the attacker's legal points (see ``_JS``)."""
+    p = p.validate()
+    return _puzzle_data(p, k, _moves(p))
 
 
 def _legal_hex(b: Board, pos: Position) -> str:

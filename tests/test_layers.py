@@ -8,7 +8,9 @@
 3. searches: ``solver/search/``;
 4. applications: the CLI, verify, pictures, the settled rule's soundness check, the importers of
    other sites' records, the OpenSpiel game (``solver/openspiel.py``, which needs the optional
-   extra and so is imported by nothing else), ``puzzles/``.
+   extra and so is imported by nothing else), ``puzzles/``, and the web application
+   ``solver/web/`` (``meridians serve``), the one part of ``solver`` that may import ``puzzles``
+   (its trainer shows the committed puzzles with the book's lines) and that only the CLI imports.
 
 The imports are read with :mod:`ast` (every ``import``, at the top of a module or inside a
 function), so the test is static and fast; one subprocess checks that importing the
@@ -34,8 +36,9 @@ SETTLED = "solver.settled"
 LAYER2 = [CHECKER, REFERENCE, SETTLED]
 BUILDER = "solver.search.certificate"
 OPENSPIEL = "solver.openspiel"
+WEB = "solver.web"
 APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", "solver.importers",
-                "solver.interactive", BUILDER, OPENSPIEL}
+                "solver.interactive", BUILDER, OPENSPIEL, WEB}
 #: third-party packages layer 2 may use (the reference rules and the checker's arrays)
 LAYER2_THIRD_PARTY = {"numpy", "networkx"}
 #: imports allowed against the rules above, each with its reason
@@ -112,8 +115,17 @@ def test_the_import_reader_sees_every_form():
 
 
 def test_solver_never_imports_puzzles():
-    solver_modules = [m for m in GRAPH if _under(m, "solver")]
+    # the web application is the one exception: it serves the puzzles (the top layer)
+    solver_modules = [m for m in GRAPH if _under(m, "solver") and not _under(m, WEB)]
     assert _violations(solver_modules, lambda i: _under(i, "puzzles")) == []
+
+
+def test_only_the_cli_imports_the_web_application():
+    assert {"solver.web.app", "solver.web.work"} <= set(GRAPH)
+    users = sorted(m for m in GRAPH if not _under(m, WEB) and any(_under(i, WEB) for i in GRAPH[m]))
+    assert users == ["solver.cli"]
+    # and the web application stays on top: it imports no part of the CLI
+    assert _violations([m for m in GRAPH if _under(m, WEB)], lambda i: _under(i, "solver.cli", "puzzles.cli")) == []
 
 
 def test_rules_import_nothing_above_them():
@@ -153,7 +165,7 @@ def test_only_the_openspiel_game_imports_openspiel_and_nothing_imports_it():
 
 def test_searches_import_no_application():
     searches = [m for m in GRAPH if _under(m, "solver.search") and m != BUILDER]
-    assert _violations(searches, lambda i: _under(i, "puzzles", "solver.cli", "solver.verify", BUILDER)) == []
+    assert _violations(searches, lambda i: _under(i, "puzzles", "solver.cli", "solver.verify", BUILDER, WEB)) == []
 
 
 @pytest.mark.subprocess

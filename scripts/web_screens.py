@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Screenshots of ``meridians serve``'s pages in headless Chromium (Debian's chromium and
+chromium-driver): ``results/screens/board-3-4.png`` (the analysis board on the empty 3/4
+board, every move valued from the opening database), ``board-5-6.png`` (a 5/6
+position: the engine's labelled estimates) and ``trainer.png`` (a 4/5 capture-in-2
+puzzle after the key and the defender's answer).
+
+Usage: python scripts/web_screens.py [--out results/screens] [--time 2]
+
+The server runs in this process (uvicorn in a thread, one worker process) on a free
+loopback port; the pages are driven by clicks, as a user would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from solver.web.app import create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "results" / "screens"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--window-size=1280,900", "--hide-scrollbars"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--time", default="2", help="the analysis time chosen on the page: 0.5, 1, 2, 5 or 10")
+    args = ap.parse_args()
+    out = Path(args.out) if args.out else OUT
+    out.mkdir(parents=True, exist_ok=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(workers=1), host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    url = f"http://127.0.0.1:{port}"
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    profile = tempfile.TemporaryDirectory(prefix="meridians-screens-")
+    for flag in FLAGS + [f"--user-data-dir={profile.name}"]:
+        options.add_argument(flag)
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    wait = WebDriverWait(d, 120, poll_frequency=0.1)
+
+    def text(i: str) -> str:
+        return d.find_element(By.ID, i).text
+
+    def click(point: str) -> None:
+        d.find_element(By.CSS_SELECTOR, f'#board .hit[data-point="{point}"]').click()
+
+    try:
+        d.get(url + "/?position=3/4")
+        Select(d.find_element(By.ID, "time")).select_by_value(args.time)
+        wait.until(lambda _: "(database)" in text("value"))
+        d.save_screenshot(str(out / "board-3-4.png"))
+
+        d.get(url + "/?position=" + "5/6/7/8/9/10/9/8/7/6/5 L")
+        Select(d.find_element(By.ID, "time")).select_by_value(args.time)
+        for m, n in (("f5", 1), ("f7", 2), ("d3", 3), ("h5", 4)):
+            wait.until(lambda _: "to move" in text("to-move"))
+            click(m)
+            wait.until(lambda _: len(text("moves").split()) == n)
+        wait.until(lambda _: "to move:" in text("value"))
+        d.save_screenshot(str(out / "board-5-6.png"))
+
+        d.get(url + "/trainer")
+        wait.until(lambda _: len(Select(d.find_element(By.ID, "filter-board")).options) > 1)
+        Select(d.find_element(By.ID, "filter-board")).select_by_value("4/5")
+        wait.until(lambda _: text("puzzle-id").startswith("m45"))
+        Select(d.find_element(By.ID, "filter-n")).select_by_value("2")
+        wait.until(lambda _: text("puzzle-id").startswith("m45-c2") and text("status") == "Click the key.")
+        import json
+        import urllib.request
+
+        pid = text("puzzle-id")
+        with urllib.request.urlopen(f"{url}/api/puzzle?id={pid}") as r:
+            data = json.load(r)
+        from solver.board import Board
+
+        names = Board.parse(data["board"]).names
+        click(names[data["data"]["k"]])
+        wait.until(lambda _: "Your move" in text("status"))
+        d.save_screenshot(str(out / "trainer.png"))
+    finally:
+        d.quit()
+        profile.cleanup()
+        server.should_exit = True
+    print(f"written: {', '.join(str(out / n) for n in ('board-3-4.png', 'board-5-6.png', 'trainer.png'))}")
+
+
+if __name__ == "__main__":
+    main()

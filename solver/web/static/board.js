@@ -1,0 +1,186 @@
+// The analysis board: a game as a list of positions (strings) and a cursor; undo and
+// redo move the cursor, a new move cuts the list there.  Every position comes from the
+// server (/api/play), which applies the rules; this script applies none, except that a
+// position repeating an earlier one of the game is a draw (the API sees one position).
+(function () {
+  "use strict";
+  var M = Meridians;
+  var $ = function (id) { return document.getElementById(id); };
+  var game = { infos: [], moves: [], cursor: 0 };
+  var geo = null, analysis = null, token = 0, busy = false;
+
+  function current() { return game.infos[game.cursor]; }
+  function repeated(i) {  // the position at i repeats an earlier one of the game
+    for (var j = 0; j < i; j++) { if (game.infos[j].position === game.infos[i].position) { return true; } }
+    return false;
+  }
+  function over(i) {
+    var info = game.infos[i];
+    if (info.outcome) { return M.NAME[info.outcome] + " wins: " + info.reason; }
+    if (repeated(i)) { return "Draw: the position repeated."; }
+    return null;
+  }
+
+  function render() {
+    var info = current();
+    var stones = {};
+    info.light.forEach(function (n) { stones[n] = "L"; });
+    info.dark.forEach(function (n) { stones[n] = "D"; });
+    var s = { stones: stones, dead: info.dead, last: info.last_move, threats: over(game.cursor) ? [] : info.threatened };
+    if (analysis && analysis.position === info.position && !over(game.cursor)) {
+      s.values = analysis.moves; s.sources = analysis.sources; s.best = analysis.best;
+    }
+    M.draw($("board"), geo, s);
+    var end = over(game.cursor);
+    $("to-move").textContent = end ? "Game over. " + end : M.NAME[info.to_move] + " to move (" + info.board + ", move " + (game.cursor + 1) + ")";
+    $("current-position").textContent = info.position;
+    $("undo").disabled = game.cursor === 0;
+    $("redo").disabled = game.cursor >= game.moves.length;
+    $("engine-move").disabled = !!end;
+    var ol = $("moves");
+    ol.innerHTML = "";
+    for (var k = 0; k < game.moves.length; k += 2) {
+      var li = document.createElement("li");
+      [k, k + 1].forEach(function (j) {
+        if (j >= game.moves.length) { return; }
+        var sp = document.createElement("span");
+        sp.textContent = game.moves[j];
+        sp.setAttribute("data-ply", j + 1);
+        if (j + 1 === game.cursor) { sp.className = "current"; }
+        li.appendChild(sp);
+        li.appendChild(document.createTextNode(" "));
+      });
+      ol.appendChild(li);
+    }
+    if (!analysis || analysis.position !== info.position) {
+      $("value").textContent = end ? end : ($("analyse-on").checked ? "analysing..." : "-");
+      $("line").textContent = "-";
+    } else {
+      $("value").textContent = M.NAME[info.to_move] + " to move: " + M.valueText(analysis.value, analysis.source);
+      $("line").textContent = analysis.line.length ? analysis.line.join(" ") : "-";
+    }
+  }
+
+  function changed() {  // the position on the board changed: analyse it, let the engine move
+    analysis = null;
+    render();
+    var info = current(), mine = ++token;
+    if (over(game.cursor)) { return; }
+    if ($("engine-side").value === info.to_move) { engineMove(); return; }
+    if (!$("analyse-on").checked) { return; }
+    M.api("GET", "/api/analyse?position=" + encodeURIComponent(info.position) + "&time=" + $("time").value).then(function (r) {
+      if (mine !== token) { return; }  // the board moved on meanwhile
+      if (!r.ok) { M.say($("status"), "Analysis: " + r.data.error, "error"); return; }
+      analysis = r.data;
+      render();
+    });
+  }
+
+  function push(info) {
+    game.infos = game.infos.slice(0, game.cursor + 1);
+    game.moves = game.moves.slice(0, game.cursor);
+    game.infos.push(info);
+    game.moves.push(info.last_move);
+    game.cursor += 1;
+  }
+
+  function play(point) {
+    if (busy) { return; }
+    var end = over(game.cursor);
+    if (end) { M.say($("status"), point + " cannot be played: " + end, "error"); return; }
+    var info = current();
+    if (info.legal_moves.indexOf(point) < 0) {  // refused: the server names the rule it breaks
+      M.api("GET", "/api/explain?position=" + encodeURIComponent(info.position) + "&move=" + encodeURIComponent(point)).then(function (r) {
+        M.say($("status"), "Refused: " + (r.ok ? r.data.reason : r.data.error), "error");
+      });
+      return;
+    }
+    busy = true;
+    M.api("POST", "/api/play", { position: info.position, move: point }).then(function (r) {
+      busy = false;
+      if (!r.ok) { M.say($("status"), "Refused: " + r.data.error, "error"); return; }
+      push(r.data);
+      var removed = r.data.removed.length ? " (" + r.data.removed.length + " stone" + (r.data.removed.length > 1 ? "s" : "") + " removed)" : "";
+      M.say($("status"), M.NAME[r.data.to_move === "L" ? "D" : "L"] + " played " + point + removed + ".", "");
+      changed();
+    });
+  }
+
+  function engineMove() {
+    var info = current(), mine = token;
+    M.say($("status"), "The engine is thinking...", "");
+    busy = true;
+    M.api("GET", "/api/move?position=" + encodeURIComponent(info.position) + "&time=" + $("time").value).then(function (r) {
+      busy = false;
+      if (mine !== token) { return; }
+      if (!r.ok) { M.say($("status"), "Engine: " + r.data.error, "error"); return; }
+      push(r.data.after);
+      M.say($("status"), "The engine played " + r.data.move + ": " + M.valueText(r.data.value, r.data.source) + ".", "");
+      changed();
+    });
+  }
+
+  function start(infos, moves) {
+    return M.board(infos[0].board).then(function (b) {
+      geo = b;
+      game = { infos: infos, moves: moves, cursor: moves.length };
+      $("board-size").value = b.name;
+      changed();
+    });
+  }
+
+  function newGame(text) {
+    return M.api("GET", "/api/position?position=" + encodeURIComponent(text)).then(function (r) {
+      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return; }
+      M.say($("status"), "", "");
+      return start([r.data], []);
+    });
+  }
+
+  function load() {
+    var text = $("paste").value.trim();
+    if (!text) { M.say($("status"), "Paste a position, a board or a game record first.", "error"); return; }
+    var lines = text.split("\n").filter(function (l) { return l.trim(); });
+    if (lines.length === 1 && text.indexOf(",") < 0 && text.split(/\s+/).length <= 2) { newGame(text); return; }
+    M.api("POST", "/api/record", { text: text, board: $("board-size").value }).then(function (r) {
+      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return; }
+      // the record's positions, each from the server's rules
+      Promise.all(r.data.positions.map(function (p) {
+        return M.api("GET", "/api/position?position=" + encodeURIComponent(p));
+      })).then(function (rs) {
+        var bad = rs.filter(function (x) { return !x.ok; });
+        if (bad.length) { M.say($("status"), "Not loaded: " + bad[0].data.error, "error"); return; }
+        var infos = rs.map(function (x) { return x.data; });
+        r.data.moves.forEach(function (m, i) { infos[i + 1].last_move = m; });
+        M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves.", "");
+        start(infos, r.data.moves);
+      });
+    });
+  }
+
+  $("board").addEventListener("click", function (ev) {
+    var t = ev.target.closest && ev.target.closest(".hit");
+    if (t) { play(t.getAttribute("data-point")); }
+  });
+  $("moves").addEventListener("click", function (ev) {
+    var ply = ev.target.getAttribute && ev.target.getAttribute("data-ply");
+    if (ply) { game.cursor = parseInt(ply, 10); changed(); }
+  });
+  $("undo").addEventListener("click", function () {
+    if (game.cursor === 0) { return; }
+    game.cursor -= 1;
+    // against the engine, take back its reply and your move together (else it would
+    // play its reply again at once)
+    if (game.cursor > 0 && $("engine-side").value === current().to_move) { game.cursor -= 1; }
+    changed();
+  });
+  $("redo").addEventListener("click", function () { if (game.cursor < game.moves.length) { game.cursor += 1; changed(); } });
+  $("new-game").addEventListener("click", function () { newGame($("board-size").value); });
+  $("board-size").addEventListener("change", function () { newGame($("board-size").value); });
+  $("analyse-on").addEventListener("change", changed);
+  $("engine-side").addEventListener("change", changed);
+  $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
+  $("load").addEventListener("click", load);
+  var q = new URLSearchParams(location.search).get("position");
+  newGame(q || $("board-size").value);
+})();

@@ -1,0 +1,111 @@
+// Shared by the analysis board and the trainer: the JSON API and the board drawing.
+// Boards are drawn as the puzzle book draws them (puzzles/book.py): the server sends each
+// board's SVG <defs> (the empty board, a stone of each colour, a mark, a dead cross, a
+// last-move dot) and the points' coordinates once; a position is a few <use> elements.
+var Meridians = (function () {
+  "use strict";
+  var boards = {};
+
+  function api(method, url, body) {
+    var opts = { method: method, headers: {} };
+    if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
+    return fetch(url, opts).then(function (r) {
+      return r.json().then(function (data) { return { ok: r.ok, status: r.status, data: data }; },
+                           function () { return { ok: false, status: r.status, data: { error: "the server answered " + r.status } }; });
+    }, function (e) { return { ok: false, status: 0, data: { error: "no answer from the server (" + e + ")" } }; });
+  }
+
+  function board(name) {  // a promise of the board's geometry; its defs are put in the page once
+    if (boards[name]) { return boards[name]; }
+    boards[name] = api("GET", "/api/board?board=" + encodeURIComponent(name)).then(function (r) {
+      if (!r.ok) { delete boards[name]; throw new Error(r.data.error); }
+      var defs = document.getElementById("board-defs");
+      defs.insertAdjacentHTML("beforeend", r.data.defs);
+      var g = r.data.geometry, index = {};
+      g.names.forEach(function (n, i) { index[n] = i; });
+      return { m: r.data.m, name: r.data.board, w: g.w, h: g.h, xy: g.xy, names: g.names, hit: g.hit, index: index };
+    });
+    return boards[name];
+  }
+
+  function use(id, cls, b, p) {
+    return '<use href="#' + id + '" class="' + cls + '" data-point="' + b.names[p] + '" x="' + b.xy[2 * p] +
+      '" y="' + b.xy[2 * p + 1] + '"/>';
+  }
+
+  // The value markers of the analysis board: a shape as well as a colour, and a word
+  // in the point's tooltip (the marker itself is readable without colour).
+  var R = 9;
+  function marker(b, p, value, source, best) {
+    var x = b.xy[2 * p], y = b.xy[2 * p + 1], name = b.names[p], out = [];
+    var kind = typeof value === "number" ? "estimate" : value;
+    var title = name + ": " + (kind === "estimate" ? "estimate " + Math.round(100 * value) + "% (engine)" :
+                               value + (source ? " (" + source + ")" : ""));
+    out.push('<g class="mv ' + kind + (best ? " best" : "") + '" data-point="' + name + '" data-value="' +
+             (kind === "estimate" ? value : value) + '" data-source="' + (source || "") + '"><title>' + title + "</title>");
+    if (kind === "win") {  // a triangle pointing up
+      out.push('<polygon points="' + x + "," + (y - R) + " " + (x + R) + "," + (y + R * 0.75) + " " + (x - R) + "," +
+               (y + R * 0.75) + '" fill="#0072b2" stroke="#fff" stroke-width="1.5"/>');
+    } else if (kind === "loss") {  // a cross
+      out.push('<path d="M' + (x - 7) + " " + (y - 7) + "L" + (x + 7) + " " + (y + 7) + "M" + (x + 7) + " " + (y - 7) +
+               "L" + (x - 7) + " " + (y + 7) + '" stroke="#d55e00" stroke-width="4" stroke-linecap="round"/>');
+    } else if (kind === "draw") {  // a square
+      out.push('<rect x="' + (x - 7) + '" y="' + (y - 7) + '" width="14" height="14" fill="#6b6b6b"/>');
+    } else if (kind === "estimate") {  // a circle with the percentage, shaded from loss to win
+      var t = Math.max(0, Math.min(1, value));
+      var col = "rgb(" + Math.round(213 + (0 - 213) * t) + "," + Math.round(94 + (114 - 94) * t) + "," + Math.round(0 + 178 * t) + ")";
+      out.push('<circle cx="' + x + '" cy="' + y + '" r="' + (R + 2) + '" fill="#fff" stroke="' + col + '" stroke-width="3"/>');
+      out.push('<text x="' + x + '" y="' + y + '" fill="#222">' + Math.round(100 * value) + "</text>");
+    } else {  // unknown: a small hollow dot
+      out.push('<circle cx="' + x + '" cy="' + y + '" r="4" fill="none" stroke="#6b6b6b" stroke-width="1.5"/>');
+    }
+    if (best) {
+      out.push('<circle cx="' + x + '" cy="' + y + '" r="' + (R + 7) + '" fill="none" stroke="#222" stroke-width="2" stroke-dasharray="4 3"/>');
+    }
+    out.push("</g>");
+    return out.join("");
+  }
+
+  // draw(el, b, {stones: {point: "L"|"D"}, dead: [points], last: point, marks: [points], threats: [points],
+  //              values: {point: value}, sources: {point: source}, best: point})
+  function draw(el, b, s) {
+    var out = ['<svg xmlns="http://www.w3.org/2000/svg" class="meridians position" viewBox="0 0 ' + b.w + " " + b.h + '">'];
+    var k = b.m;
+    out.push('<use href="#lattice-' + k + '"/>');
+    Object.keys(s.stones || {}).forEach(function (n) {
+      var c = s.stones[n];
+      out.push(use("stone-" + c + "-" + k, c === "L" ? "stone light" : "stone dark", b, b.index[n]));
+    });
+    (s.marks || []).forEach(function (n) { out.push(use("mark-" + k, "mark", b, b.index[n])); });
+    (s.dead || []).forEach(function (n) { out.push(use("dead-" + k, "dead", b, b.index[n])); });
+    if (s.last) { out.push(use("last-" + k, "last", b, b.index[s.last])); }
+    (s.threats || []).forEach(function (n) {  // a dotted ring around a stone the mover can kill
+      var p = b.index[n];
+      out.push('<circle class="threat" data-point="' + n + '" cx="' + b.xy[2 * p] + '" cy="' + b.xy[2 * p + 1] +
+               '" r="' + (b.hit * 1.0) + '" fill="none" stroke="#cc79a7" stroke-width="3" stroke-dasharray="2 4"/>');
+    });
+    if (s.values) {
+      Object.keys(s.values).forEach(function (n) {
+        out.push(marker(b, b.index[n], s.values[n], s.sources && s.sources[n], n === s.best));
+      });
+    }
+    for (var p = 0; p < b.names.length; p++) {
+      out.push('<circle class="hit" data-point="' + b.names[p] + '" cx="' + b.xy[2 * p] + '" cy="' + b.xy[2 * p + 1] +
+               '" r="' + b.hit + '"><title>' + b.names[p] + "</title></circle>");
+    }
+    out.push("</svg>");
+    el.innerHTML = out.join("");
+  }
+
+  function say(el, text, cls) {
+    el.textContent = text;
+    el.className = (el.className.indexOf("status") >= 0 || el.id === "status" ? "status" : "") + (cls ? " " + cls : "");
+  }
+
+  function valueText(v, source) {
+    if (typeof v === "number") { return "estimate " + Math.round(100 * v) + "% (engine's playout win rate)"; }
+    return v + (source && v !== "unknown" ? " (" + source + ")" : "");
+  }
+
+  return { api: api, board: board, draw: draw, say: say, valueText: valueText, NAME: { L: "Light", D: "Dark" } };
+})();
