@@ -14,7 +14,9 @@ of candidates the verifier rejects, in all and by reason: ``escapes``, no captur
 within n found; ``shorter``, a capture within n - 1; ``cooked``, a second key;
 ``budget``, a search ran out) and the CPU seconds of each stage
 (:data:`puzzles.generate.STAGES`, by outcome).  ``--out FILE`` writes all of it as
-JSON with the command and the code version (``--json``: to stdout).
+JSON with the command and the code version (``--json``: to stdout).  ``--source
+selfplay`` takes the seed positions from the engine's self-play games instead (each
+method plays the unit's game itself, and its CPU time counts).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import argparse
 import json
 import sys
 
-from puzzles.generate import run_unit
+from puzzles.generate import SELFPLAY_PLAYOUTS, run_unit
 from puzzles.record import code_version
 
 #: the verifier's reasons for rejecting a candidate
@@ -40,14 +42,15 @@ def _units(text: str) -> list[int]:
     return units
 
 
-def measure(method: str, board: str, n: int, seed: int, count: int) -> dict:
-    """One method's figures over ``count`` units from ``seed``."""
+def measure(method: str, board: str, n: int, seed: int, count: int, source: tuple = ("random",)) -> dict:
+    """One method's figures over ``count`` units from ``seed``, seeds from ``source``
+    (as :func:`puzzles.generate.seed_positions` takes it)."""
     found = dual = cands = 0
     cpu = 0.0
     verdicts: dict = {}
     stages: dict = {}
     for u in range(count):
-        r = run_unit(method, board, n, seed + u, "bench")
+        r = run_unit(method, board, n, seed + u, "bench", source)
         found += len(r.puzzles)
         dual += sum(p.dual_free for p in r.puzzles)
         cands += r.candidates
@@ -73,11 +76,16 @@ def main() -> int:
     ap.add_argument("--board", default="6/7")
     ap.add_argument("--units", default="40,40,40,12,8", help="seed positions per n, from n = 1")
     ap.add_argument("--seed", type=int, default=424242, help="first unit seed")
+    ap.add_argument("--source", default="random", choices=("random", "selfplay"),
+                    help="seed games: random (the default) or the engine's self-play")
+    ap.add_argument("--playouts", type=int, default=SELFPLAY_PLAYOUTS, help="self-play playouts a move")
     ap.add_argument("--json", action="store_true", help="the results as JSON on stdout")
     ap.add_argument("--out", help="write the results as JSON to this file")
     args = ap.parse_args()
     try:
         units = _units(args.units)
+        if not 1 <= args.playouts <= 1_000_000:
+            raise ValueError(f"--playouts must be a whole number from 1 to 1,000,000, not {args.playouts}")
         from solver import Board
 
         Board.parse(args.board)
@@ -86,11 +94,12 @@ def main() -> int:
         return 2
     # compile the kernels outside the measured units
     run_unit("baseline", args.board, 1, args.seed, "warm-up")
+    source = ("selfplay", args.playouts) if args.source == "selfplay" else ("random",)
     rows = []
     for n, count in enumerate(units, start=1):
         row = {"n": n, "units": count}
         for method in ("baseline", "sat"):
-            m = row[method] = measure(method, args.board, n, args.seed, count)
+            m = row[method] = measure(method, args.board, n, args.seed, count, source)
             cooks = ", ".join(f"{k} {m['rejected'][k]}" for k in REASONS)
             print(f"n={n} {method:8s} {m['puzzles']:4d} puzzles ({m['dual_free']} dual-free) from "
                   f"{m['candidates']} candidates, {m['cpu_seconds']:7.1f} CPU s, {m['per_cpu_minute']:7.1f}/CPU-min "
@@ -106,7 +115,9 @@ def main() -> int:
               f"{row['ratio_dual_free']}x dual-free", file=sys.stderr, flush=True)
         rows.append(row)
     command = "python scripts/bench_generators.py " + " ".join(sys.argv[1:])
-    out = {"command": command, "board": args.board, "seed": args.seed, "version": code_version(), "rows": rows}
+    out = {"command": command, "board": args.board, "seed": args.seed, "source": args.source,
+           **({"playouts": args.playouts} if args.source == "selfplay" else {}),
+           "version": code_version(), "rows": rows}
     text = json.dumps(out, indent=1) + "\n"
     if args.out:
         from solver.files import write_atomic

@@ -217,7 +217,8 @@ def test_bench_writes_its_figures(tmp_path, monkeypatch, capsys):
             assert r["raw_cook_rate"] == round((r["candidates"] - r["puzzles"]) / r["candidates"], 3)
             assert sum(r["stage_seconds"].values()) <= r["cpu_seconds"] + 0.05
     assert "sat" in d["rows"][0] and "raw cook rate" in capsys.readouterr().err
-    monkeypatch.setattr(sys, "argv", ["bench_generators.py", "--units", "x"])
-    with pytest.raises(SystemExit) as e:
-        runpy.run_path("scripts/bench_generators.py", run_name="__main__")
-    assert e.value.code == 2
+    for bad in (["--units", "x"], ["--units", "-1"], ["--source", "selfplay", "--playouts", "0"], ["--board", "9"]):
+        monkeypatch.setattr(sys, "argv", ["bench_generators.py", *bad])
+        with pytest.raises(SystemExit) as e:
+            runpy.run_path("scripts/bench_generators.py", run_name="__main__")
+        assert e.value.code == 2, bad
