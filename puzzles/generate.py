@@ -63,7 +63,7 @@ from .themes import ThemeError, themes
 from .verdict import verify, with_any
 
 __all__ = [
-    "BUDGET", "QUICK", "check", "proven", "seed_position", "Found",
+    "BUDGET", "QUICK", "SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
     "baseline_unit", "sat_unit", "run_unit", "generate", "exclusive", "read_state", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
@@ -74,6 +74,19 @@ __all__ = [
 BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000}
 #: node budget of the first search, for a capture at all (see :func:`check`)
 QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
+#: node budget of the SAT generator's first search, by n.  Its candidates are built so
+#: that the target has at most n paths and fresh lines; on 6/7 (16 units at n = 4, 10
+#: at n = 5) 24 of its 25 sound candidates showed their capture within 56,000 nodes
+#: (52 to 55,382 at n = 4, 189 to 54,694 at n = 5, and one at 159,703), while 84 of
+#: its 138 escapes at n = 5 spent the whole 200,000 of :data:`QUICK`: half of the
+#: generator's time (issue 21 item 5).  It decides only what is dropped unproven.
+SAT_QUICK = {1: 60_000, 2: 60_000, 3: 60_000, 4: 60_000, 5: 60_000}
+#: the stages of a unit's CPU time (:attr:`Found.stages`): drawing seed positions,
+#: the SAT solver (building a :class:`puzzles.sat.Reshaper`, its candidates and
+#: clauses), the first search (:data:`QUICK`), the search for a shorter capture, and
+#: the full verification (keys, line, rating, themes); the last three are recorded by
+#: outcome, as ``'quick:escapes'``, ``'quick:pass'``, ``'verify:sound'`` and so on
+STAGES = ("seeds", "sat", "quick", "shorter", "verify")
 #: where seed positions come from (see the module docstring)
 SOURCE_KINDS = ("random", "selfplay", "records")
 #: the engine's playouts a move in self-play games: a 6/7 game of 108 plies took 5.8 CPU
@@ -187,6 +200,11 @@ class Found:
     regions: list = field(default_factory=list)
     candidates: int = 0
     seconds: float = 0.0
+    #: candidates per verdict of :func:`check` ('sound', 'escapes', 'shorter', 'cooked',
+    #: 'budget'): the raw cook rate is the share of candidates not 'sound'
+    verdicts: dict = field(default_factory=dict)
+    #: CPU seconds per stage (:data:`STAGES`): where the unit's time went
+    stages: dict = field(default_factory=dict)
 
 
 def _defender_targets(pos: Position) -> list[str]:
@@ -195,7 +213,8 @@ def _defender_targets(pos: Position) -> list[str]:
     return [min(g, key=pos.board.index) for g in pos.groups(y)]
 
 
-def check(pos: Position, target: str, n: int, generator: str, version: str) -> tuple[Puzzle | None, str]:
+def check(pos: Position, target: str, n: int, generator: str, version: str, *,
+          quick: int | None = None, clock: dict | None = None) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
     else None and why not: ``'escapes'`` (no capture within n, or none found within
     :data:`QUICK` nodes), ``'cooked'`` (more than one key), ``'shorter'`` (a capture
@@ -207,19 +226,47 @@ def check(pos: Position, target: str, n: int, generator: str, version: str) -> t
     median of 500,000 for the escapes, up to 3 million).  A candidate whose capture is
     not found that quickly is dropped unproven, which is a generator's right: only what
     is kept must be proven.  The tables are emptied first, so the verdict and its node
-    count depend on the candidate alone."""
+    count depend on the candidate alone.
+
+    ``quick`` is the node budget of the first search (default :data:`QUICK`); it only
+    decides which candidates are dropped unproven, never what a kept puzzle is.
+    ``clock``, a dict, gets the CPU seconds of each stage added under
+    ``'quick:<verdict>'``, ``'shorter:<verdict>'`` and ``'verify:<verdict>'``."""
+    t = time.process_time()
+
+    def tick(stage: str, why: str) -> None:
+        nonlocal t
+        if clock is not None:
+            now = time.process_time()
+            key = f"{stage}:{why}"
+            clock[key] = clock.get(key, 0.0) + now - t
+            t = now
+
     capture.forget()
     budget = Limit(nodes=BUDGET.get(n, BUDGET[max(BUDGET)]))
-    quick = capture.capture_within(pos, target, n, limit=Limit(nodes=QUICK.get(n, QUICK[max(QUICK)])))
-    if not quick:
+    if quick is None:
+        quick = QUICK.get(n, QUICK[max(QUICK)])
+    found = capture.capture_within(pos, target, n, limit=Limit(nodes=quick))
+    if not found:
+        tick("quick", "escapes")
         return None, "escapes"
+    tick("quick", "pass")
     if n > 1:
         quicker = capture.capture_within(pos, target, n - 1, limit=budget)
         if quicker is None:
+            tick("shorter", "budget")
             return None, "budget"
         if quicker:
+            tick("shorter", "shorter")
             return None, "shorter"
-    return proven(pos, target, n, generator, version, limit=budget)
+        tick("shorter", "pass")
+    p, why = proven(pos, target, n, generator, version, limit=budget)
+    tick("verify", why)
+    return p, why
+
+
+def _count(found: "Found", why: str) -> None:
+    found.verdicts[why] = found.verdicts.get(why, 0) + 1
 
 
 def proven(pos: Position, target: str, n: int, generator: str, version: str,
@@ -234,7 +281,7 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     of the verification (None: none), ``max_nodes`` its short form."""
     capture.forget()
     limit = capture.capture_limit(limit, max_nodes)
-    v = verify(pos, target, n, limit=limit, all_duals=False)
+    v = verify(pos, target, n, limit=limit, all_duals=False, max_keys=2)  # a second key: cooked, stop
     if not v.complete:
         return None, "budget"
     if not v.keys:
@@ -260,12 +307,15 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
     """Every defender group of the unit's seed positions, as it stands."""
     t0 = time.process_time()
     out = Found()
-    for pos, src, regions in seed_positions(board, unit_seed, source):
+    seeds = seed_positions(board, unit_seed, source)
+    out.stages["seeds"] = time.process_time() - t0
+    for pos, src, regions in seeds:
         for target in _defender_targets(pos):
             if regions[target] in out.regions:
                 continue  # this game's group gave a puzzle already
             out.candidates += 1
-            p, _ = check(pos, target, n, "baseline", version)
+            p, why = check(pos, target, n, "baseline", version, clock=out.stages)
+            _count(out, why)
             if p is not None:
                 out.puzzles.append(dataclasses.replace(p, source=src))
                 out.regions.append(regions[target])
@@ -275,27 +325,43 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
 
 def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6,
              source: tuple = ("random",)) -> Found:
-    """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`."""
+    """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`:
+    up to ``per_group`` candidates a group, each judged by :func:`check` (first search
+    within :data:`SAT_QUICK` nodes) until one is sound, the verdict on each learned by
+    the reshaper.  ``Found.verdicts`` and ``Found.stages`` say where the time went."""
     from . import sat  # python-sat loads only for this generator
 
     t0 = time.process_time()
     out = Found()
-    for pos, src, regions in seed_positions(board, unit_seed, source):
+    seeds = seed_positions(board, unit_seed, source)
+    out.stages["seeds"] = time.process_time() - t0
+    quick = SAT_QUICK.get(n, SAT_QUICK[max(SAT_QUICK)])
+    sat_seconds = 0.0
+    for pos, src, regions in seeds:
         for target in _defender_targets(pos):
             if regions[target] in out.regions:
                 continue
-            with sat.Reshaper(pos, target, n) as shaper:
+            t = time.process_time()
+            shaper = sat.Reshaper(pos, target, n)
+            sat_seconds += time.process_time() - t
+            with shaper:
                 for _ in range(per_group):
+                    t = time.process_time()
                     cand = shaper.next()
+                    sat_seconds += time.process_time() - t
                     if cand is None:
                         break
                     out.candidates += 1
-                    p, why = check(cand, target, n, "sat", version)
+                    p, why = check(cand, target, n, "sat", version, quick=quick, clock=out.stages)
+                    _count(out, why)
                     if p is not None:
                         out.puzzles.append(dataclasses.replace(p, source=src))
                         out.regions.append(regions[target])
                         break  # one puzzle a group: the next would be a near copy
+                    t = time.process_time()
                     shaper.learn(why)
+                    sat_seconds += time.process_time() - t
+    out.stages["sat"] = sat_seconds
     out.seconds = time.process_time() - t0
     return out
 

@@ -25,14 +25,30 @@ Soft clauses ``not a_c`` (weight 1) make RC2 return the fewest additions first: 
 candidate stays close to the real position.
 
 **Counterexample-guided loop.**  The verifier judges each candidate; its verdict
-becomes clauses (:meth:`Reshaper.learn`):
+becomes clauses (:meth:`Reshaper.learn`).  Whatever the verdict, the candidate's exact
+set of added stones is blocked (a hard clause), with its symmetric forms (below).  The
+verdict's *generalisation* is a soft clause (weight :data:`PREFER`): it steers the
+next candidates without excluding any, because it is not a truth about them:
 
-- ``escapes`` (X cannot capture within n): the added stones were not enough; the next
-  candidate must also take one more of the target's resources as they stand in that
-  candidate: a point of its paths or fresh lines, or a liberty (an attacker stone only
-  takes paths away, so a subset rarely helps);
-- ``shorter`` (a capture within n - 1): too easy; drop at least one of those stones;
-- ``cooked`` or ``budget``: block that exact set.
+- ``escapes`` (X cannot capture within n): the added stones were not enough; prefer
+  also taking one more of the target's resources as they stand in that candidate: a
+  point of its paths or fresh lines, or a liberty;
+- ``shorter`` (a capture within n - 1): too easy; prefer dropping one of those stones.
+
+As hard clauses (they were, before issue 21) these blocked sound puzzles: on 4/5, n =
+1 and 2, exhaustive checks of every window subset found sound candidates that were
+supersets of an escaping one through a point off the target's zone, and even subsets
+of an escaping one (an added attacker stone can hurt the attacker: 4/5, seed 6, target
+c6, n = 2: no stone added is sound, e5 + f6 escapes), so no monotone rule holds.
+
+Every learned clause is kept in :attr:`Reshaper.learned` as ``(add, drop)`` (point
+sets: a later candidate adds a point of ``add`` or leaves out a point of ``drop``), so
+a test can check that no later candidate breaks one, and it is added with its
+**symmetric forms**: for each symmetry of the board that maps the seed position (both
+colours) and the target group onto themselves, the clause's image.  Such a symmetry
+maps a candidate to an equivalent one (the same puzzle up to the board's symmetry), so
+the image of a failed candidate fails the same way.  (In positions from real play a
+symmetric seed is rare; the images cost nothing when there are none.)
 """
 
 from __future__ import annotations
@@ -43,10 +59,12 @@ from pysat.formula import IDPool, WCNF
 
 from solver import Position
 
-__all__ = ["Reshaper", "MAX_ADDED", "paths_of", "fresh_lines_of"]
+__all__ = ["Reshaper", "MAX_ADDED", "PREFER", "paths_of", "fresh_lines_of"]
 
 #: at most this many attacker stones are added to a seed position
 MAX_ADDED = 3
+#: the weight of a learned preference: breaking one costs as much as two more stones
+PREFER = 2
 
 
 def _groups(pos: Position, color: str) -> list[set[int]]:
@@ -162,6 +180,18 @@ class Reshaper:
             wcnf.append([-v], weight=1)
         self.solver = RC2(wcnf) if self.ok else None
         self.added: list[int] = []
+        #: the clauses learned so far, ``(add, drop)``: see the module docstring
+        self.learned: list[tuple[frozenset, frozenset]] = []
+        #: the soft clauses learned so far (preferences), in the same form
+        self.preferred: list[tuple[frozenset, frozenset]] = []
+        xs = occupied - own
+        #: the board's symmetries other than the identity that map the position and
+        #: the target group onto themselves (then the window too)
+        self.symmetries = [
+            sym for sym in b.symmetries[1:]
+            if {sym[p] for p in own} == own and {sym[p] for p in xs} == xs
+            and {sym[p] for p in tgroup} == tgroup and {sym[p] for p in window} == window
+        ]
 
     def __enter__(self) -> "Reshaper":
         return self
@@ -202,8 +232,43 @@ class Reshaper:
         return None if cand.outcome is not None else cand
 
     def _block(self) -> None:
+        """Block the last candidate's exact set of added stones (and its symmetric forms)."""
         added = set(self.added)
-        self.solver.add_clause([(-self.var[p] if p in added else self.var[p]) for p in self.window])
+        self._clause(set(self.window) - added, added)
+
+    def _clause(self, add: set, drop: set) -> None:
+        """Demand that a later candidate add a point of ``add`` or leave out a point of
+        ``drop``, and the same of each symmetric form (see the module docstring)."""
+        forms = [(frozenset(add), frozenset(drop))]
+        for sym in self.symmetries:
+            form = (frozenset(sym[p] for p in add), frozenset(sym[p] for p in drop))
+            if form not in forms:
+                forms.append(form)
+        for a, d in forms:
+            self.learned.append((a, d))
+            self.solver.add_clause([self.var[p] for p in sorted(a)] + [-self.var[p] for p in sorted(d)])
+
+    def _prefer(self, add: set, drop: set) -> None:
+        """The soft form of :meth:`_clause` (weight :data:`PREFER`), with its symmetric
+        forms: a candidate that breaks it costs more, none is excluded."""
+        forms = [(frozenset(add), frozenset(drop))]
+        for sym in self.symmetries:
+            form = (frozenset(sym[p] for p in add), frozenset(sym[p] for p in drop))
+            if form not in forms:
+                forms.append(form)
+        for a, d in forms:
+            if not a and not d:
+                continue  # nothing to prefer: a soft empty clause is only a constant cost
+            self.preferred.append((a, d))
+            self.solver.add_clause([self.var[p] for p in sorted(a)] + [-self.var[p] for p in sorted(d)],
+                                   weight=PREFER)
+
+    @staticmethod
+    def allows(clause: tuple[frozenset, frozenset], added) -> bool:
+        """Whether the set of added points ``added`` satisfies a learned ``clause``."""
+        add, drop = clause
+        added = set(added)
+        return bool(add & added) or bool(drop - added)
 
     def _zone(self) -> set[int]:
         """The points of the target's paths and fresh lines and its liberties in the
@@ -217,16 +282,18 @@ class Reshaper:
         return zone
 
     def learn(self, why: str) -> None:
-        """Turn the verifier's verdict on the last candidate into clauses."""
+        """Turn the verifier's verdict on the last candidate into clauses: its exact set
+        blocked, and the preference of ``'escapes'`` or ``'shorter'`` (any other
+        verdict, ``'sound'`` included, only blocks the set)."""
         if self.solver is None:
             return
         added = set(self.added)
+        self._block()
         if why == "escapes":
-            # the target got away: take one more of its resources (a point of its lines
-            # or a liberty, as they stand in the candidate)
+            # the target got away: prefer taking one more of its resources (a point of
+            # its lines or a liberty, as they stand in the candidate)
             zone = self._zone() - added
-            self.solver.add_clause([self.var[p] for p in self.window if p in zone])
+            self._prefer({p for p in self.window if p in zone}, set())
         elif why == "shorter" and added:
-            self.solver.add_clause([-self.var[p] for p in added])
-        else:
-            self._block()
+            # too easy: prefer dropping one of those stones
+            self._prefer(set(), added)

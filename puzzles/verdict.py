@@ -58,6 +58,7 @@ LINE_SEARCH = 64
 def verify(
     position: Position, target: str, n: int, *, limit: Limit | None = None,
     max_nodes: int | None = None, tt_mb: float | None = None, line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
+    max_keys: int = 0,
 ) -> Verdict:
     """Every first move that forces the capture within ``n`` and within ``n - 1``, the
     main line with its duals, and the effort.  With ``all_duals`` False each dual lists
@@ -66,7 +67,13 @@ def verify(
     nodes, 0: none, and table size; no seconds: see
     :func:`~solver.search.capture.capture_limit`), ``max_nodes`` and ``tt_mb`` its short
     form; when it runs out, ``complete`` is False and the lists mean nothing.
+    With ``max_keys`` (>= 2; 0: none), the first moves are tried only until that many
+    keys are found: the puzzle is cooked then, and ``keys`` and ``shorter`` list only
+    the moves tried (a generator's early exit: the verdict on a puzzle with fewer keys
+    is the same in every field, nodes included).
     Raises :class:`CaptureError` for a puzzle that cannot be posed."""
+    if max_keys and max_keys < 2:
+        raise ValueError(f"max_keys must be 0 or at least 2, not {max_keys!r}")
     check_n(n)
     s = CaptureSearch(position, target, limit=capture_limit(limit, max_nodes, tt_mb),
                       use_table=use_table, use_cut=use_cut)
@@ -88,6 +95,8 @@ def verify(
                     break
                 if r2:
                     shorter.append(move)
+            if max_keys and len(keys) >= max_keys:
+                break  # cooked: nothing below can make it sound
         elif move in zone:
             tries.append(move)
     tempting = len(tries)

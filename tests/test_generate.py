@@ -78,6 +78,10 @@ def test_sat_candidates_keep_the_encoded_shape(board, n, seed):
 
 
 def test_learned_clauses_steer_the_next_candidate():
+    # a verdict blocks the candidate's exact set and adds its generalisation as a soft
+    # clause: the next candidate is another set, the preference is recorded and holds
+    # for it when a candidate as cheap that keeps it exists (tests/test_sat.py checks
+    # that no learned clause ever lets a blocked candidate back)
     pos = _position("6/7", 7)
     for target in G._defender_targets(pos):
         with sat.Reshaper(pos, target, 2) as shaper:
@@ -86,16 +90,19 @@ def test_learned_clauses_steer_the_next_candidate():
                 continue
             before = set(shaper.added)
             shaper.learn("escapes")
+            assert shaper.learned[0] == (frozenset(shaper.window) - before, frozenset(before))
+            assert shaper.preferred and not sat.Reshaper.allows(shaper.preferred[0], before)
             second = shaper.next()
             if second is None:
                 continue
-            assert set(shaper.added) - before, "escapes: a stone outside the last set"
+            assert set(shaper.added) != before
             if shaper.added:
                 last = set(shaper.added)
                 shaper.learn("shorter")
+                assert shaper.preferred[-1] == (frozenset(), frozenset(last))
                 third = shaper.next()
                 if third is not None:
-                    assert not last <= set(shaper.added), "shorter: one of those stones dropped"
+                    assert set(shaper.added) != last
             return
     pytest.fail("no target with two candidates")
 
