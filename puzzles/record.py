@@ -191,6 +191,23 @@ class Puzzle:
             out.append(f"{i // 2 + 1}. {m}" if i % 2 == 0 else m)
         return " ".join(out)
 
+    def svg(self, **kwargs) -> str:
+        """The picture ``puzzles show --svg`` writes: the position with the target marked and
+        the task as the title (``kwargs`` go to :func:`solver.svg.position_svg`).  Raises
+        ``ValueError`` for a position that does not parse."""
+        kwargs.setdefault("marks", [self.target])
+        kwargs.setdefault("title", self.task())
+        return self.to_position().svg(**kwargs)
+
+    def _repr_svg_(self) -> str | None:
+        """:meth:`svg` for Jupyter; ``None`` (Jupyter then shows the text repr) for a record
+        read with ``check=False`` whose position or target cannot be drawn, so that
+        displaying a bad record never raises."""
+        try:
+            return self.svg()
+        except ValueError:
+            return None
+
     # -- validation -----------------------------------------------------------------------
     def validate(self) -> "Puzzle":
         """Check the record against its position; return it with point names canonical.
