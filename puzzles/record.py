@@ -50,6 +50,7 @@ from solver.search.capture import MAX_N
 __all__ = [
     "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "OPTIONAL", "REQUIRED", "THEMES",
     "load_jsonl", "write_jsonl", "parse_puzzle_ref", "find_puzzle", "code_version", "ANY", "SOURCES",
+    "json_schema",
 ]
 
 #: the generators a record may name
@@ -190,6 +191,23 @@ class Puzzle:
         for i, m in enumerate(self.line):
             out.append(f"{i // 2 + 1}. {m}" if i % 2 == 0 else m)
         return " ".join(out)
+
+    def svg(self, **kwargs) -> str:
+        """The picture ``puzzles show --svg`` writes: the position with the target marked and
+        the task as the title (``kwargs`` go to :func:`solver.svg.position_svg`).  Raises
+        ``ValueError`` for a position that does not parse."""
+        kwargs.setdefault("marks", [self.target])
+        kwargs.setdefault("title", self.task())
+        return self.to_position().svg(**kwargs)
+
+    def _repr_svg_(self) -> str | None:
+        """:meth:`svg` for Jupyter; ``None`` (Jupyter then shows the text repr) for a record
+        read with ``check=False`` whose position or target cannot be drawn, so that
+        displaying a bad record never raises."""
+        try:
+            return self.svg()
+        except ValueError:
+            return None
 
     # -- validation -----------------------------------------------------------------------
     def validate(self) -> "Puzzle":
@@ -437,6 +455,16 @@ def _source_ok(v: Any) -> bool:
         elif not (isinstance(x, str) and x and len(x) <= 1000 and "\n" not in x and "\r" not in x):
             return False
     return True
+
+
+def json_schema() -> dict[str, Any]:
+    """The published JSON Schema (draft 2020-12) of a record, ``puzzles/schema/puzzle.schema.json``,
+    shipped as package data.  It checks the fields' types and ranges only; this module's
+    parser is the authority (the rules, the order of themes), and tests/test_puzzle_schema.py
+    checks that the two agree field by field."""
+    import importlib.resources
+
+    return json.loads(importlib.resources.files("puzzles").joinpath("schema/puzzle.schema.json").read_text("utf-8"))
 
 
 # -- files ------------------------------------------------------------------------------

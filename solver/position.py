@@ -425,6 +425,11 @@ class Game:
         self.moves.append(pos.last_move)
         return pos
 
+    def _repr_svg_(self) -> str:
+        """The current position's picture (:meth:`Position.svg`, the last move marked), which
+        Jupyter shows for a Game as it does for a Position."""
+        return self.position.svg()
+
 
 def _as_board(board: Board | str | int) -> Board:
     if isinstance(board, Board):

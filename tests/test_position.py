@@ -265,6 +265,43 @@ def test_diagram_and_svg():
     assert pos.svg().startswith("<svg") and pos._repr_svg_() == pos.svg()
 
 
+def _drawn_stones(svg: str) -> tuple[set[str], set[str], list[str]]:
+    """The Light and Dark stones (point names) an SVG picture draws, and its last-move marks."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+
+    def points(*classes: str) -> list[str]:
+        return [e.get("data-point") for e in root.iter() if set(classes) <= set(e.get("class", "").split())]
+
+    light, dark = points("stone", "light"), points("stone", "dark")
+    assert len(light) == len(set(light)) and len(dark) == len(set(dark))  # each stone drawn once
+    return set(light), set(dark), points("last")
+
+
+def test_game_repr_svg_draws_the_current_position():
+    # seeded random games on 2/3 through captures (the picture must follow the stones, not
+    # the moves); at every ply the drawing shows exactly the position's stones
+    import random
+
+    captures = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        g = Game("2/3")
+        light, dark, last = _drawn_stones(g._repr_svg_())
+        assert (light, dark, last) == (set(), set(), [])
+        while g.outcome is None and len(g.moves) < 40:
+            before = len(g.position.stones("L")) + len(g.position.stones("D"))
+            g.play(rng.choice(g.position.legal_moves()))
+            pos = g.position
+            captures += len(pos.stones("L")) + len(pos.stones("D")) < before + 1
+            light, dark, last = _drawn_stones(g._repr_svg_())
+            assert light == set(pos.stones("L")) and dark == set(pos.stones("D"))
+            assert last == [g.moves[-1]]
+    assert captures > 0  # the games did capture, so the test covers stones taken off
+
+
 # -- the kernels' layout: from_arrays, bitboards, side_index, earlier ------------------------
 
 

@@ -282,3 +282,34 @@ def test_show_errors_are_one_line(tmp_path: Path, args: list[str], message: str,
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("meridians: error: "), r.stderr
     assert message in lines[0]
+
+
+# -- pictures: Puzzle._repr_svg_ (Jupyter) ------------------------------------------------
+def test_repr_svg_draws_the_puzzle() -> None:
+    import xml.etree.ElementTree as ET
+
+    committed = sorted((ROOT / "results" / "puzzles").glob("*.jsonl"))
+    puzzles_ = [Puzzle.from_dict(GOOD)] + [load_jsonl(f)[0] for f in committed[:3]]
+    for p in puzzles_:
+        svg = p._repr_svg_()
+        assert svg == p.svg()  # the picture `puzzles show --svg` writes
+        root = ET.fromstring(svg)
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+
+        def points(*classes: str) -> list[str]:
+            return sorted(e.get("data-point") for e in root.iter() if set(classes) <= set(e.get("class", "").split()))
+
+        pos = p.to_position()
+        assert points("stone", "light") == sorted(pos.stones("L"))
+        assert points("stone", "dark") == sorted(pos.stones("D"))
+        assert points("mark") == [p.target]
+        assert p.task() in "".join(root.itertext())
+
+
+def test_repr_svg_of_an_unchecked_bad_record_is_none() -> None:
+    # Jupyter shows the text repr when _repr_svg_ gives None; a bad record must not raise there
+    for d in (dict(GOOD, position="2/3/4/3 L"), dict(GOOD, target="z9")):
+        p = Puzzle.from_dict(d, check=False)
+        assert p._repr_svg_() is None
+        with pytest.raises(ValueError):
+            p.svg()

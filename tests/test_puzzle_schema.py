@@ -1,0 +1,241 @@
+"""The published JSON Schema of the puzzle record, ``puzzles/schema/puzzle.schema.json``,
+against the parser it describes (:func:`puzzles.record.Puzzle.from_dict`).
+
+``jsonschema`` is not a dependency, so the schema is checked by the small validator below,
+which knows only the keywords the schema uses and refuses any other (a keyword it skipped
+would pass every record).  When ``jsonschema`` happens to be installed, one more test checks
+that both validators give the same verdicts.  The parser stays the authority: the schema says
+nothing of the rules (a position that parses, a legal key and line), so those records pass it.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from puzzles.record import (FIELDS, GENERATORS, OPTIONAL, REQUIRED, SOURCES, THEMES, Puzzle, PuzzleFormatError,
+                            json_schema, load_jsonl)
+from solver.search.capture import MAX_N
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads(importlib.resources.files("puzzles").joinpath("schema/puzzle.schema.json").read_text("utf-8"))
+
+
+# -- a small validator: the subset of draft 2020-12 the schema uses -----------------------
+_ANNOTATIONS = {"$schema", "title", "description"}
+
+
+def _is_type(v: Any, t: str) -> bool:
+    if t == "null":
+        return v is None
+    if t == "boolean":
+        return isinstance(v, bool)
+    if t == "integer":  # 2020-12: a number with no fractional part, 1.0 included
+        return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    if t == "number":
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return isinstance(v, {"string": str, "array": list, "object": dict}[t])
+
+
+def _equal(a: Any, b: Any) -> bool:
+    # JSON equality: true is not 1
+    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
+
+
+def errors(schema: dict, v: Any, where: str = "$") -> list[str]:
+    """Why ``v`` does not match ``schema`` (empty when it does)."""
+    out: list[str] = []
+    for k, s in schema.items():
+        if k in _ANNOTATIONS:
+            continue
+        if k == "type":
+            if not any(_is_type(v, t) for t in ([s] if isinstance(s, str) else s)):
+                out.append(f"{where}: not of type {s}")
+        elif k == "enum":
+            if not any(_equal(v, e) for e in s):
+                out.append(f"{where}: not one of {s}")
+        elif k == "const":
+            if not _equal(v, s):
+                out.append(f"{where}: not {s!r}")
+        elif k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            if _is_type(v, "number"):
+                ok = {"minimum": v >= s, "maximum": v <= s, "exclusiveMinimum": v > s, "exclusiveMaximum": v < s}[k]
+                if not ok:
+                    out.append(f"{where}: {k} {s}")
+        elif k in ("minLength", "maxLength", "pattern"):
+            if isinstance(v, str):
+                ok = {"minLength": lambda: len(v) >= s, "maxLength": lambda: len(v) <= s,
+                      "pattern": lambda: re.search(s, v) is not None}[k]()
+                if not ok:
+                    out.append(f"{where}: {k} {s!r}")
+        elif k == "required":
+            if isinstance(v, dict):
+                out += [f"{where}: missing {f}" for f in s if f not in v]
+        elif k == "properties":
+            if isinstance(v, dict):
+                for f, sub in s.items():
+                    if f in v:
+                        out += errors(sub, v[f], f"{where}.{f}")
+        elif k == "additionalProperties":
+            if isinstance(v, dict) and s is False:
+                out += [f"{where}: unexpected {f}" for f in v if f not in schema.get("properties", {})]
+            elif s is not True and s is not False:
+                raise AssertionError(f"additionalProperties {s!r}: the small validator knows only true and false")
+        elif k == "items":
+            if isinstance(v, list):
+                for i, x in enumerate(v):
+                    out += errors(s, x, f"{where}[{i}]")
+        elif k == "uniqueItems":
+            if isinstance(v, list) and s and any(_equal(a, b) for i, a in enumerate(v) for b in v[i + 1:]):
+                out.append(f"{where}: items not unique")
+        elif k == "anyOf":
+            if all(errors(sub, v, where) for sub in s):
+                out.append(f"{where}: matches none of anyOf")
+        elif k == "not":
+            if not errors(s, v, where):
+                out.append(f"{where}: matches a 'not'")
+        else:
+            raise AssertionError(f"the schema uses {k!r}, which the small validator does not check")
+    return out
+
+
+def test_the_small_validator() -> None:
+    # each keyword refuses what it should (a validator that passes everything passes every record)
+    assert errors({"type": "integer"}, 3) == [] and errors({"type": "integer"}, True) and errors({"type": "integer"}, "3")
+    assert errors({"type": ["string", "null"]}, None) == [] and errors({"type": ["string", "null"]}, 1)
+    assert errors({"type": "number"}, 1.5) == [] and errors({"type": "number"}, False)
+    assert errors({"enum": ["a", None]}, None) == [] and errors({"enum": [1]}, True)
+    assert errors({"const": "x"}, "y") and errors({"minimum": 1}, 0) and errors({"maximum": 5}, 6)
+    assert errors({"exclusiveMaximum": 1}, 1) and errors({"exclusiveMinimum": 1}, 1) and not errors({"minimum": 1}, "a")
+    assert errors({"minLength": 1}, "") and errors({"maxLength": 2}, "abc") and errors({"pattern": "^a+$"}, "ab")
+    assert errors({"required": ["a"]}, {}) and not errors({"required": ["a"]}, [])
+    assert errors({"properties": {"a": {"type": "string"}}}, {"a": 1})
+    assert errors({"properties": {}, "additionalProperties": False}, {"a": 1})
+    assert errors({"items": {"type": "string"}}, ["a", 1]) and errors({"uniqueItems": True}, [1, 1])
+    assert errors({"anyOf": [{"type": "null"}, {"type": "string"}]}, 1) and errors({"not": {"pattern": "x"}}, "x")
+    with pytest.raises(AssertionError, match="does not check"):
+        errors({"format": "email"}, "x")
+
+
+# -- the schema against the record's definitions ------------------------------------------
+def test_the_schema_names_the_record_fields_and_constants() -> None:
+    assert json_schema() == SCHEMA
+    props = SCHEMA["properties"]
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert SCHEMA["required"] == list(REQUIRED)
+    assert list(props) == list(FIELDS + OPTIONAL)
+    assert props["n"]["minimum"] == 1 and props["n"]["maximum"] == MAX_N
+    assert props["generator"]["enum"] == [*GENERATORS, None]
+    assert props["themes"]["items"]["enum"] == list(THEMES)
+    kinds = {s["properties"]["kind"]["const"]: s for s in props["source"]["anyOf"] if s.get("type") == "object"}
+    assert set(kinds) == set(SOURCES)
+    for kind, fields in SOURCES.items():
+        assert set(kinds[kind]["required"]) == {"kind", *fields} == set(kinds[kind]["properties"])
+        for f, t in fields.items():
+            assert kinds[kind]["properties"][f]["type"] == {int: "integer", str: "string"}[t]
+
+
+def _committed_records() -> list[tuple[str, int, dict]]:
+    out = []
+    for f in sorted((ROOT / "results" / "puzzles").glob("*.jsonl")):
+        for i, line in enumerate(f.read_text("utf-8").split("\n"), 1):
+            if line.strip():
+                out.append((f.name, i, json.loads(line)))
+    return out
+
+
+def test_every_committed_record_matches_the_schema() -> None:
+    records = _committed_records()
+    assert len(records) >= 1000  # results/puzzles holds the committed sets (3700 records today)
+    bad = [(f, i, errors(SCHEMA, d)) for f, i, d in records if errors(SCHEMA, d)]
+    assert not bad, bad[:5]
+    # and the parser reads them (one file, to keep this fast: the others are test_puzzle_record's)
+    assert load_jsonl(ROOT / "results" / "puzzles" / "4-5-c1.jsonl")
+
+
+# -- the schema against the parser --------------------------------------------------------
+GOOD = {"id": "m23-c1-0001", "position": "2/1D1/4/L2/2 L", "target": "d2", "n": 1, "key": "b3", "line": ["b3"]}
+
+
+def parser_accepts(d: Any, *, check: bool) -> bool:
+    try:
+        Puzzle.from_dict(d, check=check)
+    except PuzzleFormatError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("bad", [
+    # from tests/test_puzzle_record.py's bad records: those a schema can see
+    [1, 2], {k: v for k, v in GOOD.items() if k != "target"}, dict(GOOD, n=0), dict(GOOD, n="2"),
+    dict(GOOD, difficulty=7), dict(GOOD, generator="magic"), dict(GOOD, dual_free="yes"), dict(GOOD, id="two words"),
+])
+def test_records_the_parser_refuses_for_their_fields_the_schema_refuses(bad: Any) -> None:
+    assert not parser_accepts(bad, check=False)
+    assert errors(SCHEMA, bad)
+
+
+@pytest.mark.parametrize("bad", [
+    # the rules, which only the parser checks
+    dict(GOOD, position="2/3/4/3 L"), dict(GOOD, target="b1"), dict(GOOD, target="z9"), dict(GOOD, key="c2", line=["c2"]),
+    dict(GOOD, line=["b3", "b3"]), dict(GOOD, line=["a1"]),
+])
+def test_records_wrong_for_the_rules_pass_the_schema(bad: dict) -> None:
+    assert parser_accepts(bad, check=False) and not parser_accepts(bad, check=True)
+    assert not errors(SCHEMA, bad)
+
+
+U63 = 2**63 - 1
+#: values tried in every field of GOOD (and as the whole of ``source``)
+VALUES = [None, True, False, 0, 1, 2, 5, 6, MAX_N, MAX_N + 1, -1, U63, U63 + 1, 10**400, 1.5, 2.0, 1e301,
+          math.inf, -math.inf, "", "x", "b3", "two words", 'quo"te', "sat", "baseline", "magic", "any",
+          [], ["b3"], ["b3", 1], ["block"], ["block", "quiet-key"], ["quiet-key", "block"], ["block", "block"],
+          ["nope"], {}, {"kind": "random", "game": 1, "ply": 2}, {"kind": "random", "game": -1, "ply": 2},
+          {"kind": "random", "game": 1, "ply": 2, "more": 0}, {"kind": "random", "game": True, "ply": 2},
+          {"kind": "selfplay", "game": 1, "ply": 2, "playouts": 500}, {"kind": "selfplay", "game": 1, "ply": 2},
+          {"kind": "records", "file": "a.txt", "ply": 0}, {"kind": "records", "file": "", "ply": 0},
+          {"kind": "records", "file": "a\nb", "ply": 0}, {"kind": "records", "file": "a" * 1001, "ply": 0},
+          {"kind": "magic"}]
+
+#: (field, value) where schema and parser disagree, each for a reason a schema cannot express
+#: the parser's way: JSON Schema counts 2.0 as an integer; the order of themes
+KNOWN = {("n", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
+         ("difficulty", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
+         ("nodes", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
+         ("themes", ("quiet-key", "block")): "themes out of THEMES order"}
+
+
+def _key(v: Any) -> Any:
+    # hashable, for the sets of (field, value)
+    return tuple(v) if isinstance(v, list) else json.dumps(v, sort_keys=True) if isinstance(v, dict) else v
+
+
+def _cases() -> list[tuple[str, Any, dict]]:
+    return [(f, v, dict(GOOD, **{f: v})) for f in FIELDS + OPTIONAL for v in VALUES]
+
+
+def test_the_schema_and_the_parser_agree_field_by_field() -> None:
+    disagree = {}
+    for f, v, d in _cases():
+        schema_ok, parser_ok = not errors(SCHEMA, d), parser_accepts(d, check=False)
+        if schema_ok != parser_ok:
+            disagree[(f, _key(v))] = (schema_ok, parser_ok)
+    assert set(disagree) == set(KNOWN), disagree
+    assert all(schema_ok and not parser_ok for schema_ok, parser_ok in disagree.values())  # the schema is laxer
+    assert len(_cases()) > 500
+
+
+def test_the_small_validator_agrees_with_jsonschema() -> None:
+    # jsonschema is not a dependency; where it is installed, it checks the small validator
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    samples = [d for _, _, d in _cases()] + [d for _, _, d in _committed_records()[::50]] + [[1, 2], {}]
+    for d in samples:
+        assert validator.is_valid(d) == (not errors(SCHEMA, d)), d
