@@ -149,8 +149,13 @@ def test_doctests() -> None:
 
 
 def test_solver_never_imports_puzzles() -> None:
-    # the puzzles group reaches the meridians command through an entry point only
+    # the puzzles group reaches the meridians command through an entry point only; the
+    # one exception is the web application (solver/web/, an application only the CLI
+    # imports: tests/test_layers.py), whose trainer shows the committed puzzles
+    web = ROOT / "solver" / "web"
     for f in (ROOT / "solver").rglob("*.py"):
+        if web in f.parents:
+            continue
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
