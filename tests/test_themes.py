@@ -16,8 +16,11 @@ from puzzles.themes import ThemeError, pass_position, themes
 from refthemes import ref_themes
 
 COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
+#: records of the first committed sets (random seed games, no themes recorded), kept
+#: as fixtures: the showcase below and a record without themes
+OLD = Path(__file__).resolve().parent / "data" / "old-puzzles.jsonl"
 
-#: 4/5 puzzles of the committed sets that show every theme, each quick for the twin
+#: 4/5 puzzles of the first committed sets that show every theme, each quick for the twin
 #: (found by the twin, not by the code under test: any disagreement fails)
 SHOWCASE = ["m45-c2-0046", "m45-c2-0067", "m45-c2-0068", "m45-c3-0013", "m45-c3-0068",
             "m45-c4-0048", "m45-c4-0143", "m45-c4-0149"]
@@ -40,8 +43,13 @@ def sets() -> dict[str, Puzzle]:
     return _sets()
 
 
-def test_every_theme_agrees_with_the_slow_twin(sets):
-    showcase = [sets[i] for i in SHOWCASE]
+@pytest.fixture(scope="module")
+def old() -> dict[str, Puzzle]:
+    return {p.id: p for p in load_jsonl(OLD)}
+
+
+def test_every_theme_agrees_with_the_slow_twin(old):
+    showcase = [old[i] for i in SHOWCASE]
     seen = set()
     for p in showcase:
         got = themes(p)
@@ -109,12 +117,12 @@ def test_the_record_reads_writes_and_checks_themes(tmp_path):
     for bad in (["pin"], ["zugzwang", "quiet-key"], ["block", "block"], "block", [1]):
         with pytest.raises(PuzzleFormatError, match="themes must be"):
             Puzzle.from_dict(dict(json.loads(HAND.to_json()), themes=bad))
-    # a committed record (no themes) is written back byte for byte
-    line = (COMMITTED / "4-5-c1.jsonl").read_text().splitlines()[0]
-    path = tmp_path / "one.jsonl"
-    path.write_text(line + "\n")
-    write_jsonl(path, load_jsonl(path))
-    assert path.read_text() == line + "\n"
+    # a record without themes and a committed one with themes are written back byte for byte
+    for line in (OLD.read_text().splitlines()[0], (COMMITTED / "4-5-c1.jsonl").read_text().splitlines()[0]):
+        path = tmp_path / "one.jsonl"
+        path.write_text(line + "\n")
+        write_jsonl(path, load_jsonl(path))
+        assert path.read_text() == line + "\n"
 
 
 def test_the_generator_records_the_themes_it_computes():
@@ -124,10 +132,10 @@ def test_the_generator_records_the_themes_it_computes():
         assert p.themes is not None and p.themes == themes(p) == ref_themes(p)
 
 
-def test_the_audit_recomputes_recorded_themes(tmp_path, run_cli, sets):
-    good = dataclasses.replace(sets["m45-c2-0068"], themes=themes(sets["m45-c2-0068"]))
-    wrong = dataclasses.replace(sets["m45-c2-0046"], themes=("block",))
-    plain = sets["m45-c2-0067"]  # no themes recorded: none checked
+def test_the_audit_recomputes_recorded_themes(tmp_path, run_cli, old):
+    good = dataclasses.replace(old["m45-c2-0068"], themes=themes(old["m45-c2-0068"]))
+    wrong = dataclasses.replace(old["m45-c2-0046"], themes=("block",))
+    plain = old["m45-c2-0067"]  # no themes recorded: none checked
     f = tmp_path / "t.jsonl"
     write_jsonl(f, [good, plain])
     r = run_cli("puzzles", "audit", str(f), code=0)
