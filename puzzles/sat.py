@@ -236,27 +236,26 @@ class Reshaper:
         added = set(self.added)
         self._clause(set(self.window) - added, added)
 
-    def _clause(self, add: set, drop: set) -> None:
-        """Demand that a later candidate add a point of ``add`` or leave out a point of
-        ``drop``, and the same of each symmetric form (see the module docstring)."""
+    def _forms(self, add: set, drop: set) -> list[tuple[frozenset, frozenset]]:
+        """``(add, drop)`` and its distinct images under :attr:`symmetries`."""
         forms = [(frozenset(add), frozenset(drop))]
         for sym in self.symmetries:
             form = (frozenset(sym[p] for p in add), frozenset(sym[p] for p in drop))
             if form not in forms:
                 forms.append(form)
-        for a, d in forms:
+        return forms
+
+    def _clause(self, add: set, drop: set) -> None:
+        """Demand that a later candidate add a point of ``add`` or leave out a point of
+        ``drop``, and the same of each symmetric form (see the module docstring)."""
+        for a, d in self._forms(add, drop):
             self.learned.append((a, d))
             self.solver.add_clause([self.var[p] for p in sorted(a)] + [-self.var[p] for p in sorted(d)])
 
     def _prefer(self, add: set, drop: set) -> None:
         """The soft form of :meth:`_clause` (weight :data:`PREFER`), with its symmetric
         forms: a candidate that breaks it costs more, none is excluded."""
-        forms = [(frozenset(add), frozenset(drop))]
-        for sym in self.symmetries:
-            form = (frozenset(sym[p] for p in add), frozenset(sym[p] for p in drop))
-            if form not in forms:
-                forms.append(form)
-        for a, d in forms:
+        for a, d in self._forms(add, drop):
             if not a and not d:
                 continue  # nothing to prefer: a soft empty clause is only a constant cost
             self.preferred.append((a, d))

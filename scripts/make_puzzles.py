@@ -4,6 +4,7 @@
     python scripts/make_puzzles.py --only 6/7:3 --jobs 2    # one set
     python scripts/make_puzzles.py --summary                # a table of the sets as they stand
     python scripts/make_puzzles.py --rescore --jobs 2      # lines and scores by the present verifier
+    python scripts/make_puzzles.py --rerate                # ratings from the recorded scores and present cuts
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` with its board, n,
 count and seed source, written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
@@ -14,6 +15,11 @@ re-verifies them all.
 ``--rescore`` re-verifies every puzzle with the present verifier (no node budget) and
 records its main line, dual-free flag, nodes, score, rating and code version, as the
 generator would record them now; it refuses a set where a key no longer holds.
+
+``--rerate`` rewrites only each record's rating (``difficulty``): the rating of its
+recorded score under :data:`puzzles.rating.CUTS` as they stand (after the cuts are
+measured anew with ``python scripts/measure_ratings.py --cuts``); a record whose score
+is not that of :func:`puzzles.rating.score` (the first generator's) keeps its rating.
 """
 
 from __future__ import annotations
@@ -44,9 +50,12 @@ def main() -> int:
     ap.add_argument("--only", action="append", default=[], help="board:n, such as 6/7:3 (repeatable)")
     ap.add_argument("--summary", action="store_true", help="print a table of the sets and stop")
     ap.add_argument("--rescore", action="store_true", help="re-verify every puzzle and record line and score anew")
+    ap.add_argument("--rerate", action="store_true", help="rate every puzzle anew from its recorded score")
     args = ap.parse_args()
     if args.summary:
         return summary()
+    if args.rerate:
+        return rerate(args.only)
     if args.rescore:
         return rescore(args.only, args.jobs)
     for board, n, count, source in SETS:
@@ -62,6 +71,14 @@ def main() -> int:
     return 0
 
 
+def _committed(only: list[str]):
+    """(board, n, file) of each committed set of :data:`SETS` (those of ``only``, if any)."""
+    for board, n, *_ in SETS:
+        f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
+        if (not only or f"{board}:{n}" in only) and f.exists():
+            yield board, n, f
+
+
 def rescore(only: list[str], jobs: int) -> int:
     """Re-verify every puzzle of the sets with the present verifier and record what it
     finds: main line, dual-free flag, nodes, score, rating and code version.  A set
@@ -75,10 +92,7 @@ def rescore(only: list[str], jobs: int) -> int:
     from puzzles.record import code_version, load_jsonl, write_jsonl
 
     version = code_version()
-    for board, n, *_ in SETS:
-        f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
-        if (only and f"{board}:{n}" not in only) or not f.exists():
-            continue
+    for board, n, f in _committed(only):
         with exclusive(str(f) + ".lock"):
             ps = load_jsonl(f)
             t0 = time.time()
@@ -92,6 +106,34 @@ def rescore(only: list[str], jobs: int) -> int:
             moved = sum(list(p.line) != list(q.line) for p, q in zip(ps, new))
             print(f"{f}: {len(ps)} puzzles re-verified in {time.time() - t0:.0f} s, {moved} main lines "
                   f"changed, {sum(q.dual_free for q in new)} dual-free", flush=True)
+    return 0
+
+
+def rerate(only: list[str]) -> int:
+    """Rewrite each record's rating from its recorded score and the present cuts (no
+    search: the score is what the generator recorded); see the module docstring."""
+    import dataclasses
+    from collections import Counter
+
+    from puzzles.generate import exclusive
+    from puzzles.rating import RatingError, rating, record_features, score
+    from puzzles.record import load_jsonl, write_jsonl
+
+    for board, n, f in _committed(only):
+        with exclusive(str(f) + ".lock"):
+            ps = load_jsonl(f)
+            new = []
+            for p in ps:
+                try:
+                    ours = abs(score(record_features(p, search_late=False)) - p.score) < 5e-4
+                except RatingError as e:
+                    print(f"{f}: {e}", file=sys.stderr)
+                    return 1
+                new.append(dataclasses.replace(p, difficulty=rating(p.score, board, n)) if ours else p)
+            write_jsonl(f, new)
+            spread = Counter(q.difficulty for q in new)
+            print(f"{f}: {sum(p.difficulty != q.difficulty for p, q in zip(ps, new))} of {len(ps)} ratings "
+                  f"changed; ratings 1-5: {'/'.join(str(spread.get(r, 0)) for r in range(1, 6))}", flush=True)
     return 0
 
 

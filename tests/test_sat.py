@@ -20,32 +20,11 @@ import pytest
 from puzzles import generate as G
 from puzzles import sat
 from puzzles.verdict import verify
+from test_generate import _items, _position  # the seed positions and target items of the generator tests
 from solver import Board, Position
-from solver import reference as R
 from solver.search import capture
 
 
-def _position(board: str, seed: int) -> Position:
-    while True:
-        pos = G.seed_position(Board.parse(board), seed)
-        if pos is not None:
-            return pos
-        seed += 1
-
-
-def _items(pos: Position, target: str) -> int:
-    """Paths of the target group (reference rules) plus its fresh lines."""
-    b = pos.board
-    y = "D" if pos.to_move == "L" else "L"
-    own = frozenset(b.index(p) for p in pos.stones(y))
-    other = frozenset(b.index(p) for p in pos.stones(pos.to_move))
-    group = next(g for g in R.groups(b, own) if b.index(target) in g)
-    paths = sum(1 for a, c in R.paths(b, own, other) if (a in group) != (c in group))
-    occupied = own | other
-    near = {q for s in group for q in b.neighbours[s]}
-    fresh = sum(1 for s in group for ray in b.rays[s]
-                if len(ray) >= 2 and ray[0] not in occupied and ray[1] not in occupied and ray[1] not in near)
-    return paths + fresh
 
 
 def _exact(cand: Position, target: str, n: int) -> str:
