@@ -76,7 +76,7 @@ def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60.0) -> No
             if httpx.get(url + "/api/position", params={"position": "2/3"}, timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
-            pass
+            pass  # not listening yet: ask again
         time.sleep(0.2)
     raise SystemExit(f"bench_web: the server did not answer within {seconds:g} s")
 
@@ -88,7 +88,7 @@ def children(pid: int) -> set[int]:
         try:
             out |= {int(x) for x in (task / "children").read_text().split()}
         except OSError:
-            pass
+            pass  # the task ended while we read: it has no children
     return out
 
 

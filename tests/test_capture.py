@@ -382,5 +382,9 @@ def test_forget_costs_what_was_written_not_the_table_size():
     seconds = time.perf_counter() - t0
     # clearing every slot of 512 MiB took 1-2 s; an easy question touches a few pages
     assert seconds < 0.5, seconds
-    # the same answer as the committed record's, with or without the earlier entries
-    assert (again.keys, again.line, again.nodes) == (first.keys, first.line, first.nodes) == ([p.key], list(p.line), p.nodes)
+    # the same answer as the committed record's, with or without the earlier entries (a
+    # record writes "any" for a last reply where every reply loses the target)
+    line = list(p.line)
+    if line[-1] == "any":
+        line[-1] = first.line[-1]
+    assert (again.keys, again.line, again.nodes) == (first.keys, first.line, first.nodes) == ([p.key], line, p.nodes)

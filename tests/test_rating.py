@@ -68,7 +68,7 @@ def test_ratings_are_one_to_five_and_cut_within_n():
         assert [R.rating(c, board, n) for c in cuts] == [2, 3, 4, 5]
     # an unmeasured board or n borrows the nearest measured cuts
     assert R.rating(R.CUTS[("6/7", 5)][2], "6/7", 6) == 4
-    assert R.rating(R.CUTS[("6/7", 2)][0], "5/6", 2) == 2
+    assert R.rating(R.CUTS[("6/7", 2)][0], "7/8", 2) == 2 and R.rating(R.CUTS[("6/7", 2)][0] - 1e-3, "7/8", 2) == 1
 
 
 def test_quantile_cuts_spread_a_synthetic_set():
