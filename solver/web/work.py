@@ -94,14 +94,19 @@ def threatened(pos: Position, legal: list[str] | None = None) -> list[str]:
     return sorted(out)
 
 
+def _move_text(move: object) -> str:
+    """``move`` as a point name to look up; a ValueError for anything that cannot be one."""
+    if not isinstance(move, str) or not move.strip() or len(move) > 8:
+        raise ValueError("give a move as a point name, such as 'c2'")
+    return move.strip()
+
+
 def play_move(text: object, move: object) -> dict:
     """:func:`position_info` of the position after ``move``, with ``last_move`` and the
     ``removed`` stones; :class:`~solver.position.IllegalMoveError` names the rule an
     illegal move breaks."""
     pos = parse(text)
-    if not isinstance(move, str) or not move.strip() or len(move) > 8:
-        raise ValueError("give a move as a point name, such as 'c2'")
-    return _info(pos.play(move.strip()))
+    return _info(pos.play(_move_text(move)))
 
 
 def explain_move(text: object, move: object) -> dict:
@@ -112,9 +117,7 @@ def explain_move(text: object, move: object) -> dict:
     from ..position import IllegalMoveError
 
     pos = parse(text)
-    if not isinstance(move, str) or not move.strip() or len(move) > 8:
-        raise ValueError("give a move as a point name, such as 'c2'")
-    name = pos.board.name_of(pos.board.index(move.strip()))
+    name = pos.board.name_of(pos.board.index(_move_text(move)))
     try:
         pos.play(name)
     except IllegalMoveError as e:
