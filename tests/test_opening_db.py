@@ -148,6 +148,31 @@ def test_lookup_of_absent_positions_falls_back_to_a_proof():
                 assert a.value == Value(prove(fresh(child), max_nodes=10_000_000, tt_mb=4).value).negated()
 
 
+def test_lookup_budget_does_not_pay_for_a_first_compile(monkeypatch):
+    """A board's first use compiles for tens of seconds; the budget is for the proofs.
+    The compile is simulated by a 1.5 s sleep in the first load of the kernels, with a
+    1 s budget: were it on the clock, every proof after it would get no time at all."""
+    import time
+
+    import solver.search.prove as prove_module
+    from solver.openings import database as dbm
+
+    real, calls = prove_module.load_kernels, []
+
+    def slow_first_load(board, method="dfpn"):
+        if not calls:
+            time.sleep(1.5)
+        calls.append(method)
+        real(board, method)
+
+    monkeypatch.setattr(prove_module, "load_kernels", slow_first_load)
+    monkeypatch.setattr(dbm, "lookup_entry", lambda position: None)  # everything by proof
+    r = lookup(Position.start("2/3"), seconds=1.0)
+    assert calls and r.value.source == "proof"
+    assert r.value.value == Value(prove(Position.start("2/3"), tt_mb=4).value)
+    assert all(a.value != Value.UNKNOWN for a in r.moves.values())
+
+
 # -- damaged files -----------------------------------------------------------------------
 def _small_db() -> OpeningDatabase:
     ps = random_positions(B23, 20, 3, seed=1)

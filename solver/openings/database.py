@@ -317,7 +317,12 @@ def lookup(position: Position, *, seconds: float | None = 10.0, tt_mb: float = 1
     when it holds it, else from a df-pn proof; ``seconds`` (None: no bound) is the whole
     budget of the live proofs, shared evenly among the ones still to run.  Moves whose
     positions are the same up to symmetry share one proof.  An undecided answer is
-    ``'unknown'``, never a guess."""
+    ``'unknown'``, never a guess.  The kernels are compiled before the clock starts: a
+    board's first use takes tens of seconds, which the budget is not for."""
+    if position.outcome is None and (seconds is None or seconds > 0.005):
+        from ..search.prove import load_kernels
+
+        load_kernels(position.board, "dfpn")
     t0 = time.perf_counter()
     deadline = None if seconds is None else t0 + seconds
     out = Lookup(str(position), position.to_move, Answer(Value.UNKNOWN, "proof"))
