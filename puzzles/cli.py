@@ -25,6 +25,10 @@ from solver.search.capture import MAX_N
 from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, SELFPLAY_PLAYOUTS
 from .record import Puzzle, PuzzleFormatError, default_search_files, load_jsonl, parse_puzzle_ref
 
+#: the format and version of ``audit --json``'s lines (their ``"schema"`` key); its JSON Schema is
+#: puzzles/schema/audit.schema.json (see solver/schema/__init__.py for the other commands)
+AUDIT_SCHEMA = "meridians.puzzles-audit/1"
+
 EXIT_USAGE = 2
 #: ``puzzles generate`` found nothing within its budget
 EXIT_NOTHING_FOUND = 3
@@ -287,6 +291,7 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
         bad += bool(problems)
         if as_json:
             click.echo(json.dumps({
+                "schema": AUDIT_SCHEMA,
                 "id": p.id, "sound": v.complete and v.sound, "keys": v.keys, "shorter": bool(v.shorter),
                 "shorter_keys": v.shorter, "key": p.key, "key_ok": p.key in v.keys if p.key else False,
                 "dual_free": v.dual_free, "duals": [[i, m] for i, m in v.duals],

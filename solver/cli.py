@@ -23,6 +23,7 @@ import click
 from . import RULES_VERSION, __version__
 from .board import Board
 from .files import FileFormatError, write_atomic
+from .schema import tagged
 from .search.limit import Limit, LimitError, check_seconds
 from .search.methods import DEFAULT_METHOD, METHODS
 from .search.values import Value
@@ -403,7 +404,7 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
         if drawn[0]:
             click.echo("\r\x1b[K", err=True, nl=False)
     if as_json:
-        click.echo(json.dumps(r.as_dict()))
+        click.echo(json.dumps(tagged("move", r.as_dict())))
         return
     side = _COLOUR[pos.to_move]
     click.echo(f"{pos}: {side} to move")
@@ -505,7 +506,7 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     finally:
         bar.close()
     if as_json:
-        click.echo(json.dumps(r.as_dict()))
+        click.echo(json.dumps(tagged("match", r.as_dict())))
         return
 
     def signed(x: float | None, none: str) -> str:
@@ -673,7 +674,7 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
             write_atomic(map_file, map_svg(pos.board, values, title=title, light=light, dark=dark))
     code = EXIT_UNKNOWN if r.value == "unknown" else 0
     if as_json:
-        click.echo(json.dumps(r.as_dict()))
+        click.echo(json.dumps(tagged("solve", r.as_dict())))
         sys.exit(code)
     if pie:
         counts = r.summary()
@@ -764,7 +765,7 @@ def lookup(position: str, seconds: float, as_json: bool) -> None:
     r = lookup_position(pos, seconds=check.seconds)
     code = 0 if r.decided else EXIT_UNKNOWN
     if as_json:
-        click.echo(json.dumps(r.as_dict()))
+        click.echo(json.dumps(tagged("lookup", r.as_dict())))
         sys.exit(code)
     side = _COLOUR[pos.to_move]
     click.echo(f"{pos}: {side} to move: {r.value.value} ({r.value.source})")
@@ -900,7 +901,7 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
             out["certificate"] = {"file": None, "error": str(e)}
             click.echo(f"meridians: no certificate written: {e}", err=True)
     if as_json:
-        click.echo(json.dumps(out))
+        click.echo(json.dumps(tagged("verify", out)))
     else:
         if move_list:
             click.echo(f"replayed {len(move_list)} moves from {pos0}: every move legal")
@@ -1029,7 +1030,7 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
     board = Board.parse(board_name)
     r = playout_rate(board, seconds, seed & (2**64 - 1))
     if as_json:
-        click.echo(json.dumps(r))
+        click.echo(json.dumps(tagged("bench", r)))
     else:
         click.echo(
             f"{r['board']}: {r['playouts_per_s']:,.0f} playouts/s, {r['plies_per_s']:,.0f} plies/s, "
@@ -1213,7 +1214,7 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
         if not as_json:
             click.echo(f"wrote {path}")
     if as_json:
-        click.echo(json.dumps(a.as_dict()))
+        click.echo(json.dumps(tagged("analyse", a.as_dict())))
     else:
         _show_analysis(a)
     if a.interrupted:

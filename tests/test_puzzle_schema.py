@@ -1,9 +1,9 @@
 """The published JSON Schema of the puzzle record, ``puzzles/schema/puzzle.schema.json``,
 against the parser it describes (:func:`puzzles.record.Puzzle.from_dict`).
 
-``jsonschema`` is not a dependency, so the schema is checked by the small validator below,
-which knows only the keywords the schema uses and refuses any other (a keyword it skipped
-would pass every record).  When ``jsonschema`` happens to be installed, one more test checks
+``jsonschema`` is not a dependency, so the schema is checked by the small validator of
+tests/jsonschema_lite.py, which knows only the keywords the schemas use and refuses any other
+(a keyword it skipped would pass every record).  When ``jsonschema`` happens to be installed, one more test checks
 that both validators give the same verdicts.  The parser stays the authority: the schema says
 nothing of the rules (a position that parses, a legal key and line), so those records pass it.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.resources
 import json
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -23,88 +22,13 @@ from puzzles.record import (FIELDS, GENERATORS, OPTIONAL, REQUIRED, SOURCES, THE
                             json_schema, load_jsonl)
 from solver.search.capture import MAX_N
 
+from jsonschema_lite import errors
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads(importlib.resources.files("puzzles").joinpath("schema/puzzle.schema.json").read_text("utf-8"))
 
 
-# -- a small validator: the subset of draft 2020-12 the schema uses -----------------------
-_ANNOTATIONS = {"$schema", "title", "description"}
-
-
-def _is_type(v: Any, t: str) -> bool:
-    if t == "null":
-        return v is None
-    if t == "boolean":
-        return isinstance(v, bool)
-    if t == "integer":  # 2020-12: a number with no fractional part, 1.0 included
-        return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
-    if t == "number":
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-    return isinstance(v, {"string": str, "array": list, "object": dict}[t])
-
-
-def _equal(a: Any, b: Any) -> bool:
-    # JSON equality: true is not 1
-    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
-
-
-def errors(schema: dict, v: Any, where: str = "$") -> list[str]:
-    """Why ``v`` does not match ``schema`` (empty when it does)."""
-    out: list[str] = []
-    for k, s in schema.items():
-        if k in _ANNOTATIONS:
-            continue
-        if k == "type":
-            if not any(_is_type(v, t) for t in ([s] if isinstance(s, str) else s)):
-                out.append(f"{where}: not of type {s}")
-        elif k == "enum":
-            if not any(_equal(v, e) for e in s):
-                out.append(f"{where}: not one of {s}")
-        elif k == "const":
-            if not _equal(v, s):
-                out.append(f"{where}: not {s!r}")
-        elif k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            if _is_type(v, "number"):
-                ok = {"minimum": v >= s, "maximum": v <= s, "exclusiveMinimum": v > s, "exclusiveMaximum": v < s}[k]
-                if not ok:
-                    out.append(f"{where}: {k} {s}")
-        elif k in ("minLength", "maxLength", "pattern"):
-            if isinstance(v, str):
-                ok = {"minLength": lambda: len(v) >= s, "maxLength": lambda: len(v) <= s,
-                      "pattern": lambda: re.search(s, v) is not None}[k]()
-                if not ok:
-                    out.append(f"{where}: {k} {s!r}")
-        elif k == "required":
-            if isinstance(v, dict):
-                out += [f"{where}: missing {f}" for f in s if f not in v]
-        elif k == "properties":
-            if isinstance(v, dict):
-                for f, sub in s.items():
-                    if f in v:
-                        out += errors(sub, v[f], f"{where}.{f}")
-        elif k == "additionalProperties":
-            if isinstance(v, dict) and s is False:
-                out += [f"{where}: unexpected {f}" for f in v if f not in schema.get("properties", {})]
-            elif s is not True and s is not False:
-                raise AssertionError(f"additionalProperties {s!r}: the small validator knows only true and false")
-        elif k == "items":
-            if isinstance(v, list):
-                for i, x in enumerate(v):
-                    out += errors(s, x, f"{where}[{i}]")
-        elif k == "uniqueItems":
-            if isinstance(v, list) and s and any(_equal(a, b) for i, a in enumerate(v) for b in v[i + 1:]):
-                out.append(f"{where}: items not unique")
-        elif k == "anyOf":
-            if all(errors(sub, v, where) for sub in s):
-                out.append(f"{where}: matches none of anyOf")
-        elif k == "not":
-            if not errors(s, v, where):
-                out.append(f"{where}: matches a 'not'")
-        else:
-            raise AssertionError(f"the schema uses {k!r}, which the small validator does not check")
-    return out
-
-
+# -- the small validator (tests/jsonschema_lite.py) ------------------------------------
 def test_the_small_validator() -> None:
     # each keyword refuses what it should (a validator that passes everything passes every record)
     assert errors({"type": "integer"}, 3) == [] and errors({"type": "integer"}, True) and errors({"type": "integer"}, "3")
