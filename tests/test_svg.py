@@ -311,3 +311,30 @@ def test_map_other_values_and_stones():
     assert sorted(e.get("data-value") for e in with_class(root, "value")) == ["odd value", "x<y"]
     with pytest.raises(TypeError):
         map_svg(b, {0: 1})
+
+
+# -- the pictures of solve results (Jupyter's _repr_svg_) -----------------------------
+def test_solve_results_show_as_svg(tmp_path):
+    """A real Proof and OpeningSolution draw as parseable SVG: the value in the title, the
+    winning move (the line's first) marked with the win triangle or ringed."""
+    from solver.openings import solve_openings
+    from solver.position import Position
+    from solver.search.prove import prove
+
+    pos = Position.start(Board.parse("2/3")).play("c2")  # Dark to move: a loss (results/solutions)
+    p = prove(pos.play("b1"))                            # Light to move: a win (df-pn gives a line)
+    root = parse(p._repr_svg_())
+    assert p.value == "win" and p.line
+    assert texts(root, "title") == [f"Light to move: win by {p.line[0]} (dfpn)"]
+    assert [e.get("data-point") for e in with_class(root, "value", "win")] == [p.line[0]]
+    assert len(with_class(root, "stone")) == 2
+    loss = prove(pos, method="alphabeta")
+    root = parse(loss._repr_svg_())
+    assert loss.value == "loss" and not with_class(root, "value")
+
+    s = solve_openings(pos, method="alphabeta", progress_ui="off", checkpoint=tmp_path / "c.json")
+    root = parse(s._repr_svg_())
+    assert texts(root, "title") == [f"Dark to move: {s.value}"]
+    marks = {e.get("data-point"): e.get("data-value") for e in with_class(root, "value")}
+    assert marks == s.moves and set(marks.values()) == {"loss"}
+    assert not with_class(root, "best")
