@@ -109,3 +109,23 @@ def test_cli_tables_are_aligned_never_wrapped_and_plain_off_a_terminal(tty, monk
         assert not any(COLOUR_SGR.search(line) for line in lines)
     else:
         assert ESC not in "".join(lines) and plain[2].endswith(long.strip())  # no wrap, no trailing space
+
+
+@pytest.mark.subprocess
+def test_ctrl_c_on_a_terminal_stops_the_live_table_cleanly(tmp_path, tree_env):
+    """``solve`` on a pseudo-terminal draws the live table; Ctrl-C typed there ends it with
+    exit 130, the cursor shown again and no traceback."""
+    from test_interactive import Terminal
+
+    from test_jobs import LATE_34
+
+    term = Terminal(["solve", LATE_34, "--method", "alphabeta", "--tt-mb", "16", "--checkpoint", "ck.json"],
+                    {**tree_env, "COLUMNS": "100"}, tmp_path)
+    try:
+        term.expect(r"jobs done", timeout=120)  # the live table is up (six classes take ms, d3 seconds)
+        term.type("\x03")
+        code, rest = term.end()
+    finally:
+        term.kill()
+    assert code == 130, rest
+    assert f"{ESC}[?25h" in rest and "Traceback" not in rest and "ck.json" in rest
