@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import sys
 import time
 from dataclasses import replace
@@ -368,7 +367,7 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
       meridians move '2/1D1/4/L2/2 D' --playouts 2000 --json
     """
     from .search.mcts import search
-    from .search.progress import progress_mode
+    from .search.progress import StatusLine, progress_mode
 
     try:
         seconds = check_seconds(seconds, "--time")
@@ -383,14 +382,13 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
         seconds = 1.0
     pos = _position_arg(position)
     live = progress_mode(True, sys.stderr) == "live"
-    drawn = [False]
+    status = StatusLine(sys.stderr)
 
     def progress(info: dict) -> None:
         rate = f", best {info['best']} {info['win_rate']:.2f}" if info["win_rate"] is not None else ""
         value = f", {info['value']} (proven)" if info["value"] != "unknown" else ""
-        click.echo(f"\r\x1b[K{info['playouts']:,} playouts, {info['nodes']:,} nodes, {info['seconds']:.1f} s"
-                   f"{rate}{value}  (Ctrl-C: stop and answer)", err=True, nl=False)
-        drawn[0] = True
+        status.show(f"{info['playouts']:,} playouts, {info['nodes']:,} nodes, {info['seconds']:.1f} s"
+                    f"{rate}{value}  (Ctrl-C: stop and answer)")
 
     r = None
     if not no_database:
@@ -401,8 +399,7 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
         if r is None:
             r = search(pos, playouts=playouts, seconds=seconds, seed=seed, progress=progress if live else None)
     finally:
-        if drawn[0]:
-            click.echo("\r\x1b[K", err=True, nl=False)
+        status.close()
     if as_json:
         click.echo(json.dumps(tagged("move", r.as_dict())))
         return
@@ -429,12 +426,14 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
         return
     shown = r.moves[:10] if r.iterations else []  # a df-pn answer has no visits to show
     if shown:
-        click.echo(f"  {'move':6} {'visits':>10} {'share':>6}  win rate or proven value (for the player who plays it)")
+        rows = []
         for m in shown:
             what = f"{m.win_rate:.2f}" if m.win_rate is not None else (str(m.value) if m.value.decided else "-")
             if m.value.decided:
                 what += " (proven)" if m.value is not Value.DRAW else " (repetition)"
-            click.echo(f"  {m.move:6} {m.visits:>10,} {m.share:>6.1%}  {what}")
+            rows.append((m.move, f"{m.visits:,}", f"{m.share:.1%}", what))
+        _echo_table([("move", "left"), ("visits", "right"), ("share", "right"),
+                     ("win rate or proven value (for the player who plays it)", "left")], rows)
         if len(r.moves) > len(shown):
             click.echo(f"  ... {len(r.moves) - len(shown)} more moves")
     click.echo(f"  {r.playouts:,} playouts, {r.iterations:,} iterations, {r.nodes:,} tree nodes, "
@@ -516,13 +515,13 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     click.echo(f"match on {board.name}: {r.games} games, seed {seed} (A is Light in odd-numbered games){resumed}")
     click.echo(f"  A: {r.a}")
     click.echo(f"  B: {r.b}")
-    click.echo(f"  {'A':9} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} {'score':>6}")
     light_losses = r.a_light_games - r.a_light_wins - r.a_light_draws
     dark = (r.games - r.a_light_games, r.a_wins - r.a_light_wins, r.draws - r.a_light_draws, r.b_light_wins)
+    rows = []
     for label, (n, w, d, lost) in (("as Light", (r.a_light_games, r.a_light_wins, r.a_light_draws, light_losses)),
                                    ("as Dark", dark), ("in all", (r.games, r.a_wins, r.draws, r.b_wins))):
-        score = f"{(w + d / 2) / n:.3f}" if n else "-"
-        click.echo(f"  {label:9} {n:>6} {w:>6} {d:>6} {lost:>6} {score:>6}")
+        rows.append((label, n, w, d, lost, f"{(w + d / 2) / n:.3f}" if n else "-"))
+    _echo_table([("A", "left")] + [(h, "right") for h in ("games", "wins", "draws", "losses", "score")], rows)
     click.echo(f"  Elo difference A - B {signed(r.elo, '+inf' if r.score >= 1 else '-inf')} "
                f"(95%: {signed(r.elo_low, '-inf')} to {signed(r.elo_high, '+inf')})")
     if r.state:
@@ -541,7 +540,7 @@ class _MatchBar:
         self.t0 = time.monotonic()
         self.first: int | None = None  # games done when this run started
         self.shown = 0.0
-        self.drawn = False
+        self.status = None  # a StatusLine on stderr, in mode 'live'
 
     def update(self, done: int, r) -> None:
         if self.mode == "off":
@@ -559,20 +558,19 @@ class _MatchBar:
         text = (f"{done}/{self.games} games: A {r.a_wins}, B {r.b_wins}, draws {r.draws}, "
                 f"score of A {r.score:.3f}{eta}" if done else f"0/{self.games} games")
         if self.mode == "live":
-            width = shutil.get_terminal_size((80, 20)).columns
-            cells = 20
-            full = cells * done // self.games
-            line = f"[{'#' * full}{'.' * (cells - full)}] {text}"
-            click.echo("\r\x1b[K" + line[: width - 1], err=True, nl=False)
-            self.drawn = True
+            from .search.progress import StatusLine
+
+            if self.status is None:
+                self.status = StatusLine(sys.stderr)
+            self.status.show(text, done, self.games)
         elif played and (now - self.shown >= 1.0 or done == self.games):
             self.shown = now
             click.echo(f"meridians: {text}", err=True)
 
     def close(self) -> None:
-        if self.drawn:
-            click.echo("\r\x1b[K", err=True, nl=False)
-            self.drawn = False
+        if self.status is not None:
+            self.status.close()
+            self.status = None
 
 
 def _check_scheduler(address: str) -> None:
@@ -698,12 +696,11 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     if not r.classes:
         click.echo(f"  the game is over: {pos.outcome_reason or 'a draw by repetition'}")
         sys.exit(code)
-    click.echo(f"  {'class':8} {'members':30} {'value':8} {'nodes':>14} {'seconds':>9} {'runs':>4}")
-    for c in r.classes:
-        members = " ".join(c.members)
-        members = members if len(members) <= 30 else members[:27] + "..."
-        mark = " (resumed)" if c.resumed else ""
-        click.echo(f"  {c.key:8} {members:30} {c.shown:8} {c.nodes:>14,} {c.seconds:>9.2f} {c.runs:>4}{mark}")
+    resumed_any = any(c.resumed for c in r.classes)  # a column saying which, when some were
+    _echo_table([("class", "left"), ("members", "left", 30), ("value", "left"), ("nodes", "right"),
+                 ("seconds", "right"), ("runs", "right")] + [("", "left")] * resumed_any,
+                [(c.key, " ".join(c.members), c.shown, f"{c.nodes:,}", f"{c.seconds:.2f}", c.runs)
+                 + ("(resumed)" if c.resumed else "",) * resumed_any for c in r.classes])
     # the checkpoint read: a default one is removed once every class is decided, so
     # r.checkpoint is then None, but the classes were still read from it
     resumed = f", {r.resumed} resumed from {r.checkpoint or path}" if r.resumed else ""
@@ -720,6 +717,36 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
 
 
 _COLOUR = {"L": "Light", "D": "Dark"}
+
+
+def _echo_table(columns: list[tuple], rows: list[tuple], indent: str = "  ") -> None:
+    """A table on stdout, its columns sized by rich to their widest cell.  ``columns``:
+    ``(header, justify)`` or ``(header, justify, max_width)`` (a longer cell is cut with
+    an ellipsis).  On a terminal: its width (the last column wraps when it must), the
+    header bold (NO_COLOR, which rich reads, keeps colour out); elsewhere plain text, never wrapped and without trailing
+    spaces, one row a line, as scripts and tests read it."""
+    import io
+    import shutil
+
+    from rich.console import Console
+    from rich.table import Table
+
+    tty = sys.stdout.isatty()
+    buf = io.StringIO()
+    width = shutil.get_terminal_size((80, 24)).columns if tty else 100_000
+    console = Console(file=buf, width=max(20, width - len(indent)), force_terminal=tty,
+                      color_system="auto" if tty else None, highlight=False, soft_wrap=False)
+    t = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0),
+              header_style="bold" if tty else None)
+    for i, (header, justify, *most) in enumerate(columns):
+        last = i == len(columns) - 1  # on a narrow terminal the last column wraps, not the others
+        t.add_column(header, justify=justify, no_wrap=not last, overflow="fold" if last else "ellipsis",
+                     max_width=most[0] if most else None)
+    for row in rows:
+        t.add_row(*(str(c) for c in row))
+    console.print(t, markup=False)
+    for line in buf.getvalue().splitlines():
+        click.echo(indent + line.rstrip())
 
 
 # -- the opening database: lookup, and solve's first look -------------------------------
@@ -1174,7 +1201,7 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
       meridians analyse --game game.txt --board 3/4 --time-per-move 5 --svg out/
     """
     from .analysis import analyse_game
-    from .search.progress import progress_mode
+    from .search.progress import StatusLine, progress_mode
 
     try:
         seconds = check_seconds(seconds, "--time-per-move", maximum=MAX_SECONDS_PER_MOVE)
@@ -1184,12 +1211,12 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
     mode = progress_mode(sys.stderr.isatty() or not as_json, sys.stderr)
     total = len(record.moves) + 1
     t0 = time.perf_counter()
+    status = StatusLine(sys.stderr)
 
     def progress(done: int, n: int, e) -> None:
         text = f"[{done}/{n}] ply {e.ply}: {e.shown()}, {e.seconds:.2f} s"
         if mode == "live":
-            click.echo(f"\r\x1b[Kanalyse {text} ({time.perf_counter() - t0:.0f} s; Ctrl-C: stop and show)",
-                       err=True, nl=False)
+            status.show(f"analyse {text} ({time.perf_counter() - t0:.0f} s; Ctrl-C: stop and show)")
         elif mode == "lines":
             click.echo(f"analyse {text}", err=True)
 
@@ -1198,8 +1225,7 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
     try:
         a = analyse_game(record.start, record.moves, record.result, seconds=seconds, progress=progress)
     finally:
-        if mode == "live":
-            click.echo("\r\x1b[K", err=True, nl=False)
+        status.close()
     a.players = record.players()
     if record.pie:
         a.notes.append("the pie variant: the first two stones are both the first player's; the values and "
@@ -1229,8 +1255,7 @@ def _show_analysis(a) -> None:
     names = {c: (f"{a.players[c]} ({_COLOUR[c]})" if a.players.get(c) else _COLOUR[c]) for c in "LD"}
     per = f"{a.seconds_per_move:g} s a position" if a.seconds_per_move else ""
     click.echo(f"{a.board} game, {len(a.moves)} moves from {a.start}; {per}")
-    click.echo(f"{'ply':>4}  {'plays':5} {'move':5} {'Light':>5}  value for the player to move "
-               f"(Light: Light's chances, ~ an estimate)")
+    rows = []
     for e in a.positions:
         chance = e.light_chance
         shown = "-" if chance is None else (f"{chance:.2f}" if e.proven else f"~{chance:.2f}")
@@ -1238,7 +1263,9 @@ def _show_analysis(a) -> None:
         if e.ply in blunders and not blunders[e.ply].winning:
             mark += " (no winning move found within the budget)"
         end = f": {e.how}" if e.source == "rules" else ""
-        click.echo(f"{e.ply:>4}  {_COLOUR[e.to_move]:5} {e.move or '-':5} {shown:>5}  {e.shown()}{end}{mark}")
+        rows.append((e.ply, _COLOUR[e.to_move], e.move or "-", shown, f"{e.shown()}{end}{mark}"))
+    _echo_table([("ply", "right"), ("plays", "left"), ("move", "left"), ("Light", "right"),
+                 ("value for the player to move (Light: Light's chances, ~ an estimate)", "left")], rows, indent=" ")
     result = {"L": f"{names['L']} won", "D": f"{names['D']} won", "draw": "a draw"}
     click.echo(f"result: {result.get(a.result, 'not stated: the game goes on')}")
     if a.forced_from is not None:

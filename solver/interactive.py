@@ -184,20 +184,20 @@ def _interrupted(r: EngineResult) -> bool:
 def _search(engine: Engine, pos: Position, budget: Budget, out: TextIO) -> EngineResult:
     """``engine``'s search of ``pos`` within ``budget``; on a terminal a live line of its
     progress, rubbed out when it ends."""
+    from .search.progress import StatusLine
+
     isatty = getattr(out, "isatty", None)
     live = bool(isatty and isatty())
+    status = StatusLine(out)
 
     def show(info: dict) -> None:
         rate = f", best {info['best']} {info['win_rate']:.0%}" if info["win_rate"] is not None else ""
-        out.write(f"\r\x1b[K  thinking: {info['playouts']:,} playouts, {info['seconds']:.1f} s{rate}")
-        out.flush()
+        status.show(f"  thinking: {info['playouts']:,} playouts, {info['seconds']:.1f} s{rate}")
 
     try:
         return engine.search(pos, playouts=budget.playouts, seconds=budget.seconds, progress=show if live else None)
     finally:
-        if live:
-            out.write("\r\x1b[K")
-            out.flush()
+        status.close()
 
 
 def _move_line(pos: Position, who: str) -> str:

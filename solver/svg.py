@@ -5,8 +5,10 @@ and :mod:`solver.board` is used.
 
 * :func:`position_svg` draws a position: the lattice, the stones, dead groups, the last
   move and marked points (legal moves, say).
-* :func:`map_svg` colours every point by a value string (``'win'``, ``'loss'``, ``'draw'``,
-  ``'unknown'``, ...), for instance the value of each opening move, with a legend.
+* :func:`map_svg` marks every point by a value string (``'win'``, ``'loss'``, ``'draw'``,
+  ``'unknown'``, ...), for instance the value of each opening move, with a legend: a
+  colour-blind-safe colour and a shape per value, the web board's (triangle win, cross
+  loss, square draw, ring unknown).
 * :func:`point_xy` is the layout: where a point lies on screen.
 
 The board is drawn with its rows horizontal, the two short sides at the top and bottom,
@@ -17,7 +19,8 @@ row; adjacent points are exactly ``spacing`` apart.
 
 Elements carry ``class`` attributes so that they can be found and counted:
 ``point``, ``line``, ``coord row``/``coord col``, ``stone light``/``stone dark``,
-``mark``, ``dead``, ``last``, ``value <value>``, ``legend``, ``title``.  Stones, marks,
+``mark``, ``dead``, ``last``, ``value <value>`` (a group: ``cell`` disc and ``shape``),
+``best``, ``legend``, ``title``.  Stones, marks,
 dead marks and values also carry ``data-point="c2"``.
 
 >>> from solver.board import Board
@@ -35,7 +38,7 @@ from xml.sax.saxutils import escape, quoteattr
 from solver.board import Board, BoardError
 
 __all__ = ["position_svg", "map_svg", "growth_svg", "frontier_svg", "analysis_svg", "point_xy", "SPACING",
-           "VALUE_COLORS"]
+           "VALUE_COLORS", "VALUE_SHAPES", "value_mark"]
 
 #: distance between adjacent points, in SVG user units (1 unit = 1 px at the default size)
 SPACING = 44.0
@@ -54,15 +57,24 @@ _RED = "#e0201b"
 _VIOLET = "#8a2be2"
 _TEXT = "#3b2f20"
 
-#: fill colour per value for :func:`map_svg`; ``None`` means white with a dashed outline
+#: colour per value for :func:`map_svg`; ``None`` means white with a dashed outline.  The
+#: Okabe-Ito palette (blue, vermillion; grey for a draw), told apart under deuteranopia and
+#: protanopia, the colours of the web board's value marks (solver/web/static/common.js)
 VALUE_COLORS: dict[str, str | None] = {
-    "win": "#3aa655",
-    "draw": "#a0a0a0",
-    "loss": "#d9463b",
+    "win": "#0072b2",
+    "draw": "#6b6b6b",
+    "loss": "#d55e00",
     "unknown": None,
 }
-#: colours for value strings outside :data:`VALUE_COLORS`, in sorted order of the values
-_EXTRA_COLORS = ("#4a7fd4", "#e39b2d", "#8e5bc9", "#2bb3b3", "#c9579b", "#8c6d3f", "#6b8e23", "#555555")
+#: shape per value, so that a value is read without its colour (greyscale print, colour
+#: blindness): the web board's vocabulary, learnt once: a triangle for a win, a cross for a
+#: loss, a square for a draw, a hollow ring for unknown
+VALUE_SHAPES: dict[str, str] = {"win": "triangle", "loss": "cross", "draw": "square", "unknown": "ring"}
+#: colours and shapes for value strings outside :data:`VALUE_COLORS`, in sorted order of
+#: the values (the rest of Okabe-Ito); past the last shape a value gets a numbered disc
+_EXTRA_COLORS = ("#e69f00", "#56b4e9", "#009e73", "#cc79a7", "#000000", "#f0e442")
+_EXTRA_SHAPES = ("diamond", "triangle-down", "hexagon", "star", "plus", "pentagon")
+_BEST = "#222222"  # the dashed ring round a best move, as on the web board
 
 # -- geometry (fractions of the spacing) -----------------------------------------------
 _STONE_R = 0.43
@@ -327,7 +339,10 @@ class _Frame:
             cy = self.legend_top + 0.31 * s + i * 0.62 * s
             for swatch, label, w in row:
                 out.append('<g class="legend">')
-                out.append(_el("circle", cx=x + 0.2 * s, cy=cy, r=0.2 * s, **swatch))
+                if callable(swatch):  # a value mark, drawn as on the board, smaller
+                    out.append(swatch(x + 0.2 * s, cy, 0.24 * s))
+                else:
+                    out.append(_el("circle", cx=x + 0.2 * s, cy=cy, r=0.2 * s, **swatch))
                 out.append(_el("text", label, x=x + 0.55 * s, y=cy + 0.36 * f, font_size=f, fill=_TEXT))
                 out.append("</g>")
                 x += w + gap
@@ -345,6 +360,9 @@ def position_svg(
     size: float | None = None,
     coordinates=True,
     title: str | None = None,
+    values: Mapping | None = None,
+    best=None,
+    legend=None,
 ) -> str:
     """An SVG picture of a position.
 
@@ -360,6 +378,9 @@ def position_svg(
         column number small under every point; ``"rows"`` writes only the row letters;
         ``False`` writes none.
     :param title: text written above the board.
+    :param values: point -> value string, marked as :func:`map_svg` marks them (a win
+        move's triangle, say), with their legend; ``best``: a point ringed as the best
+        move; ``legend``: as in :func:`map_svg` (only drawn for ``values`` or ``best``).
     :raises BoardError: for a point not on the board, or a point with both colours.
     """
     b = _board(board)
@@ -370,11 +391,17 @@ def position_svg(
     dead_ps, mark_ps = _points(b, dead), _points(b, marks)
     last_p = None if last is None else _point(b, last)
 
-    fr = _Frame(b, coordinates=coordinates, title=title)
+    vals = _values_of(b, values or {})
+    best_p = None if best is None else _point(b, best)
+    look = _Look(_present(vals))
+    entries = _legend_entries(vals, look, legend, best_p)
+
+    fr = _Frame(b, coordinates=coordinates, title=title, legend_entries=entries)
     s = SPACING
     out = fr.open(size, "meridians position")
     out += fr.header()
     out += fr.lattice()
+    out += _cells(fr, vals, look)
     out += fr.stones(light_ps, dark_ps)
     for p in mark_ps:
         x, y = fr.xy(p)
@@ -395,19 +422,142 @@ def position_svg(
     if last_p is not None:
         x, y = fr.xy(last_p)
         out.append(_el("circle", class_="last", data_point=b.names[last_p], cx=x, cy=y, r=_LAST_R * s, fill=_RED))
+    if best_p is not None:
+        out.append(_best_ring(*fr.xy(best_p), 0.5 * s, b.names[best_p]))
+    out += fr.legend()
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
-def _value_style(value: str, extra: dict[str, str]) -> dict:
-    s = SPACING
-    if value in VALUE_COLORS:
-        colour = VALUE_COLORS[value]
-    else:
-        colour = extra[value]
-    if colour is None:  # unknown: white with a dashed outline
-        return {"fill": "#ffffff", "stroke": "#555555", "stroke_width": 0.05 * s, "stroke_dasharray": f"{_num(0.1 * s)},{_num(0.07 * s)}"}
-    return {"fill": colour, "stroke": "#000000", "stroke_opacity": 0.35, "stroke_width": 0.03 * s}
+def _shape(shape: str, x: float, y: float, r: float, colour: str, number: int = 0) -> str:
+    """One value's shape, centred on (x, y), within radius ``r``, in ``colour``."""
+    cls = f"shape {shape}"
+
+    def poly(k: int, turn: float, scale: float = 1.0, inner: float | None = None) -> str:
+        pts = []
+        n = 2 * k if inner else k
+        for i in range(n):
+            a = turn + 2 * math.pi * i / n
+            rr = r * scale * (inner if inner and i % 2 else 1.0)
+            pts.append(f"{_num(x + rr * math.sin(a))},{_num(y - rr * math.cos(a))}")
+        return _el("polygon", class_=cls, points=" ".join(pts), fill=colour, stroke="#ffffff",
+                   stroke_width=0.12 * r)
+
+    if shape == "triangle":  # pointing up; its centroid on the point
+        return poly(3, 0.0, 1.05)
+    if shape == "triangle-down":
+        return poly(3, math.pi, 1.05)
+    if shape == "square":
+        a = 0.72 * r
+        return _el("rect", class_=cls, x=x - a, y=y - a, width=2 * a, height=2 * a, fill=colour,
+                   stroke="#ffffff", stroke_width=0.12 * r)
+    if shape == "diamond":
+        return poly(4, 0.0, 1.0)
+    if shape == "hexagon":
+        return poly(6, math.pi / 6, 0.95)
+    if shape == "pentagon":
+        return poly(5, 0.0, 0.98)
+    if shape == "star":
+        return poly(5, 0.0, 1.1, 0.45)
+    if shape in ("cross", "plus"):
+        a = 0.7 * r
+        if shape == "cross":
+            d = f"M{_num(x - a)},{_num(y - a)} L{_num(x + a)},{_num(y + a)} M{_num(x - a)},{_num(y + a)} L{_num(x + a)},{_num(y - a)}"
+        else:
+            d = f"M{_num(x - a)},{_num(y)} L{_num(x + a)},{_num(y)} M{_num(x)},{_num(y - a)} L{_num(x)},{_num(y + a)}"
+        return _el("path", class_=cls, d=d, fill="none", stroke=colour, stroke_width=0.38 * r,
+                   stroke_linecap="round")
+    if shape == "ring":  # unknown: hollow
+        return _el("circle", class_=cls, cx=x, cy=y, r=0.45 * r, fill="none", stroke=colour,
+                   stroke_width=0.2 * r)
+    # "number": a disc with the value's number, for values past the last shape
+    return (_el("circle", class_=f"shape number-{number}", cx=x, cy=y, r=0.8 * r, fill=colour)
+            + _el("text", str(number), x=x, y=y + 0.36 * r, text_anchor="middle", font_size=r,
+                  font_weight="bold", fill="#ffffff"))
+
+
+def _tint(colour: str, share: float = 0.25) -> str:
+    """``colour`` mixed with white (opaque, so the wood does not muddy it)."""
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - share * (255 - c)):02x}" for c in rgb)
+
+
+class _Look:
+    """How each value is drawn: a colour and a shape (distinct for every value present)."""
+
+    def __init__(self, present: list[str]):
+        others = [v for v in present if v not in VALUE_COLORS]
+        self.colour = {v: c for v, c in VALUE_COLORS.items()}
+        self.shape = dict(VALUE_SHAPES)
+        self.number: dict[str, int] = {}
+        for i, v in enumerate(others):
+            self.colour[v] = _EXTRA_COLORS[i % len(_EXTRA_COLORS)]
+            if i < len(_EXTRA_SHAPES):
+                self.shape[v] = _EXTRA_SHAPES[i]
+            else:
+                self.shape[v], self.number[v] = "number", i + 1
+
+    def cell(self, value: str, x: float, y: float, r: float, cls: str = "value", **attrs) -> str:
+        """The point's mark: a tinted disc (dashed white for unknown) and the shape."""
+        colour = self.colour[value]
+        if colour is None:
+            disc = _el("circle", class_="cell", cx=x, cy=y, r=r, fill="#ffffff", stroke="#555555",
+                       stroke_width=0.12 * r, stroke_dasharray=f"{_num(0.25 * r)},{_num(0.18 * r)}")
+            shape = _shape("ring", x, y, r * 0.65, "#555555")
+        else:
+            disc = _el("circle", class_="cell", cx=x, cy=y, r=r, fill=_tint(colour), stroke=colour,
+                       stroke_width=0.08 * r)
+            shape = _shape(self.shape[value], x, y, r * 0.65, colour, self.number.get(value, 0))
+        head = "<g" + _attrs({"class": f"{cls} {_class_token(value)}", "data_shape": self.shape[value], **attrs}) + ">"
+        return head + disc + shape + "</g>"
+
+    def swatch(self, value: str):
+        return lambda x, y, r: self.cell(value, x, y, r, "swatch")
+
+
+def value_mark(value: str, x: float, y: float, r: float, values: Iterable[str] = ()) -> str:
+    """The mark :func:`map_svg` draws for ``value`` (as a legend's ``<g class="swatch ...">``), centred
+    on (x, y) with radius ``r``, for legends drawn elsewhere (the pie map's); ``values``:
+    every value of that picture, which sets the colours and shapes of values outside
+    :data:`VALUE_COLORS` as :func:`map_svg` sets them."""
+    return _Look(_present({i: v for i, v in enumerate({*values, value})})).cell(value, x, y, r, "swatch")
+
+
+def _present(vals: Mapping[int, str]) -> list[str]:
+    order = {v: i for i, v in enumerate(VALUE_COLORS)}
+    return sorted(set(vals.values()), key=lambda v: (order.get(v, len(order)), v))
+
+
+def _values_of(b: Board, values: Mapping) -> dict[int, str]:
+    vals: dict[int, str] = {}
+    for p, v in values.items():
+        q = _point(b, p)
+        if v is None:
+            continue
+        if not isinstance(v, str):
+            raise TypeError(f"value for {b.names[q]} must be a string or None, not {v!r}")
+        vals[q] = v
+    return vals
+
+
+def _legend_entries(vals: Mapping[int, str], look: _Look, legend, best: int | None) -> list:
+    entries: list = []
+    if legend is False:
+        return entries
+    labels = legend if isinstance(legend, Mapping) else {}
+    present = _present(vals)
+    for v in present:
+        n = sum(1 for x in vals.values() if x == v)
+        entries.append((look.swatch(v), f"{labels.get(v, v)} ({n})"))
+    if best is not None:
+        entries.append((lambda x, y, r: _best_ring(x, y, r), labels.get("best", "best move")))
+    return entries
+
+
+def _best_ring(x: float, y: float, r: float, point: str | None = None) -> str:
+    attrs = {"data_point": point} if point else {}
+    return _el("circle", class_="best" if point else "swatch best-move", cx=x, cy=y, r=r, fill="none", stroke=_BEST,
+               stroke_width=0.09 * r, stroke_dasharray=f"{_num(0.3 * r)},{_num(0.2 * r)}", **attrs)
 
 
 def _class_token(value: str) -> str:
@@ -424,60 +574,53 @@ def map_svg(
     coordinates=True,
     light: Iterable = (),
     dark: Iterable = (),
+    best=None,
 ) -> str:
-    """An SVG picture of the board with every point coloured by a value.
+    """An SVG picture of the board with every point marked by a value.
 
-    :param values: point (index or name) -> value string.  ``'win'`` green, ``'loss'`` red,
-        ``'draw'`` grey, ``'unknown'`` white with a dashed outline, ``None`` (or a point left
-        out) no colour; any other string gets a colour of its own.
+    :param values: point (index or name) -> value string.  Each value has a colour and a
+        shape (colour-blind safe, and readable in grey): ``'win'`` a blue triangle,
+        ``'loss'`` a vermillion cross, ``'draw'`` a grey square, ``'unknown'`` a hollow
+        ring on a white dashed disc (:data:`VALUE_COLORS`, :data:`VALUE_SHAPES`);
+        ``None`` (or a point left out) nothing; any other string gets a colour and a
+        shape of its own (a numbered disc past the sixth).  Each mark is a
+        ``<g class="value <value>" data-point data-value data-shape>``.
     :param title: text written above the board.
     :param legend: ``None`` or ``True``: a legend below the board for the values present,
-        with how many points have each; a mapping value -> label replaces those labels;
-        ``False``: no legend.
+        with how many points have each; a mapping value -> label replaces those labels
+        (``'best'`` the best move's); ``False``: no legend.
     :param size: width in px, as in :func:`position_svg`.
     :param coordinates: as in :func:`position_svg`.
     :param light, dark: stones already on the board, drawn as in :func:`position_svg`.
+    :param best: a point to ring with a dashed circle (the best move, as on the web board).
     """
     b = _board(board)
-    vals: dict[int, str] = {}
-    for p, v in values.items():
-        q = _point(b, p)
-        if v is None:
-            continue
-        if not isinstance(v, str):
-            raise TypeError(f"value for {b.names[q]} must be a string or None, not {v!r}")
-        vals[q] = v
+    vals = _values_of(b, values)
     light_ps, dark_ps = _points(b, light), _points(b, dark)
-
-    order = {v: i for i, v in enumerate(VALUE_COLORS)}
-    present = sorted(set(vals.values()), key=lambda v: (order.get(v, len(order)), v))
-    others = [v for v in present if v not in VALUE_COLORS]
-    extra = {v: _EXTRA_COLORS[i % len(_EXTRA_COLORS)] for i, v in enumerate(others)}
-
-    entries = []
-    if legend is not False and present:
-        labels = legend if isinstance(legend, Mapping) else {}
-        counts = {v: sum(1 for x in vals.values() if x == v) for v in present}
-        for v in present:
-            label = labels.get(v, v)
-            entries.append((_value_style(v, extra), f"{label} ({counts[v]})"))
+    best_p = None if best is None else _point(b, best)
+    look = _Look(_present(vals))
+    entries = _legend_entries(vals, look, legend, best_p)
 
     fr = _Frame(b, coordinates=coordinates, title=title, legend_entries=entries)
-    s = SPACING
     out = fr.open(size, "meridians map")
     out += fr.header()
     out += fr.lattice()
-    for p in sorted(vals):
-        x, y = fr.xy(p)
-        v = vals[p]
-        out.append(
-            _el("circle", class_=f"value {_class_token(v)}", data_point=b.names[p], data_value=v,
-                cx=x, cy=y, r=_VALUE_R * s, **_value_style(v, extra))
-        )
+    out += _cells(fr, vals, look)
     out += fr.stones(light_ps, dark_ps)
+    if best_p is not None:
+        out.append(_best_ring(*fr.xy(best_p), 0.5 * SPACING, b.names[best_p]))
     out += fr.legend()
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _cells(fr: _Frame, vals: Mapping[int, str], look: _Look) -> list[str]:
+    out = []
+    for p in sorted(vals):
+        x, y = fr.xy(p)
+        v = vals[p]
+        out.append(look.cell(v, x, y, _VALUE_R * SPACING, data_point=fr.board.names[p], data_value=v))
+    return out
 
 
 def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:

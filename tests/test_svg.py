@@ -176,6 +176,100 @@ def test_size():
 
 
 # -- map_svg --------------------------------------------------------------------------
+def shape_of(mark: ET.Element) -> tuple[str, str]:
+    """A value mark's shape, read from its geometry (not its class or data-shape), and its
+    colour: ``('polygon3', '#0072b2')`` for a triangle."""
+    shape = next(e for e in mark if "shape" in e.get("class", "").split())
+    tag = shape.tag.removeprefix(NS)
+    if tag == "polygon":
+        key = f"polygon{len(shape.get('points').split())}"
+        if key in ("polygon3", "polygon4"):  # which way the first corner points
+            ys = [float(p.split(",")[1]) for p in shape.get("points").split()]
+            xs = [float(p.split(",")[0]) for p in shape.get("points").split()]
+            key += "up" if ys[0] < sum(ys) / len(ys) and abs(xs[0] - sum(xs) / len(xs)) < 0.05 else "down"
+    elif tag == "path":
+        d = shape.get("d").replace("M", " ").replace("L", " ").split()
+        (x1, y1), (x2, y2) = (tuple(map(float, d[i].split(","))) for i in (0, 1))
+        key = "cross" if x1 != x2 and y1 != y2 else "plus"
+    elif tag == "circle":
+        key = "ring" if shape.get("fill") == "none" else "disc-" + "".join(t.text for t in mark.iter(NS + "text"))
+    else:
+        key = tag
+    return key, shape.get("fill") if shape.get("fill") not in (None, "none") else shape.get("stroke")
+
+
+def test_map_value_classes_have_distinct_shapes_not_only_colours():
+    """Each value in a map is told apart by its shape as well as its colour (colour
+    blindness, grey print): the web board's vocabulary for win, loss, draw, unknown,
+    and a shape of its own for every other value; the legend shows the same marks."""
+    b = Board.get(3)
+    values = ["win", "loss", "draw", "unknown"] + [f"v{i}" for i in range(9)]
+    root = parse(map_svg(b, dict(enumerate(values)), best=0))
+    looks = {}
+    for v in values:
+        marks = with_class(root, "value", v)
+        assert len(marks) == 1 and marks[0].get("data-value") == v
+        looks[v] = shape_of(marks[0])
+    assert looks["win"] == ("polygon3up", "#0072b2")
+    assert looks["loss"] == ("cross", "#d55e00")
+    assert looks["draw"][0] == "rect"
+    assert looks["unknown"][0] == "ring"
+    shapes = [shape for shape, _ in looks.values()]
+    assert len(set(shapes)) == len(values), looks
+    # the legend draws each value with the mark of the board
+    for v in values:
+        swatch = with_class(root, "swatch", v)
+        assert len(swatch) == 1 and shape_of(swatch[0]) == looks[v]
+    assert [e.get("data-point") for e in with_class(root, "best")] == ["a1"]
+    assert "best move" in [g.find(NS + "text").text for g in with_class(root, "legend")]
+
+
+#: Vienot, Brettel & Mollon (1999) dichromat simulation, in linear RGB
+DICHROMATS = {
+    "protanopia": [[0.11238, 0.88762, 0.0], [0.11238, 0.88762, 0.0], [0.00401, -0.00401, 1.0]],
+    "deuteranopia": [[0.29275, 0.70725, 0.0], [0.29275, 0.70725, 0.0], [-0.02234, 0.02234, 1.0]],
+}
+
+
+def seen(colour: str, matrix) -> list[float]:
+    """``colour`` as a dichromat sees it, in sRGB 0-255."""
+    def lin(x):
+        return x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4
+
+    def gamma(x):
+        x = min(1.0, max(0.0, x))
+        return 12.92 * x if x <= 0.0031308 else 1.055 * x ** (1 / 2.4) - 0.055
+
+    v = [lin(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5)]
+    return [255 * gamma(sum(row[k] * v[k] for k in range(3))) for row in matrix]
+
+
+@pytest.mark.parametrize("eyes", sorted(DICHROMATS))
+def test_map_win_and_loss_colours_stay_apart_for_colour_blind_eyes(eyes):
+    """Win and loss stay far apart as protanopes and deuteranopes see them (the old
+    green and red did not: the second check shows the measure can fail), and neither
+    comes close to the draw's grey."""
+    from solver.svg import VALUE_COLORS
+
+    m = DICHROMATS[eyes]
+
+    def apart(a, b):
+        return math.dist(seen(a, m), seen(b, m))
+
+    assert apart(VALUE_COLORS["win"], VALUE_COLORS["loss"]) > 150
+    assert apart("#3aa655", "#d9463b") < 90  # the palette before: green and red
+    assert min(apart(VALUE_COLORS[v], VALUE_COLORS["draw"]) for v in ("win", "loss")) > 60
+
+
+def test_position_svg_marks_values_and_best():
+    b = Board.get(2)
+    root = parse(position_svg(b, ["a1"], ["b1"], values={"c2": "win"}, best="c2", title="win: c2"))
+    assert [e.get("data-point") for e in with_class(root, "value", "win")] == ["c2"]
+    assert shape_of(with_class(root, "value", "win")[0])[0] == "polygon3up"
+    assert [e.get("data-point") for e in with_class(root, "best")] == ["c2"]
+    assert len(with_class(root, "legend")) == 2
+    assert not with_class(parse(position_svg(b, ["a1"])), "legend")
+
 def test_map_values_and_legend():
     b = Board.get(2)
     values = {0: "win", 1: "win", 2: "loss", 3: "draw", 4: "unknown", 5: None, "e2": "loss"}
@@ -185,10 +279,10 @@ def test_map_values_and_legend():
     assert len(with_class(root, "value", "loss")) == 2
     assert {e.get("data-point") for e in with_class(root, "value", "loss")} == {"b1", "e2"}
     unknown = with_class(root, "value", "unknown")
-    assert len(unknown) == 1 and unknown[0].get("stroke-dasharray")
-    assert unknown[0].get("fill") == "#ffffff"
-    fills = {v: with_class(root, "value", v)[0].get("fill") for v in ("win", "loss", "draw")}
-    assert len(set(fills.values())) == 3
+    cell = unknown[0].find(NS + "circle")
+    assert len(unknown) == 1 and cell.get("stroke-dasharray") and cell.get("fill") == "#ffffff"
+    colours = {v: shape_of(with_class(root, "value", v)[0])[1] for v in ("win", "loss", "draw")}
+    assert len(set(colours.values())) == 3
     legend = [g.find(NS + "text").text for g in with_class(root, "legend")]
     assert legend == ["win (2)", "draw (1)", "loss (2)", "unknown (1)"]
     assert texts(root, "title") == ["First moves"]
@@ -212,8 +306,35 @@ def test_map_other_values_and_stones():
     assert float(root.get("width")) == 200
     assert len(with_class(root, "value")) == 2
     assert len(with_class(root, "stone")) == 2
-    fills = [e.get("fill") for e in with_class(root, "value")]
-    assert len(set(fills)) == 2 and None not in fills
+    looks = [shape_of(e) for e in with_class(root, "value")]
+    assert len({shape for shape, _ in looks}) == 2 and len({colour for _, colour in looks}) == 2
     assert sorted(e.get("data-value") for e in with_class(root, "value")) == ["odd value", "x<y"]
     with pytest.raises(TypeError):
         map_svg(b, {0: 1})
+
+
+# -- the pictures of solve results (Jupyter's _repr_svg_) -----------------------------
+def test_solve_results_show_as_svg(tmp_path):
+    """A real Proof and OpeningSolution draw as parseable SVG: the value in the title, the
+    winning move (the line's first) marked with the win triangle or ringed."""
+    from solver.openings import solve_openings
+    from solver.position import Position
+    from solver.search.prove import prove
+
+    pos = Position.start(Board.parse("2/3")).play("c2")  # Dark to move: a loss (results/solutions)
+    p = prove(pos.play("b1"))                            # Light to move: a win (df-pn gives a line)
+    root = parse(p._repr_svg_())
+    assert p.value == "win" and p.line
+    assert texts(root, "title") == [f"Light to move: win by {p.line[0]} (dfpn)"]
+    assert [e.get("data-point") for e in with_class(root, "value", "win")] == [p.line[0]]
+    assert len(with_class(root, "stone")) == 2
+    loss = prove(pos, method="alphabeta")
+    root = parse(loss._repr_svg_())
+    assert loss.value == "loss" and not with_class(root, "value")
+
+    s = solve_openings(pos, method="alphabeta", progress_ui="off", checkpoint=tmp_path / "c.json")
+    root = parse(s._repr_svg_())
+    assert texts(root, "title") == [f"Dark to move: {s.value}"]
+    marks = {e.get("data-point"): e.get("data-value") for e in with_class(root, "value")}
+    assert marks == s.moves and set(marks.values()) == {"loss"}
+    assert not with_class(root, "best")

@@ -11,9 +11,10 @@ __all__ = ["pie_map_svg"]
 def pie_map_svg(position: Position, pairs: dict[str, str], *, title: str | None = None,
                 board_px: float = 150) -> str:
     """An SVG picture of a pie map: one small board per Light point (where the Light
-    stone is drawn), laid out like the board's rows, every other point coloured by who
-    wins when the Dark stone goes there (green Light, red Dark, grey draw, dashed
-    unknown).
+    stone is drawn), laid out like the board's rows, every other point marked by who
+    wins when the Dark stone goes there, in :func:`solver.svg.map_svg`'s colours and
+    shapes (a blue triangle Light, a vermillion cross Dark, a grey square a draw, a
+    hollow ring unknown), with a legend of those marks.
 
     >>> from solver import Board, Position
     >>> svg = pie_map_svg(Position.start(Board.parse("1/2")), {"a1-b1": "D"})
@@ -22,7 +23,7 @@ def pie_map_svg(position: Position, pairs: dict[str, str], *, title: str | None 
     """
     from xml.sax.saxutils import escape
 
-    from ..svg import map_svg
+    from ..svg import map_svg, value_mark
 
     board = position.board
     names = board.names
@@ -49,15 +50,19 @@ def pie_map_svg(position: Position, pairs: dict[str, str], *, title: str | None 
     gap = 0.08 * board_px
     cols = max(len(r) for r in rows.values())
     text = title or f"{board.name} pie: who wins after Light's and Dark's first stones"
-    names_of = {"L": "green: Light wins", "D": "red: Dark wins", "draw": "grey: draw", "unknown": "dashed: unknown"}
+    names_of = {"L": "Light wins", "D": "Dark wins", "draw": "draw", "unknown": "unknown"}
     lines = [
         (text, 22, "bold"),
         ("Each board: Light's stone (white); each point: the winner when Dark's stone goes there", 14, "normal"),
-        (", ".join(f"{names_of.get(v, v)} ({counts[v]} pairs)" for v in ("L", "D", "draw", "unknown") if v in counts),
-         14, "normal"),
     ]
-    width = max(cols * (board_px + gap) + gap, max(0.56 * f * len(t) + 20 for t, f, _ in lines))
-    head = 24 + sum(f * 1.5 for _, f, _ in lines)
+    # the legend: the marks themselves (drawn by map_svg, so they are the boards' own)
+    # with their meaning and count, for the winners present
+    shown = [v for v in ("L", "D", "draw", "unknown") if v in counts] + sorted(set(counts) - set(names_of))
+    marks = [colour.get(v, v) for v in counts]
+    legend = [(colour.get(v, v), f"{names_of.get(v, v)} ({counts[v]} pairs)") for v in shown]
+    legend_w = sum(30 + 0.56 * 14 * len(t) for _, t in legend)
+    width = max(cols * (board_px + gap) + gap, max(0.56 * f * len(t) + 20 for t, f, _ in lines), legend_w + 20)
+    head = 24 + sum(f * 1.5 for _, f, _ in lines) + (26 if legend else 0)
     height = head + len(rows) * (board_h + gap) + gap
     out = [
         (f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" class="meridians pie-map" '
@@ -71,6 +76,11 @@ def pie_map_svg(position: Position, pairs: dict[str, str], *, title: str | None 
         cls = "title" if i == 0 else "legend"
         out.append(f'<text class="{cls}" x="{width / 2:.0f}" y="{y:.0f}" text-anchor="middle" font-size="{f}" '
                    f'font-weight="{weight}" fill="#3b2f20">{escape(t)}</text>')
+    x = (width - legend_w) / 2
+    for v, t in legend:
+        out.append(f'<g class="legend">{value_mark(v, x + 9, y + 22, 9, marks)}'
+                   f'<text x="{x + 24:.1f}" y="{y + 27:.1f}" font-size="14" fill="#3b2f20">{escape(t)}</text></g>')
+        x += 30 + 0.56 * 14 * len(t)
     svgs = dict(small)
     for y in sorted(rows):
         row = sorted(rows[y], key=lambda p: board.row_col(p)[1])

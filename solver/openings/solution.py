@@ -103,6 +103,41 @@ class OpeningSolution:
     notes: list[str] = field(default_factory=list)
 
 
+    def svg(self, **kwargs) -> str:
+        """A small SVG picture: the position with every move marked by its value for the
+        player who makes it (:func:`solver.svg.map_svg`: a triangle wins, a cross loses, a
+        square draws, a ring unknown) and the move of :attr:`line` ringed when the value is
+        a win; the value in the title.  Under the pie variant, the pie map
+        (:func:`~solver.openings.piemap.pie_map_svg`, small boards).  ``kwargs`` go to
+        those functions.
+
+        >>> import xml.etree.ElementTree as ET
+        >>> s = OpeningSolution("1/2/1 L", False, "dfpn", "win", {"a1": "loss", "b1": "win"}, ["b1"],
+        ...                     10, 0.1, 0.1, [])
+        >>> root = ET.fromstring(s._repr_svg_())
+        >>> sorted(e.get("class") for e in root.iter() if e.get("class", "").startswith("value "))
+        ['value loss', 'value win']
+        >>> [e.get("data-point") for e in root.iter() if e.get("class") == "best"]
+        ['b1']
+        """
+        from ..svg import map_svg
+        from .piemap import pie_map_svg
+
+        pos = Position.parse(self.position)
+        if self.pie:
+            return pie_map_svg(pos, self.pairs, **{"board_px": 110, **kwargs})
+        side = {"L": "Light", "D": "Dark"}[pos.to_move]
+        best = self.line[0] if self.value == "win" and self.line else None
+        title = f"{side} to move: {self.value}" + (f" by {best}" if best else "")
+        board = pos.board
+        return map_svg(board, self.moves, **{
+            "title": title, "best": best, "size": 360,
+            "light": sorted(pos.stones("L")), "dark": sorted(pos.stones("D")), **kwargs})
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a solve as its picture (:meth:`svg`)."""
+        return self.svg()
+
     def summary(self) -> dict[str, int]:
         """How many moves (or pairs) have each value (pie: each winner)."""
         out: dict[str, int] = {}

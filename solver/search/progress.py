@@ -1,14 +1,18 @@
-"""Progress of a run of jobs on a stream (standard error by default).
+"""Progress of a run of jobs on a stream (standard error by default), and a one-line live
+status for the commands that show one (:class:`StatusLine`).
 
 ``'live'`` redraws a table of the running jobs in place (a terminal), ``'lines'`` prints
 one line per finished job, ``'off'`` nothing.  Jobs in worker processes report through
 status files in the checkpoint's status folder, read twice a second.
+
+The live displays are drawn by rich (its ``Live``: the cursor moves, the redraw, the
+width, NO_COLOR), never on a stream that is not a terminal: there the plain lines are
+written as they always were, which scripts and tests read.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 if TYPE_CHECKING:
     from .jobs import Job, JobResult
 
-__all__ = ["Progress", "progress_mode"]
+__all__ = ["Progress", "progress_mode", "StatusLine", "live_console"]
 
 
 def progress_mode(progress_ui: bool | str, stream: TextIO) -> str:
@@ -27,6 +31,58 @@ def progress_mode(progress_ui: bool | str, stream: TextIO) -> str:
     if not progress_ui:
         return "off"
     return "live" if stream.isatty() else "lines"
+
+
+def live_console(stream: TextIO):
+    """A rich Console drawing live displays on ``stream``, which the caller has found to be
+    a terminal (``force_terminal``: a test's stand-in terminal is one too); colours unless
+    NO_COLOR is set (rich reads it)."""
+    from rich.console import Console
+
+    return Console(file=stream, force_terminal=True, highlight=False, soft_wrap=False)
+
+
+def _live(console, renderable):
+    from rich.live import Live
+
+    # no refresh thread of rich's (the callers redraw when they have news, the jobs'
+    # progress twice a second), and stdout/stderr left alone: other output is the callers'
+    return Live(renderable, console=console, auto_refresh=False, transient=True,
+                redirect_stdout=False, redirect_stderr=False)
+
+
+class StatusLine:
+    """One line of status on a terminal, redrawn in place and rubbed out by :meth:`close`
+    (also after Ctrl-C: callers close it in ``finally``); cut to the terminal's width.
+    ``show(text, done=, total=)`` puts a progress bar before the text."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.live = None
+
+    def show(self, text: str, done: int | None = None, total: int | None = None) -> None:
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+        from rich.text import Text
+
+        line = Text(text, no_wrap=True, overflow="ellipsis", end="")
+        if total:
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(no_wrap=True, width=20)
+            grid.add_column(no_wrap=True, overflow="ellipsis")
+            grid.add_row(ProgressBar(total=total, completed=done or 0, width=20), line)
+            shown = grid
+        else:
+            shown = line
+        if self.live is None:
+            self.live = _live(live_console(self.stream), shown)
+            self.live.start()
+        self.live.update(shown, refresh=True)
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
 
 
 def _si(x: float) -> str:
@@ -48,13 +104,15 @@ class Progress:
         self.running: dict[str, dict] = {}
         self.finished: list[JobResult] = []
         self.resumed = 0
-        self.drawn = 0
+        self.live = None  # rich's Live in mode 'live', while it runs
         self.lock = threading.RLock()
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
 
     def start(self) -> None:
         if self.mode == "live":
+            with self.lock:
+                self._live()
             self.thread = threading.Thread(target=self._loop, name="meridians-progress", daemon=True)
             self.thread.start()
 
@@ -63,15 +121,30 @@ class Progress:
         if self.thread is not None:
             self.thread.join()
         with self.lock:
-            self._clear()
+            if self.live is not None:
+                self.live.stop()  # rubs the table out (transient) and shows the cursor again
+                self.live = None
+
+    def _live(self):
+        if self.live is None and not self.stop.is_set():
+            self.live = _live(live_console(self.stream), self._table())
+            self.live.start()
+        return self.live
+
+    def _say(self, text: str) -> None:
+        """A line above the live table (which rich redraws under it), or a plain line."""
+        live = self._live() if self.mode == "live" else None
+        if live is not None:
+            live.console.out(text, highlight=False)
+            live.update(self._table(), refresh=True)
+        else:
+            print(text, file=self.stream, flush=True)
 
     def message(self, text: str) -> None:
         if self.mode == "off":
             return
         with self.lock:
-            self._clear()
-            print(text, file=self.stream, flush=True)
-            self._draw()
+            self._say(text)
 
     def begin(self, job: Job) -> None:
         with self.lock:
@@ -95,10 +168,7 @@ class Progress:
             if "no time left" in r.notes and not this_run["nodes"]:
                 effort = "not started: no time left"
             total = f"; all runs {r.nodes:,} nodes, {r.seconds:.2f} s" if r.runs > 1 else ""
-            self._clear()
-            print(f"[{n}/{len(self.jobs)}] job {r.key} ({members}): {r.shown}, {effort}{total}",
-                  file=self.stream, flush=True)
-            self._draw()
+            self._say(f"[{n}/{len(self.jobs)}] job {r.key} ({members}): {r.shown}, {effort}{total}")
 
     def poll(self) -> None:
         """Read the workers' status files."""
@@ -116,36 +186,35 @@ class Progress:
         while not self.stop.wait(0.5):
             self.poll()
             with self.lock:
-                self._clear()
-                self._draw()
+                if self.live is not None and not self.stop.is_set():
+                    self.live.update(self._table(), refresh=True)
 
-    def _clear(self) -> None:
-        if self.mode == "live" and self.drawn:
-            self.stream.write(f"\x1b[{self.drawn}F\x1b[J")
-            self.stream.flush()
-            self.drawn = 0
+    def _table(self):
+        """The running jobs (rich sizes the columns and cuts the members to fit), and a
+        summary line under them."""
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
 
-    def _draw(self) -> None:
-        if self.mode != "live" or self.stop.is_set():
-            return
-        rows = [f"{'job':8} {'members':24} {'status':8} {'value':7} {'nodes':>14} {'nodes/s':>9} {'seconds':>8}"]
+        t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+        t.add_column("job", no_wrap=True)
+        t.add_column("members", no_wrap=True, overflow="ellipsis", max_width=24)
+        t.add_column("status", no_wrap=True)
+        t.add_column("value", no_wrap=True)
+        for name in ("nodes", "nodes/s", "seconds"):
+            t.add_column(name, justify="right", no_wrap=True)
         for key, st in self.running.items():
             j = self.jobs[self.index[key]]
-            members = " ".join(j.members)
-            members = members if len(members) <= 24 else members[:21] + "..."
             rate = st["nodes"] / st["seconds"] if st["seconds"] else 0.0
             secs = time.monotonic() - st["t0"]
-            rows.append(f"{key:8} {members:24} {'running':8} {'-':7} {st['nodes']:>14,} {_si(rate):>9} {secs:>8.1f}")
+            t.add_row(key, " ".join(j.members), Text("running", style="cyan"), "-", f"{st['nodes']:,}",
+                      _si(rate), f"{secs:.1f}")
         counts: dict[str, int] = {}
         for r in self.finished:
             counts[r.shown] = counts.get(r.shown, 0) + 1
         done = len(self.finished) + self.resumed
         summary = ", ".join(f"{v} {n}" for v, n in sorted(counts.items()))
         left = f", {max(0.0, self.deadline - time.time()):.0f} s left" if self.deadline else ""
-        rows.append(f"{done}/{len(self.jobs)} jobs done ({summary or 'none yet'}; {self.resumed} resumed){left}")
-        width = shutil.get_terminal_size((100, 20)).columns
-        text = "\n".join(r[: width - 1] for r in rows)
-        self.stream.write(text + "\n")
-        self.stream.flush()
-        self.drawn = len(rows)
-
+        foot = Text(f"{done}/{len(self.jobs)} jobs done ({summary or 'none yet'}; {self.resumed} resumed){left}",
+                    no_wrap=True, overflow="ellipsis")
+        return Group(t, foot)

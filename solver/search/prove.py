@@ -90,6 +90,30 @@ class Proof:
     #: winner's colour) after a checked proof; None otherwise.  Not part of as_dict().
     search: object = field(default=None, repr=False, compare=False)
 
+    def svg(self, **kwargs) -> str:
+        """A small SVG picture of the position with its value in the title and, for a win
+        with a line, the winning move marked with the win triangle (the maps' and the web
+        board's mark).  ``kwargs`` go to :meth:`Position.svg` (``size``, say).
+
+        >>> p = Proof("1/2/1 L", "win", 10, 0.1, "dfpn", line=["b1"])
+        >>> import xml.etree.ElementTree as ET
+        >>> root = ET.fromstring(p._repr_svg_())
+        >>> [e.get("data-point") for e in root.iter() if e.get("class") == "value win"]
+        ['b1']
+        >>> [e.text for e in root.iter() if e.get("class") == "title"]
+        ['Light to move: win by b1 (dfpn)']
+        """
+        pos = Position.parse(self.position)
+        side = {"L": "Light", "D": "Dark"}[pos.to_move]
+        move = self.line[0] if self.value == "win" and self.line else None
+        title = f"{side} to move: {self.value}" + (f" by {move}" if move else "") + f" ({self.method})"
+        marks = {"values": {move: "win"}, "legend": {"win": "winning move"}} if move else {}
+        return pos.svg(**{"title": title, "size": 320, **marks, **kwargs})
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a Proof as its picture (:meth:`svg`)."""
+        return self.svg()
+
     def as_dict(self) -> dict:
         return {
             "position": self.position, "value": self.value, "nodes": self.nodes,
