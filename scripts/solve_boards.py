@@ -12,7 +12,9 @@ result after opening there).  For each ``--pie`` board, writes
 point-Dark point, who wins: ``L``, ``D``, ``draw`` or ``unknown``; per class of pairs its
 nodes and seconds) and ``<m>-<m+1>-pie-map.svg`` (one small board per Light point).
 ``--boards ''`` or ``--pie ''`` skips that part.  Files are written through a temporary
-file and a rename.
+file and a rename.  ``--redraw`` draws the maps of the boards named by ``--boards`` and
+``--pie`` again from their committed JSON files, with no search (for a new drawing style;
+the values are the files').
 
 A pie board too large for one sitting (3/4: about 218 classes of pairs) takes a budget:
 ``--pie-time`` (wall seconds for the whole run, shared fairly by the classes not yet
@@ -74,6 +76,28 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
           f"{r.wall_seconds:.2f} s; wrote {OUT / stem}.json and -map.svg", file=sys.stderr)
 
 
+def redraw(args: argparse.Namespace) -> None:
+    """Draw the maps of ``--boards`` and ``--pie`` from their JSON files in ``OUT``."""
+    for name, pie in [(b, False) for b in filter(None, args.boards.split(","))] + \
+                     [(b, True) for b in filter(None, args.pie.split(","))]:
+        board = Board.parse(name)
+        stem = board.name.replace("/", "-") + ("-pie" if pie else "")
+        try:
+            record = json.loads((OUT / f"{stem}.json").read_text())
+            if pie:
+                svg = pie_map_svg(Position.start(board), dict(record["pairs"]))
+            else:
+                values = {board.index(m): v for m, v in record["moves"].items()}
+                value = record["value"]
+                title = (f"{board.name}: Light's first move "
+                         f"({'Light wins' if value == 'win' else 'Light loses' if value == 'loss' else value})")
+                svg = map_svg(board, values, title=title)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise SystemExit(f"solve_boards: cannot redraw {OUT / stem}-map.svg: {e}")
+        write_atomic(OUT / f"{stem}-map.svg", svg)
+        print(f"redrew {OUT / stem}-map.svg from {stem}.json", file=sys.stderr)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", default="1/2,2/3")
@@ -85,7 +109,11 @@ def main() -> None:
     ap.add_argument("--pie-time", type=float, default=None,
                     help="wall seconds for the pie run, shared by its classes (default: none)")
     ap.add_argument("--pie-max-nodes", type=int, default=0, help="nodes per pie class (0: no bound)")
+    ap.add_argument("--redraw", action="store_true",
+                    help="draw the maps again from the committed JSON files (no search)")
     args = ap.parse_args()
+    if args.redraw:
+        return redraw(args)
     for name in filter(None, args.boards.split(",")):
         board = Board.parse(name)
         r = solve(Position.start(board), tt_mb=args.tt_mb)
