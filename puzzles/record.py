@@ -39,6 +39,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -561,9 +562,22 @@ def write_jsonl(path: str | os.PathLike, puzzles: Iterable[Puzzle]) -> None:
     write_atomic(path, text)
 
 
-#: where the committed puzzle sets are: beside the installed package, whatever the
-#: current folder
-COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
+def committed_folder() -> Path:
+    """The folder of the committed puzzle sets (``<board>-c<n>.jsonl``), whatever the
+    current folder: in a checkout (``pyproject.toml`` beside the package, so an editable
+    install too) its ``results/puzzles``, the one copy that the scripts write and git
+    holds; in an installed wheel the package's own ``puzzles/sets``, copied there from
+    ``results/puzzles`` when the wheel was built (``setup.py``).  A folder that is not on
+    the file system (a package imported from a zip file) is returned all the same and
+    holds no sets: looking an id up then says where they were looked for."""
+    top = Path(__file__).resolve().parent.parent
+    if (top / "pyproject.toml").is_file() and (top / "results" / "puzzles").is_dir():
+        return top / "results" / "puzzles"
+    return Path(str(resources.files("puzzles") / "sets"))
+
+
+#: where the committed puzzle sets are (:func:`committed_folder`)
+COMMITTED = committed_folder()
 
 
 def default_search_files(folder: str | os.PathLike | None = None) -> list[Path]:

@@ -289,6 +289,22 @@ def test_show_errors_are_one_line(tmp_path: Path, args: list[str], message: str,
     assert message in lines[0]
 
 
+def test_committed_folder_checkout_then_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # in a checkout (an editable install): its results/puzzles, the one copy git holds
+    assert puzzles.record.COMMITTED == puzzles.record.committed_folder() == ROOT / "results" / "puzzles"
+    # installed (no pyproject.toml beside the package): the package's own sets, even when
+    # some results/puzzles folder happens to lie beside it (tests/test_wheel.py runs the real one)
+    site = tmp_path / "site-packages"
+    (site / "results" / "puzzles").mkdir(parents=True)
+    monkeypatch.setattr(puzzles.record, "__file__", str(site / "puzzles" / "record.py"))
+    assert puzzles.record.committed_folder() == Path(puzzles.record.__spec__.origin).parent / "sets"
+    # pyproject.toml beside it: a checkout; but one without results/puzzles has no sets
+    (site / "pyproject.toml").write_text("")
+    assert puzzles.record.committed_folder() == site / "results" / "puzzles"
+    shutil.rmtree(site / "results")
+    assert puzzles.record.committed_folder() == Path(puzzles.record.__spec__.origin).parent / "sets"
+
+
 # -- pictures: Puzzle._repr_svg_ (Jupyter) ------------------------------------------------
 def test_repr_svg_draws_the_puzzle() -> None:
     import xml.etree.ElementTree as ET
