@@ -53,6 +53,7 @@ import time
 from dataclasses import dataclass, field
 
 from solver import Board, Position
+from solver.files import ExclusiveLock
 from solver.search import capture
 from solver.search.limit import Limit
 
@@ -550,37 +551,20 @@ def generate(
 
 @contextlib.contextmanager
 def exclusive(path: str):
-    """Hold an advisory lock on ``path`` (created if missing, removed at the end): a
-    second run on the same output refuses to start instead of interleaving its writes."""
-    import fcntl
-    import os
-
+    """Hold the lock ``path`` (:class:`solver.files.ExclusiveLock`: created if missing,
+    removed at the end): a second run on the same output refuses to start, with
+    :class:`solver.files.FileLockedError` (a ValueError) naming the output, instead of
+    interleaving its writes.  ValueError too when the lock file cannot be created."""
+    target = path[:-5] if path.endswith(".lock") else path
+    lock = ExclusiveLock(path, busy=f"another run is writing {target} (it holds {path})")
     try:
-        f = open(path, "a")
+        lock.acquire()
     except OSError as e:
         raise ValueError(f"cannot create the lock file {path}: {e.strerror or e}") from None
     try:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ValueError(f"another run is writing {path[:-5]} (it holds {path})") from None
-        try:
-            same = os.path.samestat(os.fstat(f.fileno()), os.stat(path))
-        except OSError:
-            same = False
-        if not same:
-            # the run before removed the file after this one opened it: that lock is
-            # no lock, and another run may hold the new file
-            raise ValueError(f"another run is writing {path[:-5]} (it just replaced {path})")
-        try:
-            yield
-        finally:
-            try:
-                os.unlink(path)  # while still holding it: no 0-byte file is left behind
-            except OSError:
-                pass  # already gone; nothing to tidy
+        yield
     finally:
-        f.close()
+        lock.release()
 
 
 def read_state(path: str) -> dict:

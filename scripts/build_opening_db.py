@@ -19,7 +19,8 @@ proof that gave it:
 Checks before writing: every entry's value is the negamax of its children's entries
 (every child present: equal; some present: a child lost for its mover makes a win), and
 the empty board's value and every first move's equal the board's results file.  The
-proofs go to a checkpoint (.meridians/opening-db-<board>.jsonl, one line a proof) as they
+proofs go to a checkpoint (opening-db-<board>.jsonl in the user state folder,
+``solver.files.state_dir()``, one line a proof) as they
 are found, so Ctrl-C and the same command again resume; the file is written atomically
 with the command and the code's revision in its meta.
 """
@@ -35,7 +36,7 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.files import read_json
+from solver.files import read_json, state_dir
 from solver.openings.database import Entry, OpeningDatabase, database_file, position_key
 from solver.provenance import code_revision, provenance
 from solver.search.values import Value
@@ -208,7 +209,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--plies", type=int, required=True)
     ap.add_argument("--max-nodes", type=int, default=10_000_000, help="df-pn budget of one position (2/3)")
     ap.add_argument("--out", default=None, help="output file (default solver/data/openings-<board>.npz)")
-    ap.add_argument("--checkpoint", default=None, help="default .meridians/opening-db-<board>.jsonl")
+    ap.add_argument("--checkpoint", default=None, help="default opening-db-<board>.jsonl in the user state folder "
+                    "($MERIDIANS_STATE_DIR or platformdirs' user_state_dir)")
     args = ap.parse_args(argv)
     command = shlex.join(["python", "scripts/build_opening_db.py", *(sys.argv[1:] if argv is None else argv)])
     revision = code_revision()
@@ -228,7 +230,7 @@ def main(argv: list[str] | None = None) -> None:
         if not 0 <= args.plies <= 40:
             sys.exit("--plies from 0 to 40")
         reps, depth = reachable(board, args.plies)
-        ck = Path(args.checkpoint or ROOT / ".meridians" / f"opening-db-{board.name.replace('/', '-')}.jsonl")
+        ck = Path(args.checkpoint or state_dir() / f"opening-db-{board.name.replace('/', '-')}.jsonl")
         entries = prove_all(reps, ck, args.max_nodes)
         entries = {k: entries[k] for k in reps}
     complete = check_negamax(reps, entries)

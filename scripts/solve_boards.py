@@ -20,7 +20,9 @@ A pie board too large for one sitting (3/4: about 218 classes of pairs) takes a 
 ``--pie-time`` (wall seconds for the whole run, shared fairly by the classes not yet
 started) and ``--pie-max-nodes`` (per class).  Classes still open at the end are
 ``unknown`` with their effort, and the file says so.  Every finished class goes to the
-checkpoint ``.meridians/solve-<board>-pie-<method>.json`` at once, so Ctrl-C loses at most
+checkpoint ``solve-<board>-pie-<method>.json`` in the user state folder
+(``solver.files.state_dir()``: ``$MERIDIANS_STATE_DIR`` or platformdirs' user state
+folder) at once, so Ctrl-C loses at most
 the classes in progress, and the same command (any budget) resumes: decided classes are
 kept, open ones run again with their effort added up.
 """

@@ -14,7 +14,8 @@ A finished class is written at once to ``results/solutions/<board>-<hash>-value.
 work); a class already decided there is skipped, so the same command resumes after an
 interruption and two commands with different ``--classes`` share the work of two cores.
 A class whose budget runs out is written as ``unknown`` with its effort; its df-pn table
-is saved to ``--tables DIR/<board>-<class>.table`` (default ``~/.cache/meridians/tables``;
+is saved to ``--tables DIR/<board>-<class>.table`` (default ``tables`` in the user cache
+folder, ``solver.files.cache_dir()``: ``~/.cache/meridians/tables`` on Linux;
 a 9,000 MiB search writes a 7.2 GB file), and so it is when Ctrl-C or SIGTERM stops the
 search: the next run of the class loads it and goes on where the search stopped, with the
 same ``--tt-mb``.  Its record's expansions and seconds then count every run.  The table
@@ -45,7 +46,7 @@ import sys
 from pathlib import Path
 
 from solver import Board
-from solver.files import interrupt_on_sigterm
+from solver.files import cache_dir, interrupt_on_sigterm
 from solver.openings.classes import ClassError, ClassInterrupted, ClassSettings, collect, prove_classes, status
 from solver.provenance import code_revision
 from solver.search.tablefile import TableFileError
@@ -69,7 +70,7 @@ def main() -> None:
     ap.add_argument("--check-jobs", type=int, default=1, metavar="N",
                     help="processes checking a certificate (default 1: another search may "
                     "hold the other core)")
-    ap.add_argument("--tables", default=str(Path("~/.cache/meridians/tables").expanduser()),
+    ap.add_argument("--tables", default=str(cache_dir() / "tables"),
                     metavar="DIR", help="where a stopped class's table is saved and resumed "
                     "from ('none': nowhere; default: %(default)s)")
     args = ap.parse_args()

@@ -452,8 +452,9 @@ def move(position: str, seconds: float | None, playouts: str | None, seed: int, 
 @click.option("--jobs", "jobs_n", type=int, default=1, show_default=True,
               help="Games at once, in worker processes (1 to 256); the results do not depend on it.")
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), default=None,
-              help="State file of the finished games (default .meridians/match-<board>-<hash>.json, removed "
-                   "once every game is played); the same command resumes from it.")
+              help="State file of the finished games (default match-<board>-<hash>.json in the user state folder, "
+                   "$MERIDIANS_STATE_DIR or platformdirs' user_state_dir, removed once every game is played); "
+                   "the same command resumes from it.")
 @click.option("--records", "records_dir", type=click.Path(file_okay=False), default=None,
               help="Write every game as a game record here, game-0001.txt ... (missing folders are created).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -598,7 +599,8 @@ def _check_scheduler(address: str) -> None:
 @click.option("--max-nodes", type=int, default=0, show_default=True,
               help="Node budget of each job (0: none); beyond it values are 'unknown', never guessed.")
 @click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False), default=None,
-              help="Checkpoint file (default .meridians/solve-<board>...json, removed once every job is decided).")
+              help="Checkpoint file (default solve-<board>...json in the user state folder, $MERIDIANS_STATE_DIR "
+                   "or platformdirs' user_state_dir, removed once every job is decided).")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="loky: worker processes here; dask: the cluster at --scheduler.")
 @click.option("--scheduler", default=None, help="Dask scheduler address scheme://host:port, such as tcp://10.0.0.5:8786.")

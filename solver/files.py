@@ -10,6 +10,12 @@ Reading: :func:`read_text` and :func:`read_json` turn every way a file can be un
 (missing, a folder, unreadable, binary, truncated or corrupt gzip, not JSON, nested too
 deeply, NaN or a number too long) into one :class:`FileFormatError` whose message starts
 with the path, so a command can print it as its one line of error.
+
+Places and locks: :func:`state_dir` is where runs that resume keep their state by default
+(the user's state folder, or ``$MERIDIANS_STATE_DIR``), :func:`cache_dir` where large files
+that can be made again go (the user's cache folder, or ``$MERIDIANS_CACHE_DIR``); :class:`ExclusiveLock` keeps two processes from working on one
+file at once, on every operating system (filelock), and a second one gets a
+:class:`FileLockedError` at once instead of waiting.
 """
 
 from __future__ import annotations
@@ -24,9 +30,11 @@ import tempfile
 import threading
 import zlib
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 __all__ = ["write_atomic", "write_atomic_chunks", "uninterrupted", "read_text", "read_json", "FileFormatError",
-           "claim", "interrupt_on_sigterm"]
+           "claim", "interrupt_on_sigterm", "state_dir", "cache_dir", "STATE_DIR_ENV", "CACHE_DIR_ENV", "ExclusiveLock",
+           "FileLockedError"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 #: the longest integer a JSON file may hold, in digits (Python's own limit is 4300)
@@ -257,3 +265,131 @@ def uninterrupted() -> Iterator[None]:
             if signum == signal.SIGINT:
                 raise KeyboardInterrupt
             os.kill(os.getpid(), signum)
+
+
+# -- where state and cache files go ---------------------------------------------------------
+#: the environment variables that move :func:`state_dir` and :func:`cache_dir` (the tests
+#: set them to temporary folders, so that nothing they run lands in the user's home)
+STATE_DIR_ENV = "MERIDIANS_STATE_DIR"
+CACHE_DIR_ENV = "MERIDIANS_CACHE_DIR"
+_APP = "meridians"
+
+
+def state_dir() -> Path:
+    """The folder where runs that resume keep their state unless told otherwise: the
+    default checkpoints of ``meridians solve``, the state files of ``meridians match``,
+    the checkpoints of the scripts.  It is ``$MERIDIANS_STATE_DIR`` when that is set and
+    not empty, else the user state folder platformdirs gives for each system
+    (``$XDG_STATE_HOME/meridians``, by default ``~/.local/state/meridians``, on Linux;
+    ``~/Library/Application Support/meridians`` on macOS; ``%LOCALAPPDATA%\\meridians``
+    on Windows).  The folder is created if missing, with the mode the user's umask gives
+    (``os.makedirs``); an OSError names it."""
+    override = os.environ.get(STATE_DIR_ENV)
+    if override:
+        path = Path(override).expanduser()
+    else:
+        import platformdirs  # imported here: reading and writing files need none of it
+
+        # appauthor=False: on Windows one folder %LOCALAPPDATA%\meridians, not meridians\meridians
+        path = Path(platformdirs.user_state_dir(_APP, appauthor=False))
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def cache_dir() -> Path:
+    """The folder of files that can be made again, such as the saved df-pn tables of
+    ``scripts/solve_openings.py``: ``$MERIDIANS_CACHE_DIR`` when that is set and not
+    empty, else the user cache folder platformdirs gives (``$XDG_CACHE_HOME/meridians``,
+    by default ``~/.cache/meridians``, on Linux; ``~/Library/Caches/meridians`` on macOS;
+    ``%LOCALAPPDATA%\\meridians\\Cache`` on Windows).  Not created here: its writers
+    create what they need."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(_APP, appauthor=False))
+
+
+# -- one process at a time on a file ---------------------------------------------------------
+class FileLockedError(ValueError):
+    """Another process holds the lock on a file.  The message is one line naming the
+    file; ``path`` is the lock file."""
+
+    def __init__(self, path: str | os.PathLike, message: str | None = None):
+        self.path = os.fspath(path)
+        super().__init__(message or f"{self.path} is locked by another process")
+
+    def __reduce__(self):  # raised in a worker process, it travels back pickled
+        return type(self), (self.path, str(self))
+
+
+class ExclusiveLock:
+    """An exclusive lock on the file ``path`` (created if missing, with its folders),
+    taken without waiting: :meth:`acquire` raises :class:`FileLockedError` (its message
+    ``busy`` when given) while another process holds it.  A context manager too.
+
+    It is filelock's ``FileLock``: ``flock`` on Unix, ``LockFileEx`` on Windows, an
+    existence lock where the file system has no ``flock`` (some network file systems).
+    The operating system drops the lock when its process dies, so a killed run leaves
+    no lock behind that would refuse the next one.
+
+    :meth:`release` removes the lock file, so that a run leaves nothing beside its
+    files.  On Unix it is unlinked while still held: a process that opened the old file
+    and locks it after the release finds it unlinked (filelock checks) and counts it as
+    held (it is refused, never two holders); removing it after the release could let a
+    process that locked the old file and one that created a new file both hold "the"
+    lock.  On Windows an open file cannot be removed, and filelock removes it after the
+    release itself."""
+
+    def __init__(self, path: str | os.PathLike, busy: str | None = None):
+        self.path = os.fspath(path)
+        self.busy = busy
+        self._lock = None
+
+    @property
+    def held(self) -> bool:
+        return self._lock is not None
+
+    def acquire(self) -> ExclusiveLock:
+        """Take the lock now or raise :class:`FileLockedError`; OSError when the lock
+        file cannot be created (its message names it).  Taking it twice is an error."""
+        import warnings
+
+        import filelock
+
+        if self._lock is not None:
+            raise RuntimeError(f"the lock {self.path} is already held by this object")
+        # thread_local=False: the lock belongs to the process (a run may release it from
+        # another thread than the one that took it)
+        lock = filelock.FileLock(self.path, thread_local=False)
+        try:
+            with warnings.catch_warnings():
+                # the fallback to an existence lock warns on stderr: a command's output
+                # keeps to its own lines (the lock works all the same)
+                warnings.simplefilter("ignore")
+                lock.acquire(blocking=False)
+        except filelock.Timeout:
+            raise FileLockedError(self.path, self.busy) from None
+        self._lock = lock
+        return self
+
+    def release(self) -> None:
+        """Remove the lock file and let the lock go (nothing when not held)."""
+        lock, self._lock = self._lock, None
+        if lock is None:
+            return
+        try:
+            if os.name != "nt" and os.stat(self.path).st_size == 0:
+                # an flock file (nothing is ever written to it; an existence lock's file
+                # holds its owner and is removed by filelock as its release)
+                os.unlink(self.path)
+        except OSError:
+            pass  # already gone, or not ours to remove: the lock itself is what matters
+        lock.release()
+
+    def __enter__(self) -> ExclusiveLock:
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()

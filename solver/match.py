@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import RULES_VERSION, __version__
-from .files import FileFormatError, read_json, write_atomic
+from .files import ExclusiveLock, FileFormatError, FileLockedError, read_json, state_dir, write_atomic
 from .position import Game, Position
 from .record import GameRecord, is_date
 from .search import mcts
@@ -307,11 +307,13 @@ def tally(a: Player, b: Player, board: str, seed: int, played: dict[int, PlayedG
 
 
 # -- the state file: finished games, so that a stopped match resumes ------------------------
-def default_state(a: Player, b: Player, board: str, seed: int, folder: str | os.PathLike = ".meridians") -> Path:
-    """``.meridians/match-<board>-<hash of the players and seed>.json``: one file per
-    match (the number of games is not part of it: a longer match resumes a shorter one)."""
+def default_state(a: Player, b: Player, board: str, seed: int, folder: str | os.PathLike | None = None) -> Path:
+    """``<folder>/match-<board>-<hash of the players and seed>.json``, ``folder`` by
+    default the user's state folder (:func:`solver.files.state_dir`, created if
+    missing): one file per match (the number of games is not part of it: a longer
+    match resumes a shorter one)."""
     key = json.dumps([a.spec, b.spec, board, seed])
-    return Path(folder) / f"match-{board.replace('/', '-')}-{hashlib.sha1(key.encode()).hexdigest()[:10]}.json"
+    return Path(state_dir() if folder is None else folder) / f"match-{board.replace('/', '-')}-{hashlib.sha1(key.encode()).hexdigest()[:10]}.json"
 
 
 class MatchState:
@@ -332,25 +334,23 @@ class MatchState:
         return {"a": self.a.spec, "b": self.b.spec, "board": self.board, "seed": self.seed}
 
     def acquire(self) -> None:
-        """Lock the state file (its ``.lock`` beside it): one run per match at a time."""
-        import fcntl
-
+        """Lock the state file (its ``.lock`` beside it, :class:`solver.files.ExclusiveLock`):
+        one run per match at a time.  :class:`MatchStateError` at once when another
+        run holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        f = open(str(self.path) + ".lock", "a+")
+        lock = ExclusiveLock(str(self.path) + ".lock")
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.close()
+            lock.acquire()
+        except FileLockedError:
             raise MatchStateError(f"match state {self.path} is in use by another match") from None
-        self._lock = f
+        self._lock = lock
 
     def release(self, remove: bool = False) -> None:
-        """Unlock; ``remove``: the state file too (the match is over)."""
+        """Unlock (the lock file is removed); ``remove``: the state file too (the match is over)."""
         if remove:
             self.path.unlink(missing_ok=True)
         if self._lock is not None:
-            Path(self._lock.name).unlink(missing_ok=True)
-            self._lock.close()
+            self._lock.release()
             self._lock = None
 
     def load(self) -> dict[int, PlayedGame]:

@@ -83,6 +83,21 @@ def _run_cli(*args: str, input: str | None = None, env: dict | None = None, code
     return result
 
 
+@pytest.fixture(autouse=True)
+def state_folder(tmp_path_factory, monkeypatch):
+    """Every test's state folder and cache folder (``$MERIDIANS_STATE_DIR`` and
+    ``$MERIDIANS_CACHE_DIR``, so subprocesses and workers get them too) are fresh
+    temporary folders: nothing a test runs lands in the user's folders, and no test sees
+    another's checkpoints.  The folders themselves are created only when something
+    writes there (or asks :func:`solver.files.state_dir`)."""
+    from solver.files import CACHE_DIR_ENV, STATE_DIR_ENV
+
+    root = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv(STATE_DIR_ENV, str(root / "state"))
+    monkeypatch.setenv(CACHE_DIR_ENV, str(root / "cache"))
+    return root / "state"
+
+
 @pytest.fixture
 def run_cli():
     """``run_cli(*args, input=None, env=None, code=None) -> CliResult``: the ``meridians``
@@ -94,7 +109,7 @@ def run_cli():
 
 
 @pytest.fixture
-def tree_env() -> dict:
+def tree_env(state_folder) -> dict:
     """The environment for a subprocess, with this source tree first on its import path
     (the package may be installed from another checkout)."""
     from pathlib import Path

@@ -312,19 +312,20 @@ def test_solve_help_documents_exit_code_3(run_cli):
     assert "3 when it is not" in text
 
 
-def test_solve_summary_names_the_checkpoint_it_resumed_from(tmp_path, monkeypatch, run_cli):
+def test_solve_summary_names_the_checkpoint_it_resumed_from(tmp_path, monkeypatch, run_cli, state_folder):
     monkeypatch.chdir(tmp_path)
     kept = tmp_path / "kept.json"
     run_cli("solve", "2/3", "--checkpoint", str(kept), code=0)
     data = json.loads(kept.read_text())
     first = sorted(data["results"])[0]
     data["results"][first]["value"] = "unknown"  # one class to run again, four to resume
-    default = tmp_path / ".meridians" / "solve-2-3-dfpn.json"
-    default.parent.mkdir()
+    default = state_folder / "solve-2-3-dfpn.json"  # the default checkpoint: in the state folder
+    default.parent.mkdir(parents=True, exist_ok=True)
     default.write_text(json.dumps(data))
     out = run_cli("solve", "2/3", code=0).stdout
     summary = next(line for line in out.splitlines() if " classes by dfpn: " in line)
-    assert summary.endswith(", 4 resumed from .meridians/solve-2-3-dfpn.json"), summary
+    assert summary.endswith(f", 4 resumed from {default}"), summary
+    assert not (tmp_path / ".meridians").exists()  # nothing in the current folder any more
     assert "None" not in out
     assert not default.exists()  # every class decided: the default checkpoint is removed
 

@@ -1,4 +1,5 @@
-"""Reading and writing files (solver/files.py) and search budgets (solver/search/limit.py)."""
+"""Reading and writing files, file locks and the state folder (solver/files.py), and search
+budgets (solver/search/limit.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,16 @@ import gzip
 import json
 import math
 import os
+import pickle
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from solver.files import FileFormatError, read_json, read_text, write_atomic, write_atomic_chunks
+from solver.files import (CACHE_DIR_ENV, STATE_DIR_ENV, ExclusiveLock, FileFormatError, FileLockedError, cache_dir,
+                          read_json, read_text, state_dir, write_atomic, write_atomic_chunks)
 from solver.search.limit import MAX_NODES, MAX_SECONDS, Limit, LimitError, check_seconds
 
 # -- write_atomic -------------------------------------------------------------------------------
@@ -259,3 +265,134 @@ def test_uninterrupted_hands_sigterm_to_the_handler_set_before():
             pass  # no signal: nothing raised
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+# -- ExclusiveLock: one process at a time on a file ------------------------------------------------
+#: a second process: takes the lock ``argv[1]`` and says so on stdout, then holds it until
+#: its stdin closes (or it is killed); if it is refused, prints the error and exits 3
+_HOLDER = """
+import sys, time
+import filelock  # imported first: the time below is the lock's alone
+from solver.files import ExclusiveLock, FileLockedError
+t0 = time.monotonic()
+try:
+    lock = ExclusiveLock(sys.argv[1], busy=f"{sys.argv[1]} is busy").acquire()
+except FileLockedError as e:
+    print(type(e).__name__, isinstance(e, ValueError), round(time.monotonic() - t0, 1), e, sep="|")
+    sys.exit(3)
+print("held", flush=True)
+sys.stdin.read()
+lock.release()
+"""
+
+
+def _holder(path, env) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", _HOLDER, str(path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.subprocess
+def test_a_second_process_is_refused_the_lock_at_once(tmp_path, tree_env):
+    path = tmp_path / "out.jsonl.lock"
+    with ExclusiveLock(path):
+        assert path.exists()
+        child = _holder(path, tree_env)
+        out, err = child.communicate(timeout=120)
+        name, is_value_error, seconds, message = out.strip().split("|")
+        # the typed error, a ValueError, at once (no waiting), one line naming the file
+        assert (child.returncode, name, is_value_error, message) == (3, "FileLockedError", "True", f"{path} is busy")
+        assert float(seconds) < 5 and err == ""
+    assert not path.exists()  # released: the lock file is removed
+    child = _holder(path, tree_env)  # and the next process takes it
+    assert child.stdout.readline() == "held\n"
+    child.communicate("", timeout=120)
+    assert child.returncode == 0 and not path.exists()
+
+
+@pytest.mark.subprocess
+def test_a_lock_held_by_another_process_is_refused_here_until_that_process_dies(tmp_path, tree_env):
+    path = tmp_path / "s.json.lock"
+    child = _holder(path, tree_env)
+    try:
+        assert child.stdout.readline() == "held\n"
+        with pytest.raises(FileLockedError) as e:
+            ExclusiveLock(path).acquire()
+        assert str(e.value) == f"{path} is locked by another process" and e.value.path == str(path)
+    finally:
+        child.kill()  # killed: no release, the lock file stays
+        child.communicate(timeout=120)
+    assert path.exists()
+    with ExclusiveLock(path) as lock:  # the system let the dead process's lock go
+        assert lock.held
+    assert not path.exists() and not lock.held
+
+
+def test_two_locks_on_one_file_conflict_in_one_process_too(tmp_path):
+    path = tmp_path / "status" / "lock"  # missing folders are created
+    first = ExclusiveLock(path).acquire()
+    with pytest.raises(FileLockedError, match="^checkpoint x is in use$"):
+        ExclusiveLock(path, busy="checkpoint x is in use").acquire()
+    with pytest.raises(RuntimeError):
+        first.acquire()  # one object, one hold
+    first.release()
+    first.release()  # a second release does nothing
+    ExclusiveLock(path).acquire().release()
+    assert list(tmp_path.joinpath("status").iterdir()) == []
+
+
+def test_file_locked_error_travels_pickled():
+    e = pickle.loads(pickle.dumps(FileLockedError("/x/y.lock", "another run is writing /x/y")))
+    assert type(e) is FileLockedError and e.path == "/x/y.lock" and str(e) == "another run is writing /x/y"
+
+
+# -- state_dir, cache_dir -------------------------------------------------------------------------
+
+
+def test_state_dir_honours_the_override_and_the_umask(tmp_path, monkeypatch):
+    target = tmp_path / "a" / "b"
+    monkeypatch.setenv(STATE_DIR_ENV, str(target))
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "c"))
+    assert cache_dir() == tmp_path / "c" and not cache_dir().exists()
+    old = os.umask(0o077)
+    try:
+        assert state_dir() == target
+    finally:
+        os.umask(old)
+    assert target.is_dir() and target.stat().st_mode & 0o777 == 0o700
+    assert state_dir() == target  # already there: fine
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="platformdirs reads the Windows folders from the system")
+@pytest.mark.parametrize("override", [None, ""])
+def test_state_dir_is_platformdirs_user_state_dir_otherwise(tmp_path, monkeypatch, override):
+    import platformdirs
+
+    # the user's home and state folder moved under tmp_path: the test writes nothing in the real ones
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for name in (STATE_DIR_ENV, CACHE_DIR_ENV):
+        if override is None:
+            monkeypatch.delenv(name)
+        else:
+            monkeypatch.setenv(name, override)  # empty: as if not set
+    expected = Path(platformdirs.user_state_dir("meridians", appauthor=False))
+    assert tmp_path in expected.parents and not expected.exists()
+    assert state_dir() == expected and expected.is_dir()
+    if sys.platform.startswith("linux"):
+        assert expected == tmp_path / "state" / "meridians"
+        assert cache_dir() == tmp_path / "cache" / "meridians"
+    assert cache_dir() == Path(platformdirs.user_cache_dir("meridians", appauthor=False))
+    assert not cache_dir().exists()  # not created until something is written there
+
+
+def test_default_checkpoint_and_match_state_go_to_the_state_folder(state_folder):
+    from solver import Board, Position
+    from solver.match import default_state, parse_player
+    from solver.openings import default_checkpoint
+
+    assert default_checkpoint(Position.start(Board.parse("2/3"))) == state_folder / "solve-2-3-dfpn.json"
+    r = parse_player("random")
+    path = default_state(r, r, "3/4", 1)
+    assert path.parent == state_folder and path.name.startswith("match-3-4-")
+    assert default_state(r, r, "3/4", 1, folder="elsewhere").parent == Path("elsewhere")

@@ -7,7 +7,6 @@ seven move classes take about 3 s: six are decided in milliseconds, d3 takes 2-3
 
 from __future__ import annotations
 
-import fcntl
 import io
 import json
 import shutil
@@ -22,6 +21,7 @@ import psutil
 import pytest
 
 from solver import Board, Position
+from solver.files import ExclusiveLock
 from solver.openings import opening_jobs, pie_jobs, solve_openings
 from solver.search.jobs import CheckpointError, run_jobs
 from solver.search.solve import solve
@@ -210,8 +210,7 @@ def test_checkpoint_of_another_position_or_in_use_is_refused(tmp_path, run_cli):
     ck.unlink()
     status = Path(str(ck) + ".status")
     status.mkdir()
-    with open(status / "lock", "a+") as lock:  # another solve holds it
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with ExclusiveLock(status / "lock"):  # another solve holds it
         with pytest.raises(CheckpointError, match="in use"):
             solve_openings(Position.start(B23), checkpoint=ck, **QUIET)
 

@@ -47,7 +47,7 @@ def test_a_seeded_match_replays_and_adds_up():
 
 
 def test_match_command_json(run_cli, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # the default state file goes to .meridians/ here
+    monkeypatch.chdir(tmp_path)  # the default state file goes to the state folder (conftest): none here
     d = json.loads(run_cli("match", "engine:playouts=50,dfpn=2000", "random", "--board", "3/4", "--games", "2", "--json",
                            code=0).stdout)
     assert {"games", "a_wins", "b_wins", "draws", "elo", "elo_low", "elo_high"} <= set(d)
@@ -100,7 +100,7 @@ def test_a_stopped_match_resumes_to_the_same_table(run_cli, tmp_path, monkeypatc
     assert _state_games(tmp_path / "part.json") == _state_games(tmp_path / "whole.json")
 
 
-def test_ctrl_c_keeps_the_finished_games(run_cli, tmp_path, monkeypatch):
+def test_ctrl_c_keeps_the_finished_games(run_cli, tmp_path, monkeypatch, state_folder):
     import solver.match as match_module
 
     monkeypatch.chdir(tmp_path)
@@ -114,9 +114,10 @@ def test_ctrl_c_keeps_the_finished_games(run_cli, tmp_path, monkeypatch):
     args = ["match", "random", ENGINE, "--board", "3/4", "--games", "4", "--seed", "3"]
     monkeypatch.setattr(match_module, "play_indexed", stopped_at_2)
     r = run_cli(*args, code=130)
-    default = next((tmp_path / ".meridians").glob("match-3-4-*.json"))
+    default = next(state_folder.glob("match-3-4-*.json"))
     assert r.stderr.strip().splitlines()[-1] == (f"meridians: interrupted with 2 of 4 games finished; run the same "
-                                                 f"command to resume from {default.relative_to(tmp_path)}")
+                                                 f"command to resume from {default}")
+    assert not (tmp_path / ".meridians").exists()
     assert [g["index"] for g in _state_games(default)] == [0, 1]
     monkeypatch.setattr(match_module, "play_indexed", play)
     d = json.loads(run_cli(*args, "--json", code=0).stdout)

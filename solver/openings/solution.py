@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from ..files import state_dir
 from ..position import Position
 from ..search.jobs import DEFAULT_METHOD, Job, JobResult, run_jobs
 from ..search.limit import Limit, limit_of
@@ -71,13 +72,14 @@ def pie_jobs(position: Position) -> list[Job]:
 
 # -- a whole solve -----------------------------------------------------------------------
 def default_checkpoint(position: Position, *, pie: bool = False, method: str = DEFAULT_METHOD,
-                       folder: str | os.PathLike = ".meridians") -> Path:
-    """``.meridians/solve-<board>[-<position hash>][-pie]-<method>.json``: the position
-    hash is left out for the empty board with Light to move."""
+                       folder: str | os.PathLike | None = None) -> Path:
+    """``<folder>/solve-<board>[-<position hash>][-pie]-<method>.json``, ``folder`` by
+    default the user's state folder (:func:`solver.files.state_dir`, created if
+    missing); the position hash is left out for the empty board with Light to move."""
     board = position.board.name.replace("/", "-")
     empty = not position.stones("L") and not position.stones("D") and position.to_move == "L"
     tag = "" if empty else "-" + hashlib.sha1(str(position).encode()).hexdigest()[:10]
-    return Path(folder) / f"solve-{board}{tag}{'-pie' if pie else ''}-{method}.json"
+    return Path(state_dir() if folder is None else folder) / f"solve-{board}{tag}{'-pie' if pie else ''}-{method}.json"
 
 
 @dataclass

@@ -8,7 +8,6 @@ workers' status files, which the progress display reads.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .. import RULES_VERSION, __version__
-from ..files import FileFormatError, read_json, write_atomic
+from ..files import ExclusiveLock, FileFormatError, FileLockedError, read_json, write_atomic
 from .values import Value
 
 if TYPE_CHECKING:
@@ -61,20 +60,17 @@ class Checkpoint:
         self._lock_file = None
 
     def acquire(self) -> None:
-        """Create the status folder and lock it: one solve per checkpoint at a time."""
-        import fcntl
-
+        """Create the status folder and lock it (its file ``lock``,
+        :class:`solver.files.ExclusiveLock`): one solve per checkpoint at a time.
+        :class:`CheckpointError` at once when another solve holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.status_dir.mkdir(exist_ok=True)
-        f = open(self.status_dir / "lock", "a+")
+        lock = ExclusiveLock(self.status_dir / "lock")
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as e:
-            f.close()
-            if e.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise CheckpointError(f"checkpoint {self.path} is in use by another solve") from None
-            raise
-        self._lock_file = f
+            lock.acquire()
+        except FileLockedError:
+            raise CheckpointError(f"checkpoint {self.path} is in use by another solve") from None
+        self._lock_file = lock
         for p in self.status_dir.glob("job-*.json"):  # left by a killed run
             p.unlink(missing_ok=True)
 
@@ -86,14 +82,13 @@ class Checkpoint:
             for p in self.status_dir.glob("job-*.json"):
                 p.unlink(missing_ok=True)
         if self._lock_file is not None:
-            self._lock_file.close()
+            self._lock_file.release()  # removes the lock file too
             self._lock_file = None
-        if not remove:
-            try:
-                (self.status_dir / "lock").unlink(missing_ok=True)
-                self.status_dir.rmdir()
-            except OSError:
-                pass  # another solve's status files are still there: leave the folder to it
+        try:
+            # (also after rmtree: on Windows the open lock file stayed until its release)
+            self.status_dir.rmdir()
+        except OSError:
+            pass  # gone already, or another solve's status files are there: leave the folder to it
 
     def load(self) -> dict[str, dict]:
         """The recorded results of a matching checkpoint ({} when there is none), each
