@@ -215,7 +215,8 @@ def _defender_targets(pos: Position) -> list[str]:
 
 
 def check(pos: Position, target: str, n: int, generator: str, version: str, *,
-          quick: int | None = None, clock: dict | None = None) -> tuple[Puzzle | None, str]:
+          quick: int | None = None, clock: dict | None = None,
+          witness: dict | None = None) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
     else None and why not: ``'escapes'`` (no capture within n, or none found within
     :data:`QUICK` nodes), ``'cooked'`` (more than one key), ``'shorter'`` (a capture
@@ -232,7 +233,11 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
     ``quick`` is the node budget of the first search (default :data:`QUICK`); it only
     decides which candidates are dropped unproven, never what a kept puzzle is.
     ``clock``, a dict, gets the CPU seconds of each stage added under
-    ``'quick:<verdict>'``, ``'shorter:<verdict>'`` and ``'verify:<verdict>'``."""
+    ``'quick:<verdict>'``, ``'shorter:<verdict>'`` and ``'verify:<verdict>'``.
+    ``witness``, a dict, gets ``'reply'`` when the first search finds no capture: the
+    last defender reply that refuted an attacker first move in it
+    (:meth:`solver.search.capture.CaptureSearch.refutation`), or None; how the
+    target got away, for :meth:`puzzles.sat.Reshaper.learn`."""
     t = time.process_time()
 
     def tick(stage: str, why: str) -> None:
@@ -247,8 +252,12 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
     budget = Limit(nodes=BUDGET.get(n, BUDGET[max(BUDGET)]))
     if quick is None:
         quick = QUICK.get(n, QUICK[max(QUICK)])
-    found = capture.capture_within(pos, target, n, limit=Limit(nodes=quick))
+    capture.check_n(n)
+    search = capture.CaptureSearch(pos, target, limit=Limit(nodes=quick))
+    found = search.captures(n)
     if not found:
+        if witness is not None:
+            witness["reply"] = search.refutation(1)
         tick("quick", "escapes")
         return None, "escapes"
     tick("quick", "pass")

@@ -760,6 +760,20 @@ class CaptureSearch:
         c = self._tgt
         return not (int(st[1 - self.x, c >> 6]) >> (c & 63)) & 1
 
+    def refutation(self, ply: int = 1) -> str | None:
+        """The last defender reply that refuted an attacker move at ``ply`` (odd: a
+        Y turn) in the searches since this one was made: the point of a Y move after
+        which the search found no capture in the moves left (or only a repetition),
+        for some X move before it; None when no reply was found to refute at ``ply``.
+        It is the search's killer move (what it tries first at that ply next time),
+        read after the search: nothing more is searched for it."""
+        if not 0 <= ply < _MAXP:
+            raise CaptureError(f"ply must be from 0 to {_MAXP - 1}, not {ply!r}")
+        c = int(self._S.killers[ply])
+        if c < 0:
+            return None
+        return self.root.board.name_of(int(self._t.point_of[c]))
+
     @property
     def nodes(self) -> int:
         """The nodes searched since the search was made (what the budget counts)."""
