@@ -362,14 +362,16 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
                     if cand is None:
                         break
                     out.candidates += 1
-                    p, why = check(cand, target, n, "sat", version, quick=quick, clock=out.stages)
+                    witness: dict = {}
+                    p, why = check(cand, target, n, "sat", version, quick=quick, clock=out.stages,
+                                   witness=witness)
                     _count(out, why)
                     if p is not None:
                         out.puzzles.append(dataclasses.replace(p, source=src))
                         out.regions.append(regions[target])
                         break  # one puzzle a group: the next would be a near copy
                     t = time.process_time()
-                    shaper.learn(why)
+                    shaper.learn(why, reply=witness.get("reply"))
                     sat_seconds += time.process_time() - t
     out.stages["sat"] = sat_seconds
     out.seconds = time.process_time() - t0

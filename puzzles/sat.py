@@ -35,6 +35,21 @@ next candidates without excluding any, because it is not a truth about them:
   point of its paths or fresh lines, or a liberty;
 - ``shorter`` (a capture within n - 1): too easy; prefer dropping one of those stones.
 
+**The escape's witness** (issue 21 item 5).  When the verdict ``escapes`` comes with the
+defender's reply that the first search found to refute an attacker first move (its
+killer at ply 1, :meth:`solver.search.capture.CaptureSearch.refutation`), the loop
+learns *how* the target got away: a soft clause of weight :data:`ROUTE` asks the next
+candidate to add a stone on that reply's *route*: the reply point and, when it lies on
+a line from the target group through empty points only, those points (Y's new path
+runs there; an attacker stone on it closes that way out).  Its claim is only that this
+reply refuted some attacker first move in that candidate (``tests/test_sat.py`` checks
+it exactly on small boards), not that every candidate that leaves the route open
+escapes: the same exhaustive checks that sank the old hard generalisations apply, so
+it stays soft.  No escape verdict is turned into a hard clause beyond the exact set
+(and its symmetric forms): no sufficient condition for escaping that holds across
+candidates was found that the verifier does not already encode (the safe-target cut is
+the cardinality bound of constraint 2).
+
 As hard clauses (they were, before issue 21) these blocked sound puzzles: on 4/5, n =
 1 and 2, exhaustive checks of every window subset found sound candidates that were
 supersets of an escaping one through a point off the target's zone, and even subsets
@@ -59,12 +74,15 @@ from pysat.formula import IDPool, WCNF
 
 from solver import Position
 
-__all__ = ["Reshaper", "MAX_ADDED", "PREFER", "paths_of", "fresh_lines_of"]
+__all__ = ["Reshaper", "MAX_ADDED", "PREFER", "ROUTE", "paths_of", "fresh_lines_of"]
 
 #: at most this many attacker stones are added to a seed position
 MAX_ADDED = 3
 #: the weight of a learned preference: breaking one costs as much as two more stones
 PREFER = 2
+#: the weight of an escape's route (see the module docstring): above :data:`PREFER`,
+#: since it names the way out the verifier found, not any resource of the target
+ROUTE = 3
 
 
 def _groups(pos: Position, color: str) -> list[set[int]]:
@@ -252,15 +270,36 @@ class Reshaper:
             self.learned.append((a, d))
             self.solver.add_clause([self.var[p] for p in sorted(a)] + [-self.var[p] for p in sorted(d)])
 
-    def _prefer(self, add: set, drop: set) -> None:
-        """The soft form of :meth:`_clause` (weight :data:`PREFER`), with its symmetric
-        forms: a candidate that breaks it costs more, none is excluded."""
+    def _prefer(self, add: set, drop: set, weight: int = PREFER) -> None:
+        """The soft form of :meth:`_clause` (weight :data:`PREFER` unless given), with
+        its symmetric forms: a candidate that breaks it costs more, none is excluded."""
         for a, d in self._forms(add, drop):
             if not a and not d:
                 continue  # nothing to prefer: a soft empty clause is only a constant cost
             self.preferred.append((a, d))
             self.solver.add_clause([self.var[p] for p in sorted(a)] + [-self.var[p] for p in sorted(d)],
-                                   weight=PREFER)
+                                   weight=weight)
+
+    def route(self, reply: str) -> set[int]:
+        """The route of the defender's ``reply`` in the last candidate (module
+        docstring): its point, and the empty points between it and the target group
+        when it lies on a line from the group through empty points only (the stones
+        added so far count)."""
+        b = self.board
+        r = b.index(reply)
+        occupied = self.occupied | set(self.added)
+        out = {r}
+        for s_ in sorted(self.tgroup):
+            for ray in b.rays[s_]:
+                between = []
+                for p in ray:
+                    if p == r:
+                        out.update(between)
+                        break
+                    if p in occupied:
+                        break
+                    between.append(p)
+        return out
 
     @staticmethod
     def allows(clause: tuple[frozenset, frozenset], added) -> bool:
@@ -280,10 +319,13 @@ class Reshaper:
             zone.update(pts)
         return zone
 
-    def learn(self, why: str) -> None:
+    def learn(self, why: str, reply: str | None = None) -> None:
         """Turn the verifier's verdict on the last candidate into clauses: its exact set
         blocked, and the preference of ``'escapes'`` or ``'shorter'`` (any other
-        verdict, ``'sound'`` included, only blocks the set)."""
+        verdict, ``'sound'`` included, only blocks the set).  ``reply``, with
+        ``'escapes'``: the defender's reply that refuted an attacker first move (the
+        escape's witness); its route in the window becomes a preference of weight
+        :data:`ROUTE` (module docstring)."""
         if self.solver is None:
             return
         added = set(self.added)
@@ -293,6 +335,10 @@ class Reshaper:
             # its lines or a liberty, as they stand in the candidate)
             zone = self._zone() - added
             self._prefer({p for p in self.window if p in zone}, set())
+            if reply is not None:
+                # ... and above all closing the way out the search found
+                way = self.route(reply) - added
+                self._prefer({p for p in self.window if p in way}, set(), ROUTE)
         elif why == "shorter" and added:
             # too easy: prefer dropping one of those stones
             self._prefer(set(), added)
