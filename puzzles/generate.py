@@ -338,7 +338,9 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
     """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`:
     up to ``per_group`` candidates a group, each judged by :func:`check` (first search
     within :data:`SAT_QUICK` nodes) until one is sound, the verdict on each learned by
-    the reshaper.  ``Found.verdicts`` and ``Found.stages`` say where the time went."""
+    the reshaper.  A candidate with an escape certificate (:func:`puzzles.sat.certificate`)
+    is not judged: its hard clause is learned, it counts in ``Found.verdicts`` as
+    ``'certified'`` and not as a candidate.  ``Found.verdicts`` and ``Found.stages`` say where the time went."""
     from . import sat  # python-sat loads only for this generator
 
     t0 = time.process_time()
@@ -355,12 +357,22 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
             shaper = sat.Reshaper(pos, target, n)
             sat_seconds += time.process_time() - t
             with shaper:
-                for _ in range(per_group):
+                tries = 0
+                while tries < per_group:
                     t = time.process_time()
                     cand = shaper.next()
+                    cert = shaper.certificate() if cand is not None else None
+                    if cert is not None:
+                        # it escapes for sure (puzzles.sat, claim C): never searched, and
+                        # the certificate's clause blocks every candidate that keeps it
+                        shaper.learn_certificate(cert)
+                        _count(out, "certified")
                     sat_seconds += time.process_time() - t
                     if cand is None:
                         break
+                    if cert is not None:
+                        continue
+                    tries += 1
                     out.candidates += 1
                     witness: dict = {}
                     p, why = check(cand, target, n, "sat", version, quick=quick, clock=out.stages,

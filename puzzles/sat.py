@@ -37,18 +37,40 @@ next candidates without excluding any, because it is not a truth about them:
 
 **The escape's witness** (issue 21 item 5).  When the verdict ``escapes`` comes with the
 defender's reply that the first search found to refute an attacker first move (its
-killer at ply 1, :meth:`solver.search.capture.CaptureSearch.refutation`), the loop
-learns *how* the target got away: a soft clause of weight :data:`ROUTE` asks the next
+killer at ply 1, :meth:`solver.search.capture.CaptureSearch.refutation`), the loop can
+learn *how* the target got away: a soft clause of weight :data:`ROUTE` (off by
+default: it did not help, see there) asks the next
 candidate to add a stone on that reply's *route*: the reply point and, when it lies on
 a line from the target group through empty points only, those points (Y's new path
 runs there; an attacker stone on it closes that way out).  Its claim is only that this
 reply refuted some attacker first move in that candidate (``tests/test_sat.py`` checks
 it exactly on small boards), not that every candidate that leaves the route open
 escapes: the same exhaustive checks that sank the old hard generalisations apply, so
-it stays soft.  No escape verdict is turned into a hard clause beyond the exact set
-(and its symmetric forms): no sufficient condition for escaping that holds across
-candidates was found that the verifier does not already encode (the safe-target cut is
-the cardinality bound of constraint 2).
+it stays soft.  
+**Escape certificates: hard clauses** (:meth:`Reshaper.certificate`).  The verifier's
+safe-target cut (:mod:`solver.search.capture`) proves an escape from ``k + 1`` disjoint
+*items* of T with disjoint *reserves*; its items are T's paths and fresh lines (a new
+path through one empty point).  A *route* is a fresh line or its longer form: a line
+from a stone of T through empty points ``c1 .. cj`` (j >= 2) where ``cj`` is the first
+of ``c2 ..`` that touches no stone of T (j = 2: a fresh line): Y placing on ``cj`` is
+legal (it sees T) and makes a new path.  The cut's proof carries over to
+routes word for word (Y answers an X move by placing on the last point of a route X
+has not touched, or on a free reserve point of a surviving item; a route's reserve,
+the empty points next to ``cj`` that touch no stone of T and lie on no item, is used
+only once ``cj`` holds a Y stone, so it is legal then).  The encoding counts paths
+and fresh lines only, so a candidate can have ``n`` of them and routes besides, and
+escape for sure.
+
+A *certificate* is such a proof for a candidate: items and reserves, all empty points,
+with reserves that hold out for n X-moves (the count of the cut, without its common
+reserve).  It depends on nothing but its own points being empty and the defender's
+stones, which no candidate changes: **every candidate that adds no stone on a point of
+the certificate has the same certificate and escapes** (claim C).  So the clause "add a
+stone on one of its points" is hard and sound: it never blocks a candidate that can be
+a puzzle.  ``tests/test_sat.py`` checks claim C exhaustively on small boards (every
+window subset whose candidate keeps a certificate's points free escapes, by the exact
+verifier).  The generator looks for a certificate in each candidate before any search
+(:func:`puzzles.generate.sat_unit`): a candidate that has one is not searched.
 
 As hard clauses (they were, before issue 21) these blocked sound puzzles: on 4/5, n =
 1 and 2, exhaustive checks of every window subset found sound candidates that were
@@ -74,15 +96,17 @@ from pysat.formula import IDPool, WCNF
 
 from solver import Position
 
-__all__ = ["Reshaper", "MAX_ADDED", "PREFER", "ROUTE", "paths_of", "fresh_lines_of"]
+__all__ = ["Reshaper", "MAX_ADDED", "PREFER", "ROUTE", "certificate", "paths_of", "fresh_lines_of"]
 
 #: at most this many attacker stones are added to a seed position
 MAX_ADDED = 3
 #: the weight of a learned preference: breaking one costs as much as two more stones
 PREFER = 2
-#: the weight of an escape's route (see the module docstring): above :data:`PREFER`,
-#: since it names the way out the verifier found, not any resource of the target
-ROUTE = 3
+#: the weight of an escape's route (see the module docstring); 0: not learned.  Off:
+#: measured on 6/7 on the bench's seeds, weight 3 (above :data:`PREFER`) gave 55
+#: puzzles in 11.9 CPU s against 62 in 11.5 without it (n = 3, 40 units) and 21 in
+#: 32.0 against 22 in 32.9 (n = 4, 16 units); weight 1, 22 in 34.6
+ROUTE = 0
 
 
 def _groups(pos: Position, color: str) -> list[set[int]]:
@@ -120,12 +144,90 @@ def fresh_lines_of(board, group: set[int], occupied: set[int]) -> list[tuple[int
     return out
 
 
+def _enough(res: list[int], k: int) -> bool:
+    """Whether items with reserves ``res`` (increasing) hold out for ``k`` X-moves: the
+    count of :func:`solver.search.capture._enough` with no common reserve and no
+    wasted move."""
+    m = len(res)
+    for use in range(m, k, -1):
+        lo = m - use
+        if all(sum(res[lo:lo + use - c]) - (j - c) - (j - 1) >= 1
+               for j in range(1, k + 1) for c in range(0, j + 1)):
+            return True
+    return False
+
+
+def certificate(board, tgroup: set[int], own: set[int], occupied: set[int], k: int) -> frozenset | None:
+    """The points (items and reserves) of a proof that X cannot capture the Y group
+    ``tgroup`` within ``k`` moves, X to move, by disjoint paths, fresh lines and routes
+    of the group with disjoint reserves (module docstring); None when the greedy
+    choice here finds none.  ``own``: the Y stones; ``occupied``: every stone."""
+    near = {q for s in tgroup for q in board.neighbours[s]} - occupied
+    # (points, the stone or point its reserve lies around, whether around its group)
+    segs, lines = [], []
+    for s in sorted(tgroup):
+        for ray in board.rays[s]:
+            between = []
+            end = None
+            for p in ray:
+                if p in occupied:
+                    end = p
+                    break
+                between.append(p)
+            if end is not None and between and end in own and end not in tgroup:
+                segs.append((tuple(between), end, True))  # a path: reserve around the partner group
+                continue
+            # a fresh line or a route: the first empty point that touches no stone of T
+            for i, p in enumerate(between):
+                if i >= 1 and p not in near:
+                    lines.append((tuple(between[:i + 1]), p, False))  # reserve around that point
+                    break
+    if len(segs) + len(lines) < k + 1:
+        return None
+    blocked = set(near)
+    for pts, _, _ in segs + lines:
+        blocked.update(pts)
+    empty = set(range(board.size)) - occupied
+
+    def group_of(stone: int) -> set[int]:
+        g, todo = {stone}, [stone]
+        while todo:
+            for q in board.neighbours[todo.pop()]:
+                if q in own and q not in g:
+                    g.add(q)
+                    todo.append(q)
+        return g
+
+    taken: set[int] = set()
+    assigned: set[int] = set()
+    items = []  # (points, reserve): disjoint, as the cut's
+    # shortest paths first, then the shortest lines (the cut's order)
+    for pts, anchor, is_path in sorted(segs, key=lambda it: len(it[0])) + sorted(lines, key=lambda it: len(it[0])):
+        if taken & set(pts):
+            continue
+        around = {q for z in (group_of(anchor) if is_path else {anchor}) for q in board.neighbours[z]}
+        reserve = (around & empty) - blocked - assigned
+        taken.update(pts)
+        assigned |= reserve
+        items.append((pts, reserve))
+    if len(items) < k + 1 or not _enough(sorted(len(r) for _, r in items), k):
+        return None
+    out: set[int] = set()
+    for pts, reserve in items:
+        out.update(pts)
+        out |= reserve
+    return frozenset(out)
+
+
 class Reshaper:
     """Candidates around one target, fewest added stones first (a context manager: it
     owns a SAT solver)."""
 
     def __init__(self, position: Position, target: str, n: int):
         self.position = position
+        self.n = n
+        #: the escape certificates learned from (hard clauses, claim C)
+        self.certified: list[frozenset] = []
         b = position.board
         self.board = b
         x, y = position.to_move, ("D" if position.to_move == "L" else "L")
@@ -301,6 +403,20 @@ class Reshaper:
                     between.append(p)
         return out
 
+    def certificate(self) -> frozenset | None:
+        """The points of an escape certificate of the last candidate (module
+        docstring, claim C), or None when this check finds none."""
+        return certificate(self.board, self.tgroup, self.own, self.occupied | set(self.added), self.n)
+
+    def learn_certificate(self, points: frozenset) -> None:
+        """The hard clause of a certificate: a later candidate adds a stone on one of
+        its ``points`` (those in the window: the others no candidate can take), with
+        its symmetric forms.  Sound by claim C; it also blocks the last candidate."""
+        if self.solver is None:
+            return
+        self._clause({p for p in self.window if p in points}, set())
+        self.certified.append(frozenset(points))
+
     @staticmethod
     def allows(clause: tuple[frozenset, frozenset], added) -> bool:
         """Whether the set of added points ``added`` satisfies a learned ``clause``."""
@@ -335,7 +451,7 @@ class Reshaper:
             # its lines or a liberty, as they stand in the candidate)
             zone = self._zone() - added
             self._prefer({p for p in self.window if p in zone}, set())
-            if reply is not None:
+            if reply is not None and ROUTE > 0:
                 # ... and above all closing the way out the search found
                 way = self.route(reply) - added
                 self._prefer({p for p in self.window if p in way}, set(), ROUTE)

@@ -12,7 +12,8 @@ per CPU-minute, the SAT/baseline ratios of all puzzles and of dual-free puzzles 
 CPU-minute (issue 21 asks for 5x at n = 3, 4 and 5), the **raw cook rate** (the share
 of candidates the verifier rejects, in all and by reason: ``escapes``, no capture
 within n found; ``shorter``, a capture within n - 1; ``cooked``, a second key;
-``budget``, a search ran out) and the CPU seconds of each stage
+``budget``, a search ran out), the SAT candidates blocked by an escape certificate
+before any search (``certified``, :func:`puzzles.sat.certificate`) and the CPU seconds of each stage
 (:data:`puzzles.generate.STAGES`, by outcome).  ``--out FILE`` writes all of it as
 JSON with the command and the code version (``--json``: to stdout).  ``--source
 selfplay`` takes the seed positions from the engine's self-play games instead (each
@@ -66,6 +67,9 @@ def measure(method: str, board: str, n: int, seed: int, count: int, source: tupl
         "dual_free_per_cpu_minute": round(dual / cpu * 60, 2) if cpu else 0.0,
         "raw_cook_rate": round(rejected / cands, 3) if cands else None,
         "rejected": {k: verdicts.get(k, 0) for k in REASONS},
+        # SAT candidates with an escape certificate (puzzles.sat, claim C): blocked
+        # by their hard clause before any search, not counted as candidates
+        "certified": verdicts.get("certified", 0),
         "rejected_share": {k: round(verdicts.get(k, 0) / cands, 3) if cands else None for k in REASONS},
         "stage_seconds": {k: round(v, 2) for k, v in sorted(stages.items())},
     }
@@ -103,7 +107,8 @@ def main() -> int:
             cooks = ", ".join(f"{k} {m['rejected'][k]}" for k in REASONS)
             print(f"n={n} {method:8s} {m['puzzles']:4d} puzzles ({m['dual_free']} dual-free) from "
                   f"{m['candidates']} candidates, {m['cpu_seconds']:7.1f} CPU s, {m['per_cpu_minute']:7.1f}/CPU-min "
-                  f"({m['dual_free_per_cpu_minute']:.1f} dual-free); raw cook rate {m['raw_cook_rate']} ({cooks})",
+                  f"({m['dual_free_per_cpu_minute']:.1f} dual-free); raw cook rate {m['raw_cook_rate']} ({cooks}); "
+                  f"certified escapes {m['certified']}",
                   file=sys.stderr, flush=True)
             print("      stages: " + ", ".join(f"{k} {v:.1f}s" for k, v in m["stage_seconds"].items()),
                   file=sys.stderr, flush=True)

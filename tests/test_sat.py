@@ -8,7 +8,11 @@
   that the encoding admits is proposed by the loop run to exhaustion, so no learned
   clause (hard, soft or symmetric) ever blocked a sound puzzle;
 - the symmetric forms: a position mapped onto itself by a board symmetry gets the
-  image of each learned clause, and the image of a candidate is the same puzzle.
+  image of each learned clause, and the image of a candidate is the same puzzle;
+- the escape's witness: the defender reply the first search reports
+  (``CaptureSearch.refutation``) refutes some attacker first move, checked exactly
+  move by move; its route lies on the target's lines; the loop learning from
+  witnesses still proposes every sound candidate (the route clause is soft).
 """
 
 from __future__ import annotations
@@ -64,27 +68,60 @@ def _loop(shaper: sat.Reshaper, judge, limit: int = 400) -> list[frozenset]:
         for cl in clauses:
             assert sat.Reshaper.allows(cl, added), "a candidate breaks a learned clause"
         seen.append(added)
-        shaper.learn(judge(cand, len(seen)))
+        verdict = judge(cand, len(seen))  # a verdict, or (verdict, the escape's witness)
+        shaper.learn(*verdict) if isinstance(verdict, tuple) else shaper.learn(verdict)
     pytest.fail("the loop did not end")
 
 
+def _checked(cand: Position, target: str, n: int) -> tuple[str, str | None]:
+    """The generator's verdict (first search within 20,000 nodes) and the escape's
+    witness, as sat_unit passes them to Reshaper.learn."""
+    w: dict = {}
+    why = G.check(cand, target, n, "sat", "test", quick=20_000, witness=w)[1]
+    return why, w.get("reply")
+
+
+def _exact_witness(cand: Position, target: str, n: int) -> tuple[str, str | None]:
+    """The exact verdict, and for an escape the refutation of a search with no budget."""
+    why = _exact(cand, target, n)
+    reply = None
+    if why == "escapes":
+        s = capture.CaptureSearch(cand, target)
+        assert s.captures(n) is False
+        reply = s.refutation(1)
+    return why, reply
+
+
 @pytest.mark.parametrize("board,n,seed", [("4/5", 1, 4), ("4/5", 2, 9), ("4/5", 3, 1), ("6/7", 3, 7)])
-def test_a_learned_candidate_never_comes_back(board, n, seed):
+def test_a_learned_candidate_never_comes_back(board, n, seed, monkeypatch):
+    monkeypatch.setattr(sat, "ROUTE", 3)  # the escape's route learned too (off by default)
     pos = _position(board, seed)
     proposed = 0
     for target in G._defender_targets(pos)[:6]:
         with sat.Reshaper(pos, target, n) as shaper:
             if board == "4/5":
-                seen = _loop(shaper, lambda c, i: G.check(c, target, n, "sat", "test", quick=20_000)[1])
+                seen = _loop(shaper, lambda c, i: _checked(c, target, n))
             else:  # the verifier is slower there: made-up verdicts, every kind
                 seen = _loop(shaper, lambda c, i: ("escapes", "shorter", "cooked", "budget")[i % 4], limit=60)
             proposed += len(seen)
     assert proposed >= 5
 
 
-# (seed, n): 4/5 cases where the old hard generalisations blocked sound candidates
+def _certified_or_exact(shaper: sat.Reshaper, cand: Position, target: str, n: int):
+    """As sat_unit judges: a candidate with an escape certificate gets its hard clause
+    (and is an escape, claim C); any other the exact verdict and witness."""
+    cert = shaper.certificate()
+    if cert is not None:
+        shaper.learn_certificate(cert)
+        return "escapes", None
+    return _exact_witness(cand, target, n)
+
+
+# (seed, n): 4/5 cases where the old hard generalisations blocked sound candidates;
+# the loop learns from the exact verdict and, for an escape, its witness (the route)
 @pytest.mark.parametrize("seed,n", [(1, 1), (1, 2), (4, 2), (6, 2), (9, 2), (11, 1)])
-def test_no_learned_clause_blocks_a_sound_candidate(seed, n):
+def test_no_learned_clause_blocks_a_sound_candidate(seed, n, monkeypatch):
+    monkeypatch.setattr(sat, "ROUTE", 3)  # the escape's route learned too (off by default)
     pos = _position("4/5", seed)
     sound_total = 0
     for target in G._defender_targets(pos):
@@ -92,7 +129,7 @@ def test_no_learned_clause_blocks_a_sound_candidate(seed, n):
             if shaper.solver is None:
                 continue
             window = list(shaper.window)
-            proposed = set(_loop(shaper, lambda c, i: _exact(c, target, n)))
+            proposed = set(_loop(shaper, lambda c, i: _certified_or_exact(shaper, c, target, n)))
         for k in range(sat.MAX_ADDED + 1):
             for points in itertools.combinations(window, k):
                 cand = _with(pos, points)
@@ -105,6 +142,103 @@ def test_no_learned_clause_blocks_a_sound_candidate(seed, n):
                     sound_total += 1
                     assert frozenset(points) in proposed, (target, sorted(points))
     assert sound_total > 0
+
+
+# (board, seed, n): small cases, every window subset of at most MAX_ADDED points
+@pytest.mark.parametrize("board,seed,n", [
+    ("4/5", 1, 1), ("4/5", 2, 1), ("4/5", 4, 2), ("4/5", 9, 2), ("4/5", 10, 2), ("4/5", 10, 3),
+    ("5/6", 5, 1), ("5/6", 7, 2), ("5/6", 7, 3),
+])
+def test_a_certificate_holds_for_every_candidate_that_keeps_it(board, seed, n):
+    # claim C of puzzles.sat: when a candidate has an escape certificate, every
+    # candidate that adds no stone on its points escapes (exact verifier), so its
+    # hard clause never blocks a puzzle; checked over every subset of the window
+    pos = _position(board, seed)
+    b = pos.board
+    certs = checked = 0
+    for target in G._defender_targets(pos):
+        with sat.Reshaper(pos, target, n) as shaper:
+            window, tgroup, own, occupied = shaper.window, shaper.tgroup, shaper.own, shaper.occupied
+        subsets = [frozenset(pts) for k in range(sat.MAX_ADDED + 1)
+                   for pts in itertools.combinations(window, k) if _with(pos, pts) is not None]
+        escapes: dict = {}
+        found = set()
+        for pts in subsets:
+            cert = sat.certificate(b, tgroup, own, occupied | pts, n)
+            if cert is None or cert in found:
+                continue
+            found.add(cert)
+            certs += 1
+            assert not cert & (occupied | pts)  # its points are empty
+            for other in subsets:
+                if other & cert:
+                    continue
+                if other not in escapes:
+                    escapes[other] = capture.capture_within(_with(pos, other), target, n) is False
+                    checked += 1
+                assert escapes[other], (target, sorted(pts), sorted(other))
+    assert certs > 0 and checked > 0
+
+
+def _refutes(pos: Position, target: str, n: int, reply: str) -> bool:
+    """Whether ``reply`` refutes some legal first move of the attacker in ``pos``: Y may
+    play it after that move, and X then cannot capture within n - 1 (n = 1: the target
+    is still there), checked with no budget and the line on the search path."""
+    s = capture.CaptureSearch(pos, target)
+    for m in pos.legal_moves():
+        after = pos.play(m)
+        if after.outcome is not None or reply not in after.legal_moves():
+            continue
+        last = after.play(reply)
+        if s.target_gone(last):
+            continue
+        if n == 1:
+            return True
+        if last.outcome is not None:
+            continue  # the game ended: X lost (a draw is a repetition, also a failure)
+        s.load([pos, after, last])
+        if s.captures(n - 1) is False:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("board,seeds", [("4/5", range(1, 9)), ("5/6", range(1, 4))])
+def test_an_escape_witness_refutes_an_attacker_move(board, seeds):
+    # the claim of CaptureSearch.refutation and of the witness check() passes on, exact
+    # on every escape of the seed positions and their first SAT candidates, n = 1..3;
+    # and the route of the reply (Reshaper.route) lies on the target's lines
+    checked = 0
+    for seed in seeds:
+        pos = _position(board, seed)
+        for target in G._defender_targets(pos)[:4]:
+            for n in (1, 2, 3):
+                with sat.Reshaper(pos, target, n) as shaper:
+                    cands = [pos]
+                    c = shaper.next()
+                    if c is not None:
+                        cands.append(c)
+                    for cand in cands:
+                        w: dict = {}
+                        why = G.check(cand, target, n, "sat", "test", quick=20_000, witness=w)[1]
+                        if why != "escapes":
+                            assert "reply" not in w
+                            continue
+                        reply = w["reply"]
+                        if reply is None:
+                            continue
+                        checked += 1
+                        assert _refutes(cand, target, n, reply), (str(cand), target, n, reply)
+                        if cand is c:
+                            b = cand.board
+                            route = shaper.route(reply)
+                            occupied = {b.index(p) for p in cand.stones("L") | cand.stones("D")}
+                            r = b.index(reply)
+                            assert r in route and not route & occupied
+                            for p in route - {r}:
+                                # p lies between a target stone and the reply, on one line
+                                assert any(p in ray and r in ray and ray.index(p) < ray.index(r)
+                                           for t in shaper.tgroup for ray in b.rays[t])
+    assert checked >= 10
 
 
 def test_symmetric_forms_are_learned_and_equivalent():
