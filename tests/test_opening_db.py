@@ -173,6 +173,18 @@ def test_lookup_budget_does_not_pay_for_a_first_compile(monkeypatch):
     assert all(a.value != Value.UNKNOWN for a in r.moves.values())
 
 
+def test_a_lookup_wholly_from_the_database_loads_no_search(monkeypatch):
+    """Easy questions get fast answers: the empty 3/4 board and its moves are all in the
+    database, so no search kernel is loaded (on a cold cache that is a compile)."""
+    import solver.search.prove as prove_module
+
+    calls = []
+    monkeypatch.setattr(prove_module, "load_kernels", lambda *a, **k: calls.append(a))
+    r = lookup(Position.start("3/4"), seconds=1.0)
+    assert r.value.source == "database" and {a.source for a in r.moves.values()} == {"database"}
+    assert calls == []
+
+
 # -- damaged files -----------------------------------------------------------------------
 def _small_db() -> OpeningDatabase:
     ps = random_positions(B23, 20, 3, seed=1)

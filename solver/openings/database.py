@@ -317,14 +317,11 @@ def lookup(position: Position, *, seconds: float | None = 10.0, tt_mb: float = 1
     when it holds it, else from a df-pn proof; ``seconds`` (None: no bound) is the whole
     budget of the live proofs, shared evenly among the ones still to run.  Moves whose
     positions are the same up to symmetry share one proof.  An undecided answer is
-    ``'unknown'``, never a guess.  The kernels are compiled before the clock starts: a
-    board's first use takes tens of seconds, which the budget is not for."""
-    if position.outcome is None and (seconds is None or seconds > 0.005):
-        from ..search.prove import load_kernels
-
-        load_kernels(position.board, "dfpn")
+    ``'unknown'``, never a guess.  The search's kernels are loaded only when a proof is
+    needed, and before the budget's clock starts: a board's first use compiles them for
+    tens of seconds, which the budget is not for (and an answer wholly from the database
+    needs none)."""
     t0 = time.perf_counter()
-    deadline = None if seconds is None else t0 + seconds
     out = Lookup(str(position), position.to_move, Answer(Value.UNKNOWN, "proof"))
     if position.outcome is not None:
         out.value = _rules_answer(position)
@@ -347,6 +344,11 @@ def lookup(position: Position, *, seconds: float | None = 10.0, tt_mb: float = 1
     if own is not None:
         out.value = Answer(own.value, "database", own.nodes, own.seconds)
     runs = len(pending) + (own is None)
+    if runs and (seconds is None or seconds > 0.005):
+        from ..search.prove import load_kernels
+
+        load_kernels(position.board, "dfpn")
+    deadline = None if seconds is None else time.perf_counter() + seconds
     for members in pending.values():
         share = None if deadline is None else (deadline - time.perf_counter()) / max(runs, 1)
         runs -= 1
