@@ -331,8 +331,9 @@ class ExclusiveLock:
 
     It is filelock's ``FileLock``: ``flock`` on Unix, ``LockFileEx`` on Windows, an
     existence lock where the file system has no ``flock`` (some network file systems).
-    The operating system drops the lock when its process dies, so a killed run leaves
-    no lock behind that would refuse the next one.
+    With ``flock`` and ``LockFileEx`` the operating system drops the lock when its
+    process dies, so a killed run leaves no lock behind that would refuse the next one;
+    an existence lock left by a killed run stays until its file is removed.
 
     :meth:`release` removes the lock file, so that a run leaves nothing beside its
     files.  On Unix it is unlinked while still held: a process that opened the old file
