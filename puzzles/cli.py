@@ -150,8 +150,9 @@ Examples:
 @click.option("--n", "n", type=click.IntRange(1, MAX_N), required=True, help="Capture in this many moves.")
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
               help="Puzzles the file should hold.")
-@click.option("--method", type=click.Choice(["sat", "baseline"]), default="sat", show_default=True,
-              help="sat: reshape game positions with MaxSAT; baseline: game positions as they are.")
+@click.option("--method", type=click.Choice(["sat", "baseline", "extend"]), default="sat", show_default=True,
+              help="sat: reshape game positions with MaxSAT; baseline: game positions as they are; "
+                   "extend: change sat's (n-1)-movers in one point.")
 @click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=1, show_default=True, help="Worker processes.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
               help="Seed of the games (a run is reproducible).")

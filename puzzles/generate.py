@@ -11,6 +11,12 @@ the exact verifier (:mod:`puzzles.verdict` over
   solutions add a few stones of the attacker near the group so that the group is in
   trouble (few paths and few ways to make new ones) while every defender group stays
   alive; each solution is a candidate, and the verifier's verdict becomes new clauses.
+- **extend** (n >= 2): the **sat** generator's (n-1)-movers of the same seed positions,
+  each changed in one point near its target (:func:`one_point_changes`: an attacker
+  stone taken off, or a defender stone put on), so that the capture may take one move
+  more; the first change that makes a sound n-mover is kept.  On 6/7 at n = 6 the sat
+  generator found 1 puzzle in 722 CPU s (32 self-play games): its candidates' first
+  searches mostly find no capture, while a proven 5-mover is one resource away.
 
 **Seed sources** (``source``, :func:`seed_positions`): ``random``, the baseline, one
 position of a seeded random game (:func:`seed_position`); ``selfplay``, positions of a
@@ -68,11 +74,11 @@ __all__ = [
     "baseline_unit", "sat_unit", "run_unit", "generate", "exclusive", "read_state", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
-    "read_records",
+    "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "extend_unit",
 ]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
-BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000}
+BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000, 6: 6_000_000}
 #: node budget of the first search, for a capture at all (see :func:`check`)
 QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
 #: node budget of the SAT generator's first search, by n.  Its candidates are built so
@@ -82,12 +88,20 @@ QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
 #: its 138 escapes at n = 5 spent the whole 200,000 of :data:`QUICK`: half of the
 #: generator's time (issue 21 item 5).  It decides only what is dropped unproven.
 SAT_QUICK = {1: 60_000, 2: 60_000, 3: 60_000, 4: 60_000, 5: 60_000}
+#: node budget of the extend generator's first search, by n: a 6/7 5-mover changed in
+#: one point showed its capture in 6 (if any) within 0.5-7 CPU s of searching for a
+#: capture in 5 and then in 6
+EXTEND_QUICK = 1_000_000
+#: the most one-point changes of one (n-1)-mover the extend generator judges
+EXTEND_TRIES = 24
 #: the stages of a unit's CPU time (:attr:`Found.stages`): drawing seed positions,
 #: the SAT solver (building a :class:`puzzles.sat.Reshaper`, its candidates and
 #: clauses), the first search (:data:`QUICK`), the search for a shorter capture, and
 #: the full verification (keys, line, rating, themes); the last three are recorded by
 #: outcome, as ``'quick:escapes'``, ``'quick:pass'``, ``'verify:sound'`` and so on
 STAGES = ("seeds", "sat", "quick", "shorter", "verify")
+#: the generators (see the module docstring)
+METHODS = ("sat", "baseline", "extend")
 #: where seed positions come from (see the module docstring)
 SOURCE_KINDS = ("random", "selfplay", "records")
 #: the engine's playouts a move in self-play games: a 6/7 game of 108 plies took 5.8 CPU
@@ -390,11 +404,86 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
     return out
 
 
+def one_point_changes(pos: Position, target: str) -> list[tuple[str, Position]]:
+    """The valid positions one point away from ``pos`` near the target's group (X, the
+    player to move, attacks the group of ``target``): ``('-a5', q)``, an X stone
+    taken off a point within two steps of the group, or ``('+a5', q)``, a Y stone put on
+    an empty point there; in board order, X still to move.  A change that leaves the
+    position invalid (Y, not to move, with a dead group) or over is left out.  Each
+    gives Y a resource or takes one from X, so a capture in n-1 may take n moves.
+
+    >>> from solver import Position
+    >>> pos = Position.parse("D1D/4/DL2L/1DD1L1/L1L2/DDL1/D1L L")
+    >>> [c for c, _ in one_point_changes(pos, "g1")]
+    ['-e2', '+e3', '+f1', '+f2', '+f3', '+g2']
+    """
+    from solver.position import InvalidPositionError
+
+    board = pos.board
+    x = pos.to_move
+    y = "D" if x == "L" else "L"
+    group = next(g for g in pos.groups(y) if target in g)
+    near = {board.index(s) for s in group}
+    for _ in range(2):
+        near |= {q for p in near for q in board.neighbours[p]}
+    stones = {"L": set(pos.stones("L")), "D": set(pos.stones("D"))}
+    out = []
+    for p in sorted(near):
+        name = board.name_of(p)
+        if name in stones[y]:
+            continue
+        change = dict(stones)
+        if name in stones[x]:
+            if len(stones[x]) <= 2:
+                continue  # X keeps a stone that can see another
+            change[x] = stones[x] - {name}
+            label = "-" + name
+        else:
+            change[y] = stones[y] | {name}
+            label = "+" + name
+        try:
+            q = Position(board, change["L"], change["D"], x)
+        except InvalidPositionError:
+            continue
+        if q.outcome is None:
+            out.append((label, q))
+    return out
+
+
+def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
+                tries: int = EXTEND_TRIES) -> Found:
+    """The sat generator's (n-1)-movers of the unit's seed positions
+    (:func:`sat_unit`), each changed in one point (:func:`one_point_changes`, at most
+    ``tries`` of them) until a change is a sound n-mover: one puzzle per (n-1)-mover,
+    with its region and source.  ``Found.stages`` holds the (n-1)-movers' search
+    under ``'parents'``; their puzzles are not counted as candidates."""
+    if n < 2:
+        raise ValueError(f"the extend generator needs n >= 2, not {n!r}")
+    t0 = time.process_time()
+    parents = sat_unit(board, n - 1, unit_seed, version, source=source)
+    out = Found()
+    out.stages["parents"] = parents.seconds
+    for parent, region in zip(parents.puzzles, parents.regions, strict=True):
+        pos = parent.to_position()
+        for _, cand in one_point_changes(pos, parent.target)[:tries]:
+            out.candidates += 1
+            p, why = check(cand, parent.target, n, "extend", version, quick=EXTEND_QUICK, clock=out.stages)
+            _count(out, why)
+            if p is not None:
+                out.puzzles.append(dataclasses.replace(p, source=parent.source))
+                out.regions.append(region)
+                break
+    out.seconds = time.process_time() - t0
+    return out
+
+
 def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str,
              source: tuple = ("random",)) -> Found:
-    """One unit of ``method`` ('sat' or 'baseline') on seeds from ``source`` (see
-    :func:`seed_positions`); picklable for worker processes."""
+    """One unit of ``method`` ('sat', 'baseline' or 'extend') on seeds from ``source``
+    (see :func:`seed_positions`); picklable for worker processes."""
     board = Board.parse(board_name)
+    if method == "extend":
+        return extend_unit(board, n, unit_seed, version, source=source)
     if method == "sat":
         return sat_unit(board, n, unit_seed, version, source=source)
     return baseline_unit(board, n, unit_seed, version, source=source)
@@ -518,8 +607,10 @@ def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up
         raise ValueError(f"--n must be a whole number from 1 to {capture.MAX_N}, not {n!r}")
     if not whole(count) or not 1 <= count <= MAX_COUNT:
         raise ValueError(f"--count must be a whole number from 1 to {MAX_COUNT:,}, not {count!r}")
-    if method not in ("sat", "baseline"):
-        raise ValueError(f"--method must be sat or baseline, not {method!r}")
+    if method not in METHODS:
+        raise ValueError(f"--method must be one of {', '.join(METHODS)}, not {method!r}")
+    if method == "extend" and n < 2:
+        raise ValueError("--method extend builds on (n-1)-movers: it needs --n 2 or more")
     if not whole(jobs) or not 1 <= jobs <= MAX_JOBS:
         raise ValueError(f"--jobs must be a whole number from 1 to {MAX_JOBS}, not {jobs!r}")
     if not whole(seed) or not 0 <= seed < 2**63:

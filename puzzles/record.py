@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: the generators a record may name
-GENERATORS = ("sat", "baseline")
+GENERATORS = ("sat", "baseline", "extend")
 
 #: the theme names a record may list, in the order they are listed (defined in
 #: :mod:`puzzles.themes`)

@@ -129,6 +129,81 @@ def test_units_are_reproducible_and_sound():
         assert 1 <= p.difficulty <= 5 and p.generator in ("sat", "baseline")
 
 
+def _differ(a: Position, b: Position) -> list[str]:
+    return sorted(p for p in a.board.names
+                  if (p in a.stones("L"), p in a.stones("D")) != (p in b.stones("L"), p in b.stones("D")))
+
+
+@pytest.mark.parametrize("board,seed", [("3/4", s) for s in range(1, 40)] + [("4/5", s) for s in range(1, 20)])
+def test_one_point_changes_are_valid_positions_one_point_away_near_the_target(board, seed):
+    pos = _position(board, seed)
+    b = pos.board
+    x = pos.to_move
+    y = "D" if x == "L" else "L"
+    for target in G._defender_targets(pos):
+        group = next(g for g in pos.groups(y) if target in g)
+        near = {b.index(s) for s in group}
+        for _ in range(2):
+            near |= {q for p in near for q in b.neighbours[p]}
+        got = G.one_point_changes(pos, target)
+        labels = [c for c, _ in got]
+        assert len(set(labels)) == len(labels)
+        for label, q in got:
+            point = label[1:]
+            assert _differ(pos, q) == [point] and b.index(point) in near
+            assert q.to_move == x and q.outcome is None
+            if label[0] == "-":
+                assert point in pos.stones(x) and point not in q.stones(x)
+            else:
+                assert point not in pos.stones(x) | pos.stones(y) and point in q.stones(y)
+            # valid: Y, not to move, has no dead group (the reference rules' own check)
+            Position.parse(str(q))
+        # every change left out is invalid or over: Y dead, or X left with too few stones
+        for p in sorted(near):
+            name = b.name_of(p)
+            if name in pos.stones(y) or f"+{name}" in labels or f"-{name}" in labels:
+                continue
+            if name in pos.stones(x) and len(pos.stones(x)) <= 2:
+                continue
+            with pytest.raises(ValueError):
+                stones = {"L": set(pos.stones("L")), "D": set(pos.stones("D"))}
+                if name in stones[x]:
+                    stones[x].discard(name)
+                else:
+                    stones[y].add(name)
+                q = Position(b, stones["L"], stones["D"], x)
+                if q.outcome is not None:
+                    raise ValueError("over")
+
+
+def test_the_extend_generator_turns_n_minus_1_movers_into_sound_n_movers():
+    # each puzzle is one point away from a sound (n-1)-mover of the same seeds, sound with
+    # its key at n by the verifier and by the networkx reference twin, and the unit is
+    # reproducible
+    found, parents = [], []
+    for seed in (1000, 1001, 1002):
+        a = G.run_unit("extend", "4/5", 2, seed, "test")
+        b = G.run_unit("extend", "4/5", 2, seed, "test")
+        assert [p.to_dict() for p in a.puzzles] == [p.to_dict() for p in b.puzzles]
+        assert a.candidates >= len(a.puzzles) and "parents" in a.stages
+        found += a.puzzles
+        parents += G.run_unit("sat", "4/5", 1, seed, "test").puzzles
+    assert len(found) >= 3, "these seeds give puzzles"
+    for p in found:
+        pos = p.to_position()
+        assert p.generator == "extend" and p.n == 2
+        parent = [q for q in parents if q.target == p.target and len(_differ(q.to_position(), pos)) == 1]
+        assert parent, f"{p.position} is one point from no 1-mover of its seeds"
+        v = verify(pos, p.target, 2)
+        assert v.sound and v.keys == [p.key] and not v.shorter
+        ref = reference_verdict(pos, p.target, 2)
+        assert ref["sound"] and ref["keys"] == [p.key]
+    with pytest.raises(ValueError, match="n >= 2"):
+        G.extend_unit(Board.parse("4/5"), 1, 1000, "test")
+    with pytest.raises(ValueError, match="--n 2 or more"):
+        G.check_request(1, 1, "extend", 1, 0, 1)
+
+
 def test_the_first_generators_score_grows_with_length_and_effort():
     # puzzles.rating keeps the first generator's scale only to read old records
     from puzzles.rating import Features, _old_score, old_rating
