@@ -372,6 +372,7 @@ def test_a_request_nothing_meets_stops_with_exit_3(tmp_path, args, run_cli):
 @pytest.mark.parametrize("args", [
     ["--count", "0"], ["--count", "-1"], ["--count", str(10**30)], ["--n", "0"], ["--n", "100"],
     ["--jobs", "0"], ["--jobs", "100000"], ["--seed", "-1"], ["--give-up-after", "0"], ["--board", "9/9"],
+    ["--method", "extend"],  # with --n 1: extend builds on (n-1)-movers
 ])
 def test_absurd_options_are_one_line(tmp_path, args, run_cli):
     base = {"--n": "1", "--count": "1", "--board": "4/5"}
