@@ -22,7 +22,7 @@ import click
 from solver.files import interrupt_on_sigterm, write_atomic
 from solver.search.capture import MAX_N
 
-from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, SELFPLAY_PLAYOUTS
+from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS
 from .record import Puzzle, PuzzleFormatError, default_search_files, load_jsonl, parse_puzzle_ref
 
 #: the format and version of ``audit --json``'s lines (their ``"schema"`` key); its JSON Schema is
@@ -150,7 +150,7 @@ Examples:
 @click.option("--n", "n", type=click.IntRange(1, MAX_N), required=True, help="Capture in this many moves.")
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
               help="Puzzles the file should hold.")
-@click.option("--method", type=click.Choice(["sat", "baseline", "extend"]), default="sat", show_default=True,
+@click.option("--method", type=click.Choice(METHODS), default="sat", show_default=True,
               help="sat: reshape game positions with MaxSAT; baseline: game positions as they are; "
                    "extend: change sat's (n-1)-movers in one point.")
 @click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=1, show_default=True, help="Worker processes.")
