@@ -424,9 +424,7 @@ def one_point_changes(pos: Position, target: str) -> list[tuple[str, Position]]:
     x = pos.to_move
     y = "D" if x == "L" else "L"
     group = next(g for g in pos.groups(y) if target in g)
-    near = {board.index(s) for s in group}
-    for _ in range(2):
-        near |= {q for p in near for q in board.neighbours[p]}
+    near = board.near({board.index(s) for s in group}, 2)
     stones = {"L": set(pos.stones("L")), "D": set(pos.stones("D"))}
     out = []
     for p in sorted(near):

@@ -238,9 +238,7 @@ class Reshaper:
         t = b.index(target)
         tgroup = next(g for g in groups if t in g)
         # the window: empty points within two steps of T, plus T's paths and fresh lines
-        ring = set(tgroup)
-        for _ in range(2):
-            ring |= {q for p in ring for q in b.neighbours[p]}
+        ring = b.near(tgroup, 2)
         self.tgroup, self.own, self.occupied = tgroup, own, occupied
         tpaths = paths_of(b, tgroup, own, occupied)
         tfresh = fresh_lines_of(b, tgroup, occupied)

@@ -191,6 +191,19 @@ class Board:
     def name_of(self, p: int) -> str:
         return self.names[p]
 
+    def near(self, points, steps: int) -> set[int]:
+        """The points within ``steps`` steps (neighbour to neighbour) of any of ``points``
+        (indices), those included.
+
+        >>> b = Board.get(2)
+        >>> sorted(b.name_of(p) for p in b.near({b.index("a1")}, 1))
+        ['a1', 'a2', 'b1', 'b2']
+        """
+        out = set(points)
+        for _ in range(steps):
+            out |= {q for p in out for q in self.neighbours[p]}
+        return out
+
     def index_of_coords(self, q: int, r: int) -> int:
         """The index of the point at axial (q, r), or -1 off the board."""
         return self._index.get((q, r), -1)

@@ -203,6 +203,15 @@ def test_neighbours(board):
     assert min(len(ns) for ns in board.neighbours) >= 2
 
 
+def test_near_is_networkx_distance(board):
+    g = nx.Graph((p, q) for p in range(board.size) for q in board.neighbours[p])
+    dist = dict(nx.all_pairs_shortest_path_length(g))
+    for steps in range(4):
+        for points in ([0], [board.size // 2], [0, board.size - 1], list(range(0, board.size, 5))):
+            want = {q for q in range(board.size) if min(dist[p][q] for p in points) <= steps}
+            assert board.near(points, steps) == want
+
+
 def test_directions_come_in_opposite_pairs():
     assert len(DIRECTIONS) == 6
     for d in range(6):
