@@ -67,7 +67,7 @@ def test_ratings_are_one_to_five_and_cut_within_n():
         assert R.rating(cuts[0] - 1, board, n) == 1 and R.rating(cuts[-1], board, n) == 5
         assert [R.rating(c, board, n) for c in cuts] == [2, 3, 4, 5]
     # an unmeasured board or n borrows the nearest measured cuts
-    assert R.rating(R.CUTS[("6/7", 5)][2], "6/7", 6) == 4
+    assert R.rating(R.CUTS[("6/7", 6)][2], "6/7", 7) == 4
     assert R.rating(R.CUTS[("6/7", 2)][0], "7/8", 2) == 2 and R.rating(R.CUTS[("6/7", 2)][0] - 1e-3, "7/8", 2) == 1
 
 
