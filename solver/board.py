@@ -24,6 +24,7 @@ which the bitboard kernels rely on.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import product
 
@@ -191,7 +192,7 @@ class Board:
     def name_of(self, p: int) -> str:
         return self.names[p]
 
-    def near(self, points, steps: int) -> set[int]:
+    def near(self, points: Iterable[int], steps: int) -> set[int]:
         """The points within ``steps`` steps (neighbour to neighbour) of any of ``points``
         (indices), those included.
 
