@@ -13,7 +13,10 @@ proof that gave it:
 - 3/4: the empty board and the ten classes of first moves from the proofs of record in
   results/solutions/3-4.json (their expansions and seconds), and the three classes of
   first pairs that results/solutions/3-4-pie.json proves (ply 2 is otherwise open: 3 of
-  228 classes), so ``--plies`` is at most 1 there.  The empty board's value is the
+  228 classes) and, for each first move that loses, the position after the winning reply
+  its proof's line begins with (lost for Light by that proof), and for each won pie class
+  the position after df-pn's winning move (proven again here), so that every won position
+  of the database has a proven winning move; ``--plies`` is at most 1 there.  The empty board's value is the
   negamax of its children's ("children").
 
 Checks before writing: every entry's value is the negamax of its children's entries
@@ -160,6 +163,22 @@ def check_results(board: Board, entries: dict[int, Entry]) -> None:
             raise SystemExit(f"first move {m}: {e.value.negated()} here, {mv} in the results file")
 
 
+def winning_reply(position: Position) -> tuple[Position, Entry]:
+    """The position after a proven winning move of the won ``position`` (df-pn's line's
+    first move) and its entry, a loss proven by df-pn on its own (no node bound: these
+    proofs take a few million nodes, a number that varies from run to run)."""
+    from solver.search.prove import prove
+
+    r = prove(position, method="dfpn", tt_mb=256)
+    if r.value != "win" or not r.line:
+        raise SystemExit(f"{position}: df-pn says {r.value}, not a win with a line")
+    after = fresh(position.play(r.line[0]))
+    a = prove(after, method="dfpn", tt_mb=256)
+    if a.value != "loss":
+        raise SystemExit(f"{position}: df-pn's winning move {r.line[0]} leaves {a.value} for the opponent")
+    return after, Entry(Value.LOSS, "dfpn", int(a.nodes), float(a.seconds))
+
+
 def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], list[str]]:
     """The proofs of record of 3/4: the first-move classes and the proven pie classes."""
     d = read_json(SOLUTIONS / "3-4.json", "results file", dict)
@@ -167,6 +186,7 @@ def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], li
     reps: dict[int, Position] = {}
     entries: dict[int, Entry] = {}
     notes = []
+    replies = 0
     for c in d["classes"]:
         p = Position.parse(c["position"])
         k = position_key(p)
@@ -176,6 +196,14 @@ def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], li
         reps[k] = p
         # 'light' is the value for Light, who played the first move; Dark is to move
         entries[k] = Entry(Value(c["light"]).negated(), "record", int(c["expansions"]), float(c["seconds"]))
+        if c["light"] == "loss" and c.get("line"):
+            # the proof's line starts with Dark's winning reply: the position after it is
+            # lost for Light by the same checked proof, so a won first-move position has
+            # a proven winning move in the database
+            after = fresh(p.play(c["line"][0]))
+            reps[position_key(after)] = after
+            entries[position_key(after)] = Entry(Value.LOSS, "record", int(c["expansions"]), float(c["seconds"]))
+            replies += 1
     pie = read_json(SOLUTIONS / "3-4-pie.json", "results file", dict)
     extra = 0
     for c in pie["classes"]:
@@ -187,8 +215,16 @@ def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], li
         entries[k] = Entry(Value.WIN if c["value"] == p.to_move else Value.LOSS, "record", int(c["nodes"]),
                            float(c["seconds"]))
         extra += 1
+        if c["value"] == p.to_move:
+            # the pie file keeps no line: df-pn proves the class again (a few million
+            # nodes) for its winning move, and the position after it is a proven loss
+            after, entry = winning_reply(p)
+            reps[position_key(after)] = after
+            entries[position_key(after)] = entry
+            replies += 1
     notes.append(f"ply 2 in part: the {extra} classes of first pairs results/solutions/3-4-pie.json proves "
-                 f"(of {len(pie['classes'])})")
+                 f"(of {len(pie['classes'])}), and the {replies} positions after the winning moves of the won "
+                 "positions (the first-move classes' lines, df-pn's for the pie classes)")
     children = [entries[position_key(fresh(start.play(m)))] for m in start.legal_moves()]
     if any(e.value == Value.LOSS for e in children):
         used = [e for e in children if e.value == Value.LOSS]

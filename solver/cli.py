@@ -336,109 +336,121 @@ def perft(position: str, depth: int, divide: bool) -> None:
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
 
 
-@cli.command("move", short_help="The engine's move for a position: MCTS with an exact solver inside.")
+@cli.command("move", short_help="The best move for a position: the database, a proof, or the engine's estimate.")
 @click.argument("position")
 @click.option("--time", "seconds", type=float, default=None,
               help="Seconds to think (more than 0, at most 30 days); default 1 unless --playouts is given.")
 @click.option("--playouts", default=None,
-              help="Iterations of the tree search (each ends in one random playout); with a --seed and no "
-                   "--time the answer is reproducible.")
+              help="Iterations of the engine's tree search (each ends in one random playout); with a --seed and "
+                   "no --time the answer is reproducible.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the playouts.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-database", "no_database", is_flag=True,
               help="Search even when the opening database holds the position.")
 def move(position: str, seconds: float | None, playouts: str | None, seed: int, as_json: bool,
          no_database: bool) -> None:
-    """The engine's best move for POSITION (or the empty BOARD), with its value for the
-    player to move and a principal line.
+    """The best move for POSITION (or the empty BOARD), with its value for the player to
+    move and a principal line, as every front end answers it (solver.analyst): the
+    opening database, else a df-pn proof, else the engine's estimate, each labelled.
 
-    A position that the opening database holds is answered from it at once (source
-    'database'): a proven winning move, or when the position is lost the move of the
-    longest proof.  Otherwise the value is either proven ('win'/'loss', by df-pn, tried first with a small budget,
-    or by the search tree, which backs proven results up from the game's ends) or an
-    estimate: the best move's win rate in random playouts, labelled 'estimated'.  The
-    moves are listed with their share of the search's visits (the engine's confidence)
-    and their win rate or proven value, for the player who plays them.  Ctrl-C stops
-    the search with the answer so far.
+    A won position's move is a proven winning move; a lost one's, the move that resists
+    longest.  An estimate is a playout win rate with its visits and 95% interval, never
+    a win or a loss; a move searched too little is 'not searched'.  Ctrl-C stops the
+    search with the answer so far.
 
     \b
     Examples:
       meridians move 6/7 --time 5
       meridians move '2/1D1/4/L2/2 D' --playouts 2000 --json
     """
-    from .search.mcts import search
-    from .search.progress import StatusLine, progress_mode
+    limit = _engine_limit(seconds, playouts)
+    pos = _position_arg(position)
+    a = _analysed(pos, limit, seed=seed, database=not no_database)
+    if as_json:
+        click.echo(json.dumps(tagged("move", a.as_dict())))
+        return
+    click.echo(f"{pos}: {_COLOUR[pos.to_move]} to move")
+    if a.best is None:
+        click.echo(f"  no move: {'; '.join(a.notes) or 'the game is over'}")
+        click.echo(f"  value: {a.shown()}")
+        return
+    click.echo(f"  best move: {a.best}")
+    click.echo(f"  value: {a.shown()}")
+    if a.line:
+        click.echo(f"  line: {' '.join(a.line)}")
+    _echo_moves(a, most=10)
+    _echo_effort(a)
 
+
+def _engine_limit(seconds: float | None, playouts: str | None) -> Limit:
+    """The Limit of ``--time`` and ``--playouts`` (1 s when neither is given)."""
     try:
-        seconds = check_seconds(seconds, "--time")
         if playouts is not None:
             # read here, not by click: its message repeats a value of thousands of digits
             from .interactive import parse_playouts
 
             playouts = parse_playouts(playouts)
+        seconds = check_seconds(seconds, "--time")
     except LimitError as e:
         _fail(str(e))
     if seconds is None and playouts is None:
         seconds = 1.0
-    pos = _position_arg(position)
+    return _limit(seconds=seconds, playouts=playouts)
+
+
+def _analysed(pos: Position, limit: Limit, **options):
+    """:func:`solver.analyst.analyse` with a live status line of the engine's search on a
+    terminal."""
+    from .analyst import analyse
+    from .search.progress import StatusLine, progress_mode
+
     live = progress_mode(True, sys.stderr) == "live"
     status = StatusLine(sys.stderr)
 
     def progress(info: dict) -> None:
         rate = f", best {info['best']} {info['win_rate']:.2f}" if info["win_rate"] is not None else ""
-        value = f", {info['value']} (proven)" if info["value"] != "unknown" else ""
         status.show(f"{info['playouts']:,} playouts, {info['nodes']:,} nodes, {info['seconds']:.1f} s"
-                    f"{rate}{value}  (Ctrl-C: stop and answer)")
+                    f"{rate}  (Ctrl-C: stop and answer)")
 
-    r = None
-    if not no_database:
-        from .openings.database import database_move
-
-        r = database_move(pos, seed=seed)
     try:
-        if r is None:
-            r = search(pos, playouts=playouts, seconds=seconds, seed=seed, progress=progress if live else None)
+        return analyse(pos, limit, progress=progress if live else None, **options)
     finally:
         status.close()
-    if as_json:
-        click.echo(json.dumps(tagged("move", r.as_dict())))
-        return
-    side = _COLOUR[pos.to_move]
-    click.echo(f"{pos}: {side} to move")
-    if r.best is None:
-        click.echo(f"  no move: {'; '.join(r.notes) or 'the game is over'}")
-        click.echo(f"  value: {r.shown()}")
-        return
-    click.echo(f"  best move: {r.best}")
-    if r.source == "database":
-        click.echo(f"  value: {r.value} (proven: the opening database)")
-    else:
-        click.echo(f"  value: {r.shown()}")
-    if r.line:
-        click.echo(f"  line: {' '.join(r.line)}")
-    if r.source == "database":
-        for value, label in ((Value.WIN, "winning"), (Value.DRAW, "drawing"), (Value.LOSS, "losing")):
-            ms = [m.move for m in r.moves if m.value == value]
-            if ms:
-                click.echo(f"  {label} moves ({len(ms)}, from the database or the rules): {' '.join(ms)}")
-        for note in r.notes:
-            click.echo(f"  note: {note}")
-        return
-    shown = r.moves[:10] if r.iterations else []  # a df-pn answer has no visits to show
-    if shown:
-        rows = []
-        for m in shown:
-            what = f"{m.win_rate:.2f}" if m.win_rate is not None else (str(m.value) if m.value.decided else "-")
-            if m.value.decided:
-                what += " (proven)" if m.value is not Value.DRAW else " (repetition)"
-            rows.append((m.move, f"{m.visits:,}", f"{m.share:.1%}", what))
-        _echo_table([("move", "left"), ("visits", "right"), ("share", "right"),
-                     ("win rate or proven value (for the player who plays it)", "left")], rows)
-        if len(r.moves) > len(shown):
-            click.echo(f"  ... {len(r.moves) - len(shown)} more moves")
-    click.echo(f"  {r.playouts:,} playouts, {r.iterations:,} iterations, {r.nodes:,} tree nodes, "
-               f"{r.dfpn_nodes:,} df-pn nodes, {r.seconds:.2f} s, seed {r.seed}")
-    for note in r.notes:
+
+
+def _echo_moves(a, most: int | None = None) -> None:
+    """The moves of an analysis: the proven ones grouped by value, then the estimates
+    (most visited first, at most ``most`` of them), then those not searched."""
+    sign = {"database": "", "rules": "", "proof": "*"}
+    for value, label in ((Value.WIN, "winning"), (Value.DRAW, "drawing"), (Value.LOSS, "losing")):
+        ms = [m for m in a.moves.values() if m.value is value]
+        if ms:
+            click.echo(f"  {label} moves ({len(ms)}): {' '.join(m.move + sign[m.source] for m in ms)}")
+    rated = sorted((m for m in a.moves.values() if not m.proven and m.estimate is not None),
+                   key=lambda m: -m.visits)
+    if rated:
+        shown = rated if most is None else rated[:most]
+        rows = [(m.move, f"{m.visits:,}", f"{m.estimate.win_rate:.0%}",
+                 "{:.0%}-{:.0%}".format(*m.estimate.interval)) for m in shown]
+        click.echo(f"  estimated moves ({len(rated)}, the engine's playout win rate for the player who plays it):")
+        _echo_table([("move", "left"), ("visits", "right"), ("win rate", "right"), ("95% interval", "left")],
+                    rows, indent="    ")
+        if len(rated) > len(shown):
+            click.echo(f"    ... {len(rated) - len(shown)} more")
+    from .analyst import MIN_VISITS
+
+    unseen = [m.move for m in a.moves.values() if not m.proven and m.estimate is None]
+    if unseen:
+        click.echo(f"  not searched ({len(unseen)}, fewer than {MIN_VISITS} visits): {' '.join(unseen)}")
+    if any(m.source == "proof" for m in a.moves.values()):
+        click.echo("  * by a live proof (df-pn or the engine's tree), not from the database")
+
+
+def _echo_effort(a) -> None:
+    """The work an analysis did and its notes."""
+    load = f" (+ {a.load_seconds:.1f} s loading the compiled kernels)" if a.load_seconds >= 0.05 else ""
+    click.echo(f"  {a.nodes:,} proof nodes, {a.playouts:,} playouts, {a.seconds:.2f} s{load}")
+    for note in a.notes:
         click.echo(f"  note: {note}")
 
 
@@ -770,44 +782,38 @@ def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
     return database_solution(pos)
 
 
-@cli.command(short_help="The value of a position and of every move, from the opening database or a proof.")
+@cli.command(short_help="The value of a position and of every move: the database, a proof, or an estimate.")
 @click.argument("position")
 @click.option("--time", "seconds", type=float, default=10.0, show_default=True,
-              help="Budget in seconds of the live df-pn proofs of what the database does not hold (shared).")
+              help="Budget in seconds: proofs of what the database does not hold, then the engine.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def lookup(position: str, seconds: float, as_json: bool) -> None:
+@click.option("--no-database", "no_database", is_flag=True,
+              help="Search even when the opening database holds the position.")
+def lookup(position: str, seconds: float, as_json: bool, no_database: bool) -> None:
     """The value of POSITION (or the empty BOARD) for the player to move, and of every
-    legal move for the player who plays it: each from the opening database of the board
-    (2/3, 3/4) when it holds it, else from a df-pn proof within --time.
+    legal move for the player who plays it, as every front end answers it
+    (solver.analyst): the opening database of the board (2/3, 3/4) when it holds it,
+    else a df-pn proof within --time, else the engine's estimate, each labelled.
 
-    Exit code 0 when every value is decided, 3 when one is 'unknown', 2 bad input.
+    Exit code 0 when every value is decided, 3 when one is not, 2 bad input.
 
     \b
     Examples:
       meridians lookup 3/4
       meridians lookup "3/4/5/6/5/4/L2 D" --json
     """
-    from .openings.database import lookup as lookup_position
-
-    check = _limit(seconds=seconds)
+    limit = _limit(seconds=seconds)
     pos = _position_arg(position)
-    r = lookup_position(pos, seconds=check.seconds)
-    code = 0 if r.decided else EXIT_UNKNOWN
+    a = _analysed(pos, limit, database=not no_database)
+    code = 0 if a.decided else EXIT_UNKNOWN
     if as_json:
-        click.echo(json.dumps(tagged("lookup", r.as_dict())))
+        click.echo(json.dumps(tagged("lookup", a.as_dict())))
         sys.exit(code)
-    side = _COLOUR[pos.to_move]
-    click.echo(f"{pos}: {side} to move: {r.value.value} ({r.value.source})")
-    if pos.outcome is not None:
-        click.echo(f"  the game is over: {pos.outcome_reason}")
-    for value, label in (("win", "winning"), ("draw", "drawing"), ("loss", "losing"), ("unknown", "unknown")):
-        ms = [m for m, a in r.moves.items() if a.value == value]
-        if ms:
-            marks = " ".join(m + ("" if r.moves[m].source == "database" else "*") for m in ms)
-            click.echo(f"  {label} moves ({len(ms)}): {marks}")
-    if any(a.source != "database" for a in r.moves.values()):
-        click.echo("  * by a live proof, not from the database")
-    click.echo(f"  {r.wall_seconds:.3f} s")
+    click.echo(f"{pos}: {_COLOUR[pos.to_move]} to move: {a.shown()}")
+    if a.best is not None:
+        click.echo(f"  best move: {a.best}" + (f", line {' '.join(a.line)}" if len(a.line) > 1 else ""))
+    _echo_moves(a)
+    _echo_effort(a)
     sys.exit(code)
 
 

@@ -31,7 +31,9 @@ from typing import TextIO
 
 from .position import Game, IllegalMoveError, Position
 from .search.limit import LimitError, check_seconds
-from .search.mcts import MAX_PLAYOUTS, Engine, EngineResult
+from .analyst import Analysis, analyse
+from .search.limit import Limit
+from .search.mcts import MAX_PLAYOUTS, Engine
 
 __all__ = ["Budget", "Ending", "HumanVsEngine", "engine_vs_engine", "parse_playouts", "value_text", "result_line",
            "players", "engine_note", "proven_from", "DEFAULT_SECONDS", "COMMANDS"]
@@ -113,15 +115,15 @@ def players(human: str | None, budget: Budget) -> dict[str, str]:
     return {"Light": "human" if human == "L" else engine, "Dark": "human" if human == "D" else engine}
 
 
-def value_text(r: EngineResult) -> str:
-    """An engine result's value for the player it searched for: ``'proven win'``,
-    ``'proven loss'`` (exact), ``'estimate 62%'`` (a playout win rate), or
-    ``'no estimate'``."""
-    if r.proven:
-        return f"proven {r.value}"
-    if r.win_rate is None:
+def value_text(a: Analysis) -> str:
+    """An analysis's value for the player to move: ``'proven win'``, ``'proven loss'``
+    (exact: the database, a proof or the rules), ``'estimate 62%'`` (the engine's
+    playout win rate), or ``'no estimate'``."""
+    if a.proven:
+        return f"proven {a.value}"
+    if a.estimate is None:
         return "no estimate"
-    return f"estimate {r.win_rate:.0%}"
+    return f"estimate {a.estimate.win_rate:.0%}"
 
 
 def result_line(game: Game) -> str:
@@ -148,7 +150,7 @@ class Ending:
     #: ("engine: proven win, 0.52 s"), so that a record keeps what the engine knew
     comments: dict[int, str] = field(default_factory=dict)
     #: ply count -> the engine's search result for the move that reached it
-    results: dict[int, EngineResult] = field(default_factory=dict)
+    results: dict[int, Analysis] = field(default_factory=dict)
 
 
 def proven_from(ending: Ending) -> int | None:
@@ -170,20 +172,21 @@ def proven_from(ending: Ending) -> int | None:
     return first
 
 
-def engine_note(r: EngineResult) -> str:
+def engine_note(r: Analysis) -> str:
     """The record comment after an engine move: its value for the engine and its time."""
     return f"engine: {value_text(r)}, {r.seconds:.2f} s"
 
 
-def _interrupted(r: EngineResult) -> bool:
+def _interrupted(r: Analysis) -> bool:
     # the engine catches Ctrl-C in its tree search and answers with what it has: here
     # that answer is not played, the game stops
     return any(note.startswith("interrupted") for note in r.notes)
 
 
-def _search(engine: Engine, pos: Position, budget: Budget, out: TextIO) -> EngineResult:
-    """``engine``'s search of ``pos`` within ``budget``; on a terminal a live line of its
-    progress, rubbed out when it ends."""
+def _search(engine: Engine, pos: Position, budget: Budget, out: TextIO) -> Analysis:
+    """The analysis of ``pos`` within ``budget`` (:func:`solver.analyst.analyse`: the
+    database, a proof, else ``engine``'s search, which keeps its tree through the game);
+    on a terminal a live line of the engine's progress, rubbed out when it ends."""
     from .search.progress import StatusLine
 
     isatty = getattr(out, "isatty", None)
@@ -195,7 +198,8 @@ def _search(engine: Engine, pos: Position, budget: Budget, out: TextIO) -> Engin
         status.show(f"  thinking: {info['playouts']:,} playouts, {info['seconds']:.1f} s{rate}")
 
     try:
-        return engine.search(pos, playouts=budget.playouts, seconds=budget.seconds, progress=show if live else None)
+        return analyse(pos, Limit(seconds=budget.seconds, playouts=budget.playouts), engine=engine,
+                       progress=show if live else None)
     finally:
         status.close()
 
@@ -230,7 +234,7 @@ class HumanVsEngine:
         self.engine = engine if engine is not None else Engine(seed=seed)
         self._announced: str | None = None
         self.comments: dict[int, str] = {}  # the engine's notes on its moves, for the record
-        self.results: dict[int, EngineResult] = {}
+        self.results: dict[int, Analysis] = {}
 
     # -- output ----------------------------------------------------------------------
     def say(self, text: str = "", end: str = "\n") -> None:
@@ -246,7 +250,7 @@ class HumanVsEngine:
             whose = "you" if pos.to_move == self.human else "the engine"
             self.say(f"{n} legal move{'s' if n != 1 else ''} for {_NAME[pos.to_move]} ({whose})")
 
-    def _search(self) -> EngineResult:
+    def _search(self) -> Analysis:
         return _search(self.engine, self.game.position, self.budget, self.out)
 
     # -- the game --------------------------------------------------------------------
@@ -372,7 +376,7 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
     played)."""
     engines = {"L": Engine(seed=seed), "D": Engine(seed=seed + 1)}
     comments: dict[int, str] = {}
-    results: dict[int, EngineResult] = {}
+    results: dict[int, Analysis] = {}
 
     def say(text: str) -> None:
         if not quiet:

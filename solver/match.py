@@ -5,8 +5,9 @@ Players are named by a spec: ``engine``, ``engine:time=1`` (seconds a move),
 default :data:`solver.search.mcts.DFPN_NODES`), the options ``time`` and ``playouts``
 for ``mcts`` and ``mcts-flat``, and ``random``.
 
-- ``engine``: :class:`solver.search.mcts.Engine` (MCTS-Solver, df-pn first), one a game,
-  so that its tree is kept from move to move; default 1 s a move;
+- ``engine``: the answer of every front end (:func:`solver.analyst.analyse`: the opening
+  database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver), with
+  one Engine a game, so that its tree is kept from move to move; default 1 s a move;
 - ``mcts``: the engine's tree search without its solver and without df-pn (plain
   UCT: no proof backed up), to measure what the solver adds; default 1 s a move;
 - ``mcts-flat``: flat Monte Carlo: the same playouts spread evenly over the moves of the
@@ -51,7 +52,7 @@ from .files import ExclusiveLock, FileFormatError, FileLockedError, read_json, s
 from .position import Game, Position
 from .record import GameRecord, is_date
 from .search import mcts
-from .search.limit import LimitError, check_seconds
+from .search.limit import Limit, LimitError, check_seconds
 
 __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "play_indexed", "game_seed",
            "run_match", "tally", "MatchResult", "PlayedGame", "MatchState", "MatchStateError", "MatchError",
@@ -133,7 +134,12 @@ def choose_move(player: Player, position: Position, rng: random.Random, seed: in
     :func:`engine_of` gave it for this game (else a fresh search)."""
     if player.kind == "random":
         return rng.choice(position.legal_moves())
-    if player.kind in ("engine", "mcts"):
+    if player.kind == "engine":  # the answer of every front end: the database, a proof, the engine
+        from .analyst import analyse
+
+        r = analyse(position, Limit(seconds=player.seconds, playouts=player.playouts), seed=seed,
+                    engine=engine or engine_of(player, seed))
+    elif player.kind == "mcts":
         engine = engine or engine_of(player, seed)
         r = engine.search(position, playouts=player.playouts, seconds=player.seconds)
     else:  # flat: the root expanded, no leaf ever expanded, moves visited evenly

@@ -21,9 +21,11 @@ import time
 
 import pytest
 
+from solver.analyst import analyse
 from solver.interactive import Budget, HumanVsEngine, engine_vs_engine, players, result_line, value_text
 from solver.position import Game, Position
 from solver.record import GameRecord, parse_record
+from solver.search.limit import Limit
 from solver.search.mcts import Engine
 
 PLAYOUTS = 200
@@ -38,7 +40,7 @@ def _expected_game(board: str, human: str, playouts: int, seed: int = 1):
         if pos.to_move == human:
             game.play(pos.legal_moves()[0])
         else:
-            r = engine.search(pos, playouts=playouts)
+            r = analyse(pos, Limit(playouts=playouts), engine=engine)
             results.append(r)
             game.play(r.best)
     return game, results
@@ -107,7 +109,7 @@ def test_commands_and_bad_input_never_end_the_game():
     assert "nothing to undo: you have not moved yet" in text
     assert f"legal moves ({len(start.legal_moves())}): {' '.join(start.legal_moves())}" in text
     assert "  undo   take back your last move and the engine's reply" in text
-    hint = Engine(seed=1).search(start, playouts=PLAYOUTS)
+    hint = analyse(start, Limit(playouts=PLAYOUTS), engine=Engine(seed=1))
     assert f"hint: {hint.best} ({value_text(hint)} for you," in text
     assert text.rstrip().endswith("end of input: the game is stopped")
     # asked again after each line that was not a move: 10 lines, then the end of the input
@@ -116,7 +118,7 @@ def test_commands_and_bad_input_never_end_the_game():
 
 def test_an_illegal_move_says_why_and_asks_again():
     # c1 then the engine's reply; then c2 does not see c1 through an empty point (rule 2)
-    reply = Engine(seed=1).search(Position.start("2/3").play("c1"), playouts=PLAYOUTS).best
+    reply = analyse(Position.start("2/3").play("c1"), Limit(playouts=PLAYOUTS), engine=Engine(seed=1)).best
     pos = Position.start("2/3").play("c1").play(reply)
     bad = next(m for m in ("c2", "b1", "b2", "d1") if m not in pos.legal_moves() and m != reply)
     ending, text = _session(f"c1\n{bad}\nquit\n")
@@ -129,7 +131,7 @@ def test_an_illegal_move_says_why_and_asks_again():
 
 def test_undo_takes_back_the_move_pair():
     engine = Engine(seed=1)
-    reply = engine.search(Position.start("2/3").play("c2"), playouts=PLAYOUTS).best
+    reply = analyse(Position.start("2/3").play("c2"), Limit(playouts=PLAYOUTS), engine=engine).best
     ending, text = _session("c2\nundo\nquit\n")
     assert ending.game.moves == [] and len(ending.game.positions) == 1
     assert ending.comments == {}  # the engine's note on its reply went with it
@@ -144,7 +146,7 @@ def test_undo_takes_back_the_move_pair():
 
 
 def test_playing_dark_the_engine_moves_first():
-    first = Engine(seed=1).search(Position.start("2/3"), playouts=PLAYOUTS).best
+    first = analyse(Position.start("2/3"), Limit(playouts=PLAYOUTS), engine=Engine(seed=1)).best
     ending, text = _session("undo\nquit\n", human="D")
     assert ending.game.moves == [first]
     assert f"Light (engine) plays {first}:" in text and "nothing to undo" in text
@@ -172,7 +174,7 @@ def test_engine_vs_engine_loop_matches_two_engines():
     # one engine a side, seeded seed and seed + 1, each keeping its tree
     game, engines = Game("2/3"), {"L": Engine(seed=7), "D": Engine(seed=8)}
     while game.outcome is None:
-        game.play(engines[game.position.to_move].search(game.position, playouts=PLAYOUTS).best)
+        game.play(analyse(game.position, Limit(playouts=PLAYOUTS), engine=engines[game.position.to_move]).best)
     out = io.StringIO()
     ending = engine_vs_engine(Game("2/3"), Budget(playouts=PLAYOUTS), out=out, seed=7)
     assert ending.how == "over" and ending.game.moves == game.moves
@@ -333,7 +335,7 @@ PROMPT = r"your move \(Light; (\d+) legal moves; 'help' for commands\): "
 def test_a_game_in_a_terminal(tmp_path, tree_env):
     start = Position.start("3/4")
     first = start.legal_moves()[0]
-    reply = Engine(seed=1).search(start.play(first), playouts=PLAYOUTS).best
+    reply = analyse(start.play(first), Limit(playouts=PLAYOUTS), engine=Engine(seed=1)).best
     term = Terminal(["play", "--board", "3/4", "--engine", "--playouts", str(PLAYOUTS), "--record", "game.txt"],
                     tree_env, tmp_path)
     try:

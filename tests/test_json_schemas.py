@@ -22,7 +22,7 @@ from typing import Any
 import click
 import pytest
 
-from solver.schema import SCHEMA_IDS, output_schema, tagged
+from solver.schema import SCHEMA_IDS, SHARED, output_schema, tagged
 from solver.search.values import Value
 
 from jsonschema_lite import errors
@@ -60,12 +60,16 @@ def json_commands() -> dict[tuple[str, ...], click.Command]:
 
 def schema_file(path: tuple[str, ...], cmd: click.Command):
     """Where the schema of a command's ``--json`` output is: ``<package>/schema/<name>.schema.json``
-    in the package that defines the command (``solver`` or a plugin such as ``puzzles``)."""
+    in the package that defines the command (``solver`` or a plugin such as ``puzzles``), the
+    name a shared format's (solver.schema.SHARED) or the command's."""
     package = cmd.callback.__module__.split(".")[0]
-    return importlib.resources.files(package).joinpath("schema", f"{path[-1]}.schema.json")
+    name = SHARED.get(path[-1], path[-1]) if package == "solver" else path[-1]
+    return importlib.resources.files(package).joinpath("schema", f"{name}.schema.json")
 
 
 def schema_of(path: tuple[str, ...]) -> dict:
+    if len(path) == 1 and path[0] in SCHEMA_IDS:
+        return output_schema(path[0])  # a shared file's "schema" const set to the command's
     return json.loads(schema_file(path, json_commands()[path]).read_text("utf-8"))
 
 
@@ -150,10 +154,11 @@ def _puzzles_file(tmp: Path) -> Path:
 CASES = [
     ("bench", ("bench",), ["bench", "--board", "2/3", "--seconds", "0.1"], (0,), {"board": "2/3"}),
     ("move-database", ("move",), ["move", "2/3"], (0,), {"source": "database"}),
-    ("move-estimate", ("move",), ["move", "3/4", "--no-database", "--playouts", "30"], (0,), {"source": "estimate"}),
+    ("move-estimate", ("move",), ["move", "3/4", "--no-database", "--playouts", "300"], (0,), {"source": "engine"}),
     ("move-over", ("move",), ["move", "2/1D1/4/L1L/2 D"], (0,), {"source": "rules", "best": None}),
     ("lookup-database", ("lookup",), ["lookup", "2/1D1/4/L2/2 L"], (0,), {"source": "database"}),
-    ("lookup-over", ("lookup",), ["lookup", "2/1D1/4/L1L/2 D"], (0,), {"source": "proof", "moves": {}}),
+    ("lookup-over", ("lookup",), ["lookup", "2/1D1/4/L1L/2 D"], (0,), {"source": "rules", "moves": []}),
+    ("lookup-proof", ("lookup",), ["lookup", "2/3/L3/3/2 D", "--no-database", "--time", "5"], (0,), {"source": "proof"}),
     ("verify-database", ("verify",), ["verify", "2/3", "--claim", "loss"], (1,),
      {"method": "database", "verdict": "refuted"}),
     ("verify-horizon", ("verify",), ["verify", "2/3", "--no-database", "--time", "0.001", "--max-plies", "2"], (3,),
@@ -201,7 +206,7 @@ def _broken(d: dict, schema: dict) -> list[tuple[str, dict]]:
         wrong = "x" if isinstance(v, (list, dict)) else [v]
         out.append((f"{f} of the wrong type", dict(d, **{f: wrong})))
     out.append(("an unexpected field", dict(d, surprise=1)))
-    out.append(("another schema", dict(d, schema=d["schema"].replace("/1", "/999"))))
+    out.append(("another schema", dict(d, schema=d["schema"].rsplit("/", 1)[0] + "/999")))
     return out
 
 
@@ -244,9 +249,9 @@ def test_the_cases_cover_each_kind_of_answer() -> None:
     kinds: dict[str, set] = {}
     for _, path, _, _, expect in CASES:
         kinds.setdefault(path[-1], set()).update(expect[k] for k in ("source", "method") if k in expect)
-    assert kinds["move"] == {"database", "estimate", "rules"}
+    assert kinds["move"] == {"database", "engine", "rules"}
     assert kinds["verify"] == {"database", "horizon", "dfpn", "rules"}
-    assert kinds["solve"] == {"database", "dfpn"} and kinds["lookup"] == {"database", "proof"}
+    assert kinds["solve"] == {"database", "dfpn"} and kinds["lookup"] == {"database", "proof", "rules"}
     assert any(e.get("pie") for _, _, _, _, e in CASES)
 
 

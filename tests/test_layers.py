@@ -38,7 +38,7 @@ BUILDER = "solver.search.certificate"
 OPENSPIEL = "solver.openspiel"
 WEB = "solver.web"
 APPLICATIONS = {"solver.cli", "solver.verify", "solver.svg", "solver.settled_check", "solver.importers",
-                "solver.interactive", BUILDER, OPENSPIEL, WEB}
+                "solver.interactive", "solver.analyst", "solver.match", BUILDER, OPENSPIEL, WEB}
 #: third-party packages layer 2 may use (the reference rules and the checker's arrays)
 LAYER2_THIRD_PARTY = {"numpy", "networkx"}
 #: imports allowed against the rules above, each with its reason

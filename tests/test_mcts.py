@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from solver import Position
+from solver.analyst import MIN_VISITS
 from solver.randomgame import random_game, random_positions
 from solver.search import mcts
 from solver.search.prove import prove
@@ -150,23 +151,22 @@ def test_the_engine_beats_random_play():
 
 # --- the command ---------------------------------------------------------------------
 def test_move_command_prints_the_move_value_and_line(run_cli):
-    r = run_cli("move", "3/4", "--no-database", "--playouts", "300", code=0)
-    assert "best move: " in r.stdout and "value: estimated " in r.stdout and "(win rate)" in r.stdout
-    assert "line: " in r.stdout and "share" in r.stdout
+    r = run_cli("move", "4/5", "--playouts", "3000", code=0)
+    assert "best move: " in r.stdout and "value: estimate " in r.stdout and "(engine)" in r.stdout
+    assert "line: " in r.stdout and "visits" in r.stdout and "95% interval" in r.stdout
     pos = _proven_loss()
     r = run_cli("move", str(pos), "--playouts", "50000", code=0)
-    assert "value: loss (proven" in r.stdout and "estimated" not in r.stdout
+    assert "value: loss (database)" in r.stdout and "estimate" not in r.stdout
 
 
 def test_move_command_json(run_cli):
-    r = run_cli("move", "3/4", "--no-database", "--playouts", "200", "--seed", "4", "--json", code=0)
+    r = run_cli("move", "4/5", "--playouts", "400", "--seed", "4", "--json", code=0)
     d = json.loads(r.stdout)
-    assert d["value"] == "unknown" and d["source"] == "estimate" and not d["proven"]
-    assert d["best"] in Position.start("3/4").legal_moves() and d["line"][0] == d["best"]
-    assert d["iterations"] == 200 and d["seed"] == 4
-    assert {"move", "visits", "share", "win_rate", "value"} <= set(d["moves"][0])
-    again = json.loads(run_cli("move", "3/4", "--no-database", "--playouts", "200", "--seed", "4", "--json",
-                               code=0).stdout)
+    assert d["value"] == "unknown" and d["source"] == "engine" and not d["proven"]
+    assert d["estimate"]["visits"] >= MIN_VISITS and d["playouts"] == 400
+    assert d["best"] in Position.start("4/5").legal_moves() and d["line"][0] == d["best"]
+    assert {"move", "value", "source", "estimate", "visits", "nodes"} == set(d["moves"][0])
+    again = json.loads(run_cli("move", "4/5", "--playouts", "400", "--seed", "4", "--json", code=0).stdout)
     assert again["moves"] == d["moves"]
 
 

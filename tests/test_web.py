@@ -30,6 +30,7 @@ with warnings.catch_warnings():  # starlette 1.x: "install httpx2" (httpx works 
 
 from puzzles.record import COMMITTED, load_jsonl  # noqa: E402
 from solver import Position, reference  # noqa: E402
+from solver.analyst import MIN_VISITS  # noqa: E402
 from solver.web.app import MAX_SECONDS, create_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -193,6 +194,15 @@ def test_missing_parameters_and_unknown_routes(client):
     one_line_error(client.get("/api/puzzle", params={"id": "no-such-puzzle"}), 404)
 
 
+def values(d: dict) -> dict:
+    """An analysis's move values, move -> value."""
+    return {mv["move"]: mv["value"] for mv in d["moves"]}
+
+
+def sources(d: dict) -> dict:
+    return {mv["move"]: mv["source"] for mv in d["moves"]}
+
+
 def test_analysis_of_the_empty_3_4_board_comes_from_the_database(client):
     t = time.perf_counter()
     r = client.get("/api/analyse", params={"position": "3/4", "time": "2"})
@@ -201,10 +211,10 @@ def test_analysis_of_the_empty_3_4_board_comes_from_the_database(client):
     d = r.json()
     assert d["value"] == SOLUTION_34["value"] == "win" and d["source"] == "database"
     # every first move's value as the committed solution has it, class by class from df-pn
-    assert d["moves"] == SOLUTION_34["moves"]
-    assert set(d["sources"].values()) == {"database"}
+    assert values(d) == SOLUTION_34["moves"]
+    assert set(sources(d).values()) == {"database"}
     # the line starts with a winning move, and is legal throughout
-    assert d["line"] and d["moves"][d["line"][0]] == "win" and d["best"] == d["line"][0]
+    assert d["line"] and values(d)[d["line"][0]] == "win" and d["best"] == d["line"][0]
     pos = Position.parse(d["position"])
     for m in d["line"]:
         pos = pos.play(m)
@@ -216,8 +226,8 @@ def test_a_position_lost_in_the_database_has_every_move_lost(client):
     assert SOLUTION_34["moves"]["d3"] == "win"
     d = client.get("/api/analyse", params={"position": "3/4/5/2L3/5/4/3 D", "time": "0.5"}).json()
     assert d["value"] == "loss" and d["source"] == "database"
-    assert set(d["moves"].values()) == {"loss"} and set(d["sources"].values()) == {"database"}
-    assert sorted(d["moves"]) == sorted(Position.parse(d["position"]).legal_moves())
+    assert set(values(d).values()) == {"loss"} and set(sources(d).values()) == {"database"}
+    assert sorted(values(d)) == sorted(Position.parse(d["position"]).legal_moves())
 
 
 def test_analysis_labels_the_engine_estimates(client):
@@ -226,25 +236,29 @@ def test_analysis_labels_the_engine_estimates(client):
     assert r.status_code == 200, r.text
     d = r.json()
     pos = Position.parse(d["position"])
-    assert sorted(d["moves"]) == sorted(pos.legal_moves()) == sorted(d["sources"])
-    for m, v in d["moves"].items():
-        if isinstance(v, str):
-            assert v in ("win", "loss", "draw", "unknown")
-            assert d["sources"][m] in (("proof", "database") if v != "unknown" else ("engine",))
-        else:
-            assert 0.0 <= v <= 1.0 and d["sources"][m] == "engine"
-    assert d["source"] in ("engine", "proof") and (isinstance(d["value"], float) or d["value"] in ("win", "loss"))
-    assert d["best"] in d["moves"]
+    assert sorted(values(d)) == sorted(pos.legal_moves())
+    for mv in d["moves"]:
+        if mv["value"] != "unknown":  # proven: no estimate
+            assert mv["source"] in ("proof", "database", "rules") and mv["estimate"] is None
+        elif mv["estimate"] is not None:  # an estimate with its visits and interval
+            e = mv["estimate"]
+            assert mv["source"] == "engine" and e["visits"] == mv["visits"] >= MIN_VISITS
+            assert 0.0 <= e["low"] <= e["win_rate"] <= e["high"] <= 1.0
+        else:  # searched too little to say anything
+            assert mv["source"] == "none" and mv["visits"] < MIN_VISITS
+    assert (d["source"] == "engine" and d["value"] == "unknown" and d["estimate"]) or \
+        (d["source"] == "proof" and d["value"] in ("win", "loss"))
+    assert d["best"] in values(d)
 
 
 def test_analysis_of_a_finished_game(client):
     end = client.post("/api/play", json={"position": "2/LD1/4/1LD/2 L", "move": "c2"}).json()["position"]
     d = client.get("/api/analyse", params={"position": end, "time": "0.1"}).json()
-    assert d["to_move"] == "D" and d["value"] == "win" and d["source"] == "proof" and d["moves"] == {}
+    assert d["to_move"] == "D" and d["value"] == "win" and d["source"] == "rules" and d["moves"] == []
     assert "over" in d["notes"][0]
     # the position before: c2 is a losing move for Light (the rules say so at once)
     d = client.get("/api/analyse", params={"position": "2/LD1/4/1LD/2 L", "time": "0.2"}).json()
-    assert d["moves"]["c2"] == "loss" and d["sources"]["c2"] in ("database", "proof")
+    assert values(d)["c2"] == "loss" and sources(d)["c2"] == "rules"
 
 
 def test_a_long_analysis_does_not_block_the_server(client):
@@ -285,7 +299,7 @@ def test_engine_move(client):
     assert r.status_code == 200, r.text
     d = r.json()
     assert d["source"] == "database" and d["value"] == "win"
-    assert SOLUTION_34["moves"][d["move"]] == "win" and d["after"]["last_move"] == d["move"]
+    assert SOLUTION_34["moves"][d["move"]] == "win" and d["after"]["last_move"] == d["move"] == d["best"]
 
 
 def test_record(client):

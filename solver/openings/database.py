@@ -38,7 +38,7 @@ import json
 import os
 import time
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -50,9 +50,8 @@ from ..position import Position
 from ..search.values import Value
 
 __all__ = [
-    "DatabaseError", "Entry", "OpeningDatabase", "position_key", "database_for", "lookup_entry",
-    "Answer", "Lookup", "lookup", "database_solution", "SOURCES", "MAX_POINTS", "FORMAT",
-    "known_moves", "database_line", "database_move",
+    "DatabaseError", "Entry", "OpeningDatabase", "position_key", "position_of_key", "database_for", "lookup_entry",
+    "database_solution", "SOURCES", "MAX_POINTS", "FORMAT", "known_moves", "database_line",
 ]
 
 #: the largest board (in points) whose packed key fits in 64 bits: 2n + 1 <= 64
@@ -110,6 +109,20 @@ def position_key(position: Position) -> int | None:
         if best is None or k < best:
             best = k
     return best
+
+
+def position_of_key(board: Board, key: int) -> Position:
+    """The position a key packs (one of the symmetric images a canonical key stands
+    for), as a fresh game: :func:`position_key`'s inverse up to symmetry.
+
+    >>> p = Position.parse("2/3/L3/3/2 D")
+    >>> position_key(position_of_key(p.board, position_key(p))) == position_key(p)
+    True
+    """
+    n = board.size
+    light = [i for i in range(n) if key >> (1 + i) & 1]
+    dark = [i for i in range(n) if key >> (1 + n + i) & 1]
+    return Position(board, light, dark, "D" if key & 1 else "L")
 
 
 # -- the database ------------------------------------------------------------------------
@@ -260,116 +273,6 @@ def lookup_entry(position: Position) -> Entry | None:
     return None if db is None else db.get(position)
 
 
-# -- answers: the database, else a live proof ---------------------------------------------
-@dataclass
-class Answer:
-    """A value with where it came from: ``source`` ``'database'`` or ``'proof'`` (a live
-    df-pn proof, or the rules for a game that is over: a proof of 0 nodes)."""
-
-    value: Value
-    source: str
-    nodes: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
-class Lookup:
-    """What :func:`lookup` found: ``value`` for the player to move, ``moves[m]`` for the
-    player who plays ``m`` (board order)."""
-
-    position: str
-    to_move: str
-    value: Answer
-    moves: dict[str, Answer] = field(default_factory=dict)
-    wall_seconds: float = 0.0
-
-    @property
-    def decided(self) -> bool:
-        return self.value.value.decided and all(a.value.decided for a in self.moves.values())
-
-    def as_dict(self) -> dict:
-        return {
-            "position": self.position, "to_move": self.to_move,
-            "value": self.value.value.value, "source": self.value.source,
-            "nodes": self.value.nodes, "seconds": round(self.value.seconds, 4),
-            "moves": {m: a.value.value for m, a in self.moves.items()},
-            "sources": {m: a.source for m, a in self.moves.items()},
-            "move_nodes": {m: a.nodes for m, a in self.moves.items()},
-            "wall_seconds": round(self.wall_seconds, 4),
-        }
-
-
-def _rules_answer(position: Position) -> Answer:
-    return Answer(Value.from_outcome(position.outcome, position.to_move), "proof")
-
-
-def _prove(position: Position, seconds: float | None, tt_mb: float) -> Answer:
-    from ..search.prove import prove
-
-    if seconds is not None and seconds <= 0.005:
-        return Answer(Value.UNKNOWN, "proof")  # the budget is spent: not started
-    r = prove(position, method="dfpn", seconds=seconds, tt_mb=tt_mb)
-    return Answer(Value(r.value), "proof", int(r.nodes), float(r.seconds))
-
-
-def lookup(position: Position, *, seconds: float | None = 10.0, tt_mb: float = 16) -> Lookup:
-    """The value of ``position`` and of every legal move, each from the shipped database
-    when it holds it, else from a df-pn proof; ``seconds`` (None: no bound) is the whole
-    budget of the live proofs, shared evenly among the ones still to run.  Moves whose
-    positions are the same up to symmetry share one proof.  An undecided answer is
-    ``'unknown'``, never a guess.  The search's kernels are loaded only when a proof is
-    needed, and before the budget's clock starts: a board's first use compiles them for
-    tens of seconds, which the budget is not for (and an answer wholly from the database
-    needs none)."""
-    t0 = time.perf_counter()
-    out = Lookup(str(position), position.to_move, Answer(Value.UNKNOWN, "proof"))
-    if position.outcome is not None:
-        out.value = _rules_answer(position)
-        out.wall_seconds = time.perf_counter() - t0
-        return out
-    own = lookup_entry(position)
-    children = {m: position.play(m) for m in position.legal_moves()}
-    pending: dict[object, list[str]] = {}  # class of the child -> its moves, for a proof
-    for m, child in children.items():
-        if child.outcome is not None:
-            out.moves[m] = _rules_answer(child)
-            out.moves[m].value = out.moves[m].value.negated()
-            continue
-        e = lookup_entry(child)
-        if e is not None:
-            out.moves[m] = Answer(e.value.negated(), "database", e.nodes, e.seconds)
-            continue
-        k = position_key(child)
-        pending.setdefault(k if k is not None else int(child.zobrist_symmetric().min()), []).append(m)
-    if own is not None:
-        out.value = Answer(own.value, "database", own.nodes, own.seconds)
-    runs = len(pending) + (own is None)
-    if runs and (seconds is None or seconds > 0.005):
-        from ..search.prove import load_kernels
-
-        load_kernels(position.board, "dfpn")
-    deadline = None if seconds is None else time.perf_counter() + seconds
-    for members in pending.values():
-        share = None if deadline is None else (deadline - time.perf_counter()) / max(runs, 1)
-        runs -= 1
-        a = _prove(children[members[0]], share, tt_mb)
-        for m in members:
-            out.moves[m] = Answer(a.value.negated(), "proof", a.nodes, a.seconds)
-    out.moves = {m: out.moves[m] for m in children}  # board order
-    if own is None:
-        vals = {a.value for a in out.moves.values()}
-        if Value.WIN in vals or (vals and vals == {Value.LOSS}):
-            # the negamax of proven children is itself a proof
-            v = Value.WIN if Value.WIN in vals else Value.LOSS
-            used = [a for a in out.moves.values() if a.value == v]
-            out.value = Answer(v, "proof", sum(a.nodes for a in used), sum(a.seconds for a in used))
-        else:
-            share = None if deadline is None else deadline - time.perf_counter()
-            out.value = _prove(position, share, tt_mb)
-    out.wall_seconds = time.perf_counter() - t0
-    return out
-
-
 def database_solution(position: Position):
     """``meridians solve`` from the database: an :class:`~solver.openings.OpeningSolution`
     when the database holds ``position`` and every move's position (each class of moves
@@ -404,7 +307,7 @@ def database_solution(position: Position):
     return sol
 
 
-# -- moves from the database: what ``meridians move``, ``verify`` and ``analyse`` read ----
+# -- moves from the database: what the analyst's lines and ``meridians analyse`` read -----
 def known_moves(position: Position) -> dict[str, tuple[Value, int]]:
     """The legal moves of ``position`` whose resulting position the shipped database
     holds or the rules decide (the game is over): move -> (its value for the player who
@@ -453,30 +356,3 @@ def database_line(position: Position, plies: int = 60) -> list[str]:
         line.append(move)
         pos = pos.play(move)
     return line
-
-
-def database_move(position: Position, seed: int = 1):
-    """``meridians move`` from the database: an
-    :class:`~solver.search.mcts.EngineResult` with ``source='database'`` when the shipped
-    database holds ``position`` and names its move (a proven winning move when the
-    position is won; when it is lost and every move's position is held, the move of the
-    longest proof), else None (then the engine searches).  The value is the database's,
-    proven; ``moves`` lists every move whose value the database or the rules give, with
-    no visits."""
-    from ..search.mcts import EngineResult, MoveInfo
-
-    t0 = time.perf_counter()
-    own = lookup_entry(position)
-    if own is None:
-        return None
-    move, value = _choose(position)
-    if move is None or value != own.value:
-        return None
-    known = known_moves(position)
-    rank = {Value.WIN: 0, Value.DRAW: 1, Value.LOSS: 2}
-    moves = [MoveInfo(m, 0, 0.0, None, v) for m, (v, _) in sorted(known.items(), key=lambda kv: rank[kv[1][0]])]
-    line = [move] + database_line(position.play(move))
-    note = (f"from the opening database (solver/data): its proof of record took {own.nodes:,} nodes, "
-            f"{own.seconds:,.1f} s ({own.source})")
-    return EngineResult(str(position), move, own.value, "database", None, moves, line, 0, 0, 0,
-                        time.perf_counter() - t0, seed, 0, [note])

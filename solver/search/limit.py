@@ -7,7 +7,7 @@ value fails at once in one line instead of late (a ``MemoryError`` after minutes
 search that never stops, every class silently ``unknown``).
 
 >>> Limit(seconds=2.5, tt_mb=16)
-Limit(seconds=2.5, nodes=0, tt_mb=16.0)
+Limit(seconds=2.5, nodes=0, tt_mb=16.0, playouts=None)
 >>> try:
 ...     Limit(seconds=float("nan"))
 ... except LimitError as e:
@@ -22,12 +22,14 @@ import os
 from dataclasses import dataclass, field
 
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
-           "check_nodes", "check_tt_mb", "available_memory_mb", "limit_of"]
+           "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "limit_of", "MAX_PLAYOUTS"]
 
 #: the longest budget accepted: 30 days (the longest 3/4 class took 1.3 hours)
 MAX_SECONDS = 30 * 24 * 3600
 #: the most nodes accepted: what the compiled searches count in 64-bit integers, with room
 MAX_NODES = 2**62
+#: the most engine playouts accepted
+MAX_PLAYOUTS = 10**12
 #: the smallest table accepted, about one KiB (a few buckets of the table)
 MIN_TT_MB = 0.001
 
@@ -64,6 +66,16 @@ def check_nodes(value: int, option: str = "--max-nodes") -> int:
     if not 0 <= value <= MAX_NODES:
         shown = str(value) if len(str(abs(value))) <= 30 else f"of {len(str(abs(value)))} digits"
         raise LimitError(f"{option} {shown}: give a whole number of nodes from 0 (no limit) to 2**62")
+    return value
+
+
+def check_playouts(value: int | None, option: str = "--playouts") -> int | None:
+    """``value`` (None: no playout limit) as an int in ``[1, MAX_PLAYOUTS]``; else LimitError."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PLAYOUTS:
+        shown = repr(value) if len(repr(value)) <= 30 else f"of {len(repr(value))} characters"
+        raise LimitError(f"{option} {shown}: give a whole number from 1 to 10**12")
     return value
 
 
@@ -108,13 +120,15 @@ def available_memory_mb() -> float | None:
 @dataclass(frozen=True)
 class Limit:
     """The budget of one search: ``seconds`` of wall time (None: none), ``nodes`` (0:
-    none) and the table size ``tt_mb`` in MiB (None: the search's default).  Every
+    none), the table size ``tt_mb`` in MiB (None: the search's default) and the
+    engine's ``playouts`` (None: none; a search without playouts ignores it).  Every
     value is checked when the Limit is made (:class:`LimitError`); ``copies`` tables of
     ``tt_mb`` (one per worker process) must fit in the available memory."""
 
     seconds: float | None = None
     nodes: int = 0
     tt_mb: float | None = None
+    playouts: int | None = None
     copies: int = field(default=1, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -123,6 +137,12 @@ class Limit:
         object.__setattr__(self, "seconds", check_seconds(self.seconds))
         object.__setattr__(self, "nodes", check_nodes(self.nodes))
         object.__setattr__(self, "tt_mb", check_tt_mb(self.tt_mb, copies=self.copies))
+        object.__setattr__(self, "playouts", check_playouts(self.playouts))
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the limit ends a search: a time, a node or a playout budget."""
+        return self.seconds is not None or self.nodes > 0 or self.playouts is not None
 
 
 def limit_of(limit: Limit | None, seconds: float | None = None, nodes: int | None = None,

@@ -41,7 +41,7 @@ from . import mcts_tree as M
 from .limit import LimitError, check_seconds
 from .values import Value
 
-__all__ = ["search", "Engine", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
+__all__ = ["search", "load_kernels", "Engine", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
            "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES"]
 
 #: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
@@ -229,13 +229,7 @@ class Engine:
             return EngineResult(str(position), None, value, "rules", None, [], [], 0, 0, 0, 0.0, seed,
                                 notes=[position.outcome_reason or "the game is over"])
         t = core.tables(board)
-        if board.m not in _LOADED:
-            M.load_kernels(t)
-            _LOADED.add(board.m)
-        if self.dfpn_nodes:
-            from .prove import load_kernels as load_dfpn
-
-            load_dfpn(board, "dfpn")
+        load_kernels(board, dfpn=bool(self.dfpn_nodes))
         t0 = time.perf_counter()  # after the kernels load: the budget is for searching
         notes: list[str] = []
         spent = 0
@@ -322,6 +316,19 @@ class Engine:
         M.refresh(t, R)
         notes.append(f"{int(R.stats[M.NODES]):,} nodes of the last search's tree reused")
         return R
+
+
+def load_kernels(board, dfpn: bool = True) -> None:
+    """Load the engine's compiled kernels for ``board`` (and df-pn's, which it tries
+    first), compiling them on the board's first use; a caller with a clock of its own
+    calls it before starting that clock."""
+    if board.m not in _LOADED:
+        M.load_kernels(core.tables(board))
+        _LOADED.add(board.m)
+    if dfpn:
+        from .prove import load_kernels as load_dfpn
+
+        load_dfpn(board, "dfpn")
 
 
 def _check_budget(playouts, seconds) -> tuple[int | None, float | None]:

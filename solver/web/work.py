@@ -8,11 +8,10 @@ project's typed errors: :class:`~solver.notation.NotationError`,
 :class:`~solver.position.IllegalMoveError`, ...), whose message the app sends as the one
 line of a 400 answer.
 
-Values follow the CLI's conventions: ``value`` is for the player to move, ``moves[m]``
-for the player who plays ``m``; ``'win'``, ``'loss'`` and ``'draw'`` are proven (the
-opening database, a df-pn proof or the engine's tree back-up; ``source`` says which),
-a number in [0, 1] is the engine's playout win rate (an estimate, ``source``
-``'engine'``), ``'unknown'`` is neither.
+An analysis is the CLI's (``meridians lookup --json``): ``value`` for the player to move,
+each of ``moves`` for the player who plays it, each labelled with its ``source``;
+``'win'``, ``'loss'`` and ``'draw'`` are proven, an ``estimate`` (the engine's playout win
+rate with its visits and interval) is not.
 
 >>> info = position_info("2/3")
 >>> info["position"], info["to_move"], len(info["legal_moves"]), info["outcome"], info["dead"]
@@ -23,25 +22,12 @@ a number in [0, 1] is the engine's playout win rate (an estimate, ``source``
 
 from __future__ import annotations
 
-import time
 
 from ..position import Position
-from ..search.values import Value
 from ..verify import start_position
 
-__all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record", "PROOF_SHARE",
-           "LOOKUP_MOVES", "SOURCES"]
+__all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record"]
 
-#: the sources of a value: the shipped opening database, a proof (df-pn, the engine's
-#: tree, or the rules when the game is over), the engine's estimate
-SOURCES = ("database", "proof", "engine")
-#: the share of an analysis's time that :func:`~solver.openings.database.lookup`'s
-#: df-pn proofs of the moves get; the engine has the rest
-PROOF_SHARE = 0.5
-#: positions with at most this many legal moves get a proof of every move; with more
-#: (the opening of 5/6, 6/7, 7/8) each would get a few milliseconds, too little to
-#: prove anything, so the engine has the whole time
-LOOKUP_MOVES = 40
 #: the longest position text accepted (a 7/8 position is under 200 characters)
 MAX_TEXT = 1000
 
@@ -145,112 +131,27 @@ def read_record(text: object, board: object = None) -> dict:
 
 
 def analyse(text: str, seconds: float, seed: int = 1) -> dict:
-    """The value of a position and of each legal move within about ``seconds``.
+    """The analysis of a position within ``seconds`` (:func:`solver.analyst.analyse`,
+    the answer of every front end), as JSON-ready values.  Runs in a worker process: the
+    compiled kernels hold the interpreter lock."""
+    from ..analyst import analyse as analyse_position
+    from ..search.limit import Limit
 
-    1. The game is over: the rules' value (source ``'proof'``), no moves.
-    2. :func:`solver.openings.database.lookup` with :data:`PROOF_SHARE` of the time (when
-       the position has at most :data:`LOOKUP_MOVES` moves): each move's value from the
-       opening database, else a df-pn proof within its share.
-    3. A position proven lost: every move is lost too (a move that did not lose would
-       make the position not lost), from the same source.
-    4. What is still undecided, the engine (:func:`solver.search.mcts.search`) with the
-       time left: a move it proves (its tree's back-up) is ``'proof'``, else its playout
-       win rate for the player who plays it (source ``'engine'``).
-
-    ``value``: the position's own (the lookup's when decided, else the engine's proof,
-    else the win rate of the engine's best move, an estimate); ``line``: the database's
-    line (:func:`~solver.openings.database.database_line`) when the value is the
-    database's, else the engine's principal line.  ``sources[m]`` labels each move's
-    value.  Runs in a worker process: the compiled kernels hold the interpreter lock.
-    """
-    from ..openings.database import database_line, lookup
-    from ..search.mcts import search
-
-    t0 = time.perf_counter()
-    pos = parse(text)
-    out = {"position": str(pos), "to_move": pos.to_move, "value": "unknown", "source": "engine", "moves": {},
-           "sources": {}, "line": [], "best": None, "seconds": 0.0, "notes": []}
-    if pos.outcome is not None:
-        out.update(value=Value.from_outcome(pos.outcome, pos.to_move).value, source="proof",
-                   notes=[f"the game is over: {pos.outcome_reason}"])
-        out["seconds"] = round(time.perf_counter() - t0, 3)
-        return out
-    moves = pos.legal_moves()
-    values: dict[str, str | float] = {m: "unknown" for m in moves}
-    sources: dict[str, str] = {m: "engine" for m in moves}
-    value: str | float = "unknown"
-    source = "engine"
-    if len(moves) <= LOOKUP_MOVES:
-        lk = lookup(pos, seconds=seconds * PROOF_SHARE)
-        for m, a in lk.moves.items():
-            if a.value.decided:
-                values[m], sources[m] = a.value.value, a.source
-        if lk.value.value.decided:
-            value, source = lk.value.value.value, lk.value.source
-    if value == "loss":
-        # a proven loss: every move loses (else one would win), with the same proof
-        for m in moves:
-            if values[m] == "unknown":
-                values[m], sources[m] = "loss", source
-    undecided = [m for m in moves if not isinstance(values[m], str) or values[m] == "unknown"]
-    line: list[str] = []
-    if source == "database":
-        line = database_line(pos)
-    left = seconds - (time.perf_counter() - t0)
-    if undecided or (source != "database" and not line):
-        r = search(pos, seconds=max(left, 0.05), seed=seed)
-        for mi in r.moves:
-            if mi.move not in values or mi.move not in undecided:
-                continue
-            if mi.value.decided:
-                values[mi.move], sources[mi.move] = mi.value.value, "proof"
-            elif mi.win_rate is not None:
-                values[mi.move], sources[mi.move] = round(mi.win_rate, 4), "engine"
-        if value == "unknown":
-            if r.proven:
-                value, source = r.value.value, "proof"
-            elif r.win_rate is not None:
-                value, source = round(r.win_rate, 4), "engine"
-        if not line:
-            line = list(r.line)
-        out["notes"] = list(r.notes)
-        out["best"] = r.best
-    if out["best"] is None or value in ("win", "loss"):
-        out["best"] = _best(values) or out["best"]
-    if line and values.get(line[0]) == "win":
-        out["best"] = line[0]  # the line's winning move, so that the board and the line agree
-    out.update(value=value, source=source, moves=values, sources=sources, line=line)
-    out["seconds"] = round(time.perf_counter() - t0, 3)
-    return out
-
-
-def _best(values: dict[str, str | float]) -> str | None:
-    """A proven winning move, else the move of the highest estimate, else the first
-    move not proven lost (board order)."""
-    wins = [m for m, v in values.items() if v == "win"]
-    if wins:
-        return wins[0]
-    rated = [(v, m) for m, v in values.items() if isinstance(v, float)]
-    if rated:
-        return max(rated)[1]
-    return next((m for m, v in values.items() if v != "loss"), next(iter(values), None))
+    return analyse_position(parse(text), Limit(seconds=seconds), seed=seed).as_dict()
 
 
 def engine_move(text: str, seconds: float, seed: int = 1) -> dict:
-    """The engine's move as ``meridians move`` chooses it (the opening database when it
-    holds the position, else the engine within ``seconds``), with the position after
-    it: ``{move, value, source, win_rate, line, after}`` (``after``:
-    :func:`position_info` of the new position; None when the game is over)."""
-    from ..openings.database import database_move
-    from ..search.mcts import search
+    """The move :func:`analyse` names best, with the analysis and the position after it:
+    ``{move, after, ...the analysis}`` (``after``: :func:`position_info` of the new
+    position)."""
+    from ..analyst import analyse as analyse_position
+    from ..search.limit import Limit
 
     pos = parse(text)
     if pos.outcome is not None:
         raise ValueError(f"the game is over ({pos.outcome_reason}): there is no move to play")
-    r = database_move(pos, seed=seed) or search(pos, seconds=seconds, seed=seed)
-    source = {"database": "database", "estimate": "engine"}.get(r.source, "proof")
-    return {"move": r.best, "value": r.value.value if r.proven else r.win_rate, "source": source,
-            "win_rate": r.win_rate, "line": list(r.line), "after": _info(pos.play(r.best))}
+    a = analyse_position(pos, Limit(seconds=seconds), seed=seed)
+    return {"move": a.best, "after": _info(pos.play(a.best)), **a.as_dict()}
 
 
 def warm(boards: tuple[str, ...] = ()) -> int:

@@ -28,7 +28,7 @@
     info.dark.forEach(function (n) { stones[n] = "D"; });
     var s = { stones: stones, dead: info.dead, last: info.last_move, threats: over(game.cursor) ? [] : info.threatened };
     if (analysis && analysis.position === info.position && !over(game.cursor)) {
-      s.values = analysis.moves; s.sources = analysis.sources; s.best = analysis.best;
+      s.moves = analysis.moves; s.best = analysis.best;
     }
     M.draw($("board"), geo, s);
     var end = over(game.cursor);
@@ -56,7 +56,7 @@
       $("value").textContent = end ? end : ($("analyse-on").checked ? "analysing..." : "-");
       $("line").textContent = "-";
     } else {
-      $("value").textContent = M.NAME[info.to_move] + " to move: " + M.valueText(analysis.value, analysis.source);
+      $("value").textContent = M.NAME[info.to_move] + " to move: " + M.valueText(analysis);
       $("line").textContent = analysis.line.length ? analysis.line.join(" ") : "-";
     }
   }
@@ -115,7 +115,7 @@
       if (mine !== token) { return; }
       if (!r.ok) { M.say($("status"), "Engine: " + r.data.error, "error"); return; }
       push(r.data.after);
-      M.say($("status"), "The engine played " + r.data.move + ": " + M.valueText(r.data.value, r.data.source) + ".", "");
+      M.say($("status"), "The engine played " + r.data.move + ": " + M.valueText(r.data) + " for the engine.", "");
       changed();
     });
   }

@@ -36,13 +36,17 @@ var Meridians = (function () {
   // The value markers of the analysis board: a shape as well as a colour, and a word
   // in the point's tooltip (the marker itself is readable without colour).
   var R = 9;
-  function marker(b, p, value, source, best) {
+  // A move that is neither proven nor estimated (too few visits) gets no marker: an empty
+  // point says "not searched", where a number would read as a verdict.
+  function marker(b, p, mv, best) {
     var x = b.xy[2 * p], y = b.xy[2 * p + 1], name = b.names[p], out = [];
-    var kind = typeof value === "number" ? "estimate" : value;
-    var title = name + ": " + (kind === "estimate" ? "estimate " + Math.round(100 * value) + "% (engine)" :
-                               value + (source ? " (" + source + ")" : ""));
+    var proven = mv.value !== "unknown", est = mv.estimate;
+    if (!proven && !est) { return ""; }
+    var value = proven ? mv.value : est.win_rate;
+    var kind = proven ? mv.value : "estimate";
+    var title = name + ": " + (proven ? mv.value + " (" + mv.source + ")" : estimateText(est));
     out.push('<g class="mv ' + kind + (best ? " best" : "") + '" data-point="' + name + '" data-value="' +
-             (kind === "estimate" ? value : value) + '" data-source="' + (source || "") + '"><title>' + title + "</title>");
+             value + '" data-source="' + mv.source + '" data-visits="' + mv.visits + '"><title>' + title + "</title>");
     if (kind === "win") {  // a triangle pointing up
       out.push('<polygon points="' + x + "," + (y - R) + " " + (x + R) + "," + (y + R * 0.75) + " " + (x - R) + "," +
                (y + R * 0.75) + '" fill="#0072b2" stroke="#fff" stroke-width="1.5"/>');
@@ -51,13 +55,11 @@ var Meridians = (function () {
                "L" + (x - 7) + " " + (y + 7) + '" stroke="#d55e00" stroke-width="4" stroke-linecap="round"/>');
     } else if (kind === "draw") {  // a square
       out.push('<rect x="' + (x - 7) + '" y="' + (y - 7) + '" width="14" height="14" fill="#6b6b6b"/>');
-    } else if (kind === "estimate") {  // a circle with the percentage, shaded from loss to win
+    } else {  // an estimate: a circle with the percentage, shaded from loss to win
       var t = Math.max(0, Math.min(1, value));
       var col = "rgb(" + Math.round(213 + (0 - 213) * t) + "," + Math.round(94 + (114 - 94) * t) + "," + Math.round(0 + 178 * t) + ")";
       out.push('<circle cx="' + x + '" cy="' + y + '" r="' + (R + 2) + '" fill="#fff" stroke="' + col + '" stroke-width="3"/>');
       out.push('<text x="' + x + '" y="' + y + '" fill="#222">' + Math.round(100 * value) + "</text>");
-    } else {  // unknown: a small hollow dot
-      out.push('<circle cx="' + x + '" cy="' + y + '" r="4" fill="none" stroke="#6b6b6b" stroke-width="1.5"/>');
     }
     if (best) {
       out.push('<circle cx="' + x + '" cy="' + y + '" r="' + (R + 7) + '" fill="none" stroke="#222" stroke-width="2" stroke-dasharray="4 3"/>');
@@ -67,7 +69,7 @@ var Meridians = (function () {
   }
 
   // draw(el, b, {stones: {point: "L"|"D"}, dead: [points], last: point, marks: [points], threats: [points],
-  //              values: {point: value}, sources: {point: source}, best: point})
+  //              moves: [the analysis's moves], best: point})
   function draw(el, b, s) {
     var out = ['<svg xmlns="http://www.w3.org/2000/svg" class="meridians position" viewBox="0 0 ' + b.w + " " + b.h + '">'];
     var k = b.m;
@@ -84,11 +86,7 @@ var Meridians = (function () {
       out.push('<circle class="threat" data-point="' + n + '" cx="' + b.xy[2 * p] + '" cy="' + b.xy[2 * p + 1] +
                '" r="' + (b.hit * 1.0) + '" fill="none" stroke="#cc79a7" stroke-width="3" stroke-dasharray="2 4"/>');
     });
-    if (s.values) {
-      Object.keys(s.values).forEach(function (n) {
-        out.push(marker(b, b.index[n], s.values[n], s.sources && s.sources[n], n === s.best));
-      });
-    }
+    (s.moves || []).forEach(function (mv) { out.push(marker(b, b.index[mv.move], mv, mv.move === s.best)); });
     for (var p = 0; p < b.names.length; p++) {
       out.push('<circle class="hit" data-point="' + b.names[p] + '" cx="' + b.xy[2 * p] + '" cy="' + b.xy[2 * p + 1] +
                '" r="' + b.hit + '"><title>' + b.names[p] + "</title></circle>");
@@ -102,9 +100,16 @@ var Meridians = (function () {
     el.className = (el.className.indexOf("status") >= 0 || el.id === "status" ? "status" : "") + (cls ? " " + cls : "");
   }
 
-  function valueText(v, source) {
-    if (typeof v === "number") { return "estimate " + Math.round(100 * v) + "% (engine's playout win rate)"; }
-    return v + (source && v !== "unknown" ? " (" + source + ")" : "");
+  function estimateText(e) {
+    return "estimate " + Math.round(100 * e.win_rate) + "% (" + Math.round(100 * e.low) + "-" + Math.round(100 * e.high) +
+      "%, " + e.visits + " visits)";
+  }
+
+  // An analysis's value in words: proven with its source, or the engine's labelled estimate.
+  function valueText(a) {
+    if (a.value !== "unknown") { return a.value + " (" + a.source + ")"; }
+    if (a.estimate) { return estimateText(a.estimate) + " (engine)"; }
+    return "unknown";
   }
 
   return { api: api, board: board, draw: draw, say: say, valueText: valueText, NAME: { L: "Light", D: "Dark" } };

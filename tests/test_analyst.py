@@ -1,0 +1,340 @@
+"""The analyst (solver/analyst.py): one answer for a position, the same from every front end.
+
+Its guarantees are checked on every position of the shipped 2/3 and 3/4 opening databases
+(the database itself is the oracle: each entry is a df-pn proof of record, and the build
+checked their negamax) and on endgame positions of larger boards proven here by df-pn with
+a budget far above the analyst's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import random
+import time
+
+import pytest
+
+from solver import Position
+from solver.analyst import MIN_VISITS, Analysis, Estimate, analyse
+from solver.board import Board
+from solver.openings.database import database_for, lookup_entry, position_key, position_of_key
+from solver.search.limit import Limit
+from solver.search.prove import prove
+from solver.search.values import Value
+
+#: a budget that makes an answer depend on the position alone: nodes for each proof,
+#: playouts for the engine
+EXACT = Limit(nodes=20_000, playouts=64)
+LOST_34 = "3/4/5/6/2L2/4/3 D"
+
+
+def fresh(p: Position) -> Position:
+    return Position.parse(str(p))
+
+
+# -- the guarantees, on every database position -------------------------------------------
+def broken_guarantees(p: Position, a: Analysis, db) -> list[str]:
+    """What ``a``, the analysis of the database position ``p``, gets wrong; [] if nothing."""
+    out = []
+    e = db.get(p)
+    if p.outcome is not None:  # a finished game in the database: the rules answer, as they did there
+        if (a.value, a.source, a.moves, a.best) != (e.value, "rules", {}, None):
+            out.append(f"{p}: over, but {a.value} from {a.source}, best {a.best}")
+        return out
+    if (a.value, a.source, a.estimate) != (e.value, "database", None):
+        out.append(f"{p}: {a.value} from {a.source} (estimate {a.estimate}), the database says {e.value}")
+    if list(a.moves) != p.legal_moves():
+        out.append(f"{p}: moves {list(a.moves)}, not the legal moves in board order")
+        return out
+    held = True
+    for m, mv in a.moves.items():
+        child = p.play(m)
+        if child.outcome is not None:
+            want, source = Value.from_outcome(child.outcome, child.to_move).negated(), "rules"
+        elif db.get(child) is not None:
+            want, source = db.get(child).value.negated(), "database"
+        else:
+            held = False
+            continue
+        if (mv.value, mv.source) != (want, source):
+            out.append(f"{p}: {m} is {mv.value} ({mv.source}), the {source} says {want}")
+    values = {mv.value for mv in a.moves.values()}
+    if a.value is Value.LOSS and values != {Value.LOSS}:
+        out.append(f"{p}: lost, but its moves are {sorted(values)}")
+    if a.value is Value.WIN and Value.WIN not in values:
+        out.append(f"{p}: won, but no move wins")
+    if a.best not in a.moves:
+        out.append(f"{p}: best move {a.best}")
+        return out
+    best = a.moves[a.best]
+    if a.value is Value.WIN and not (best.value is Value.WIN and best.source in ("rules", "database", "proof")):
+        out.append(f"{p}: won, but its best move {a.best} is {best.shown()}")
+    if a.value is Value.LOSS and held:
+        longest = max(a.moves, key=lambda m: (a.moves[m].nodes, m))
+        if a.best != longest:
+            out.append(f"{p}: lost, best {a.best}, but the longest proof of record is {longest}'s")
+    q = p
+    for m in a.line:
+        q = q.play(m)  # an illegal move raises
+    if a.line[:1] != [a.best]:
+        out.append(f"{p}: the line {a.line} does not start with the best move {a.best}")
+    return out
+
+
+def _check_keys(board: str, keys: list[int]) -> tuple[list[str], int, int]:
+    """The broken guarantees of the database positions of ``keys``, the number of lost
+    positions whose best move the engine chose, and how often that was the first legal move."""
+    b = Board.parse(board)
+    db = database_for(b)
+    problems, chosen, first = [], 0, 0
+    for k in keys:
+        p = position_of_key(b, k)
+        a = analyse(p, EXACT)
+        problems += broken_guarantees(p, a, db)
+        if a.value is Value.LOSS and any(p.play(m).outcome is None and db.get(p.play(m)) is None for m in a.moves):
+            chosen += 1
+            first += a.best == p.legal_moves()[0]
+    return problems, chosen, first
+
+
+def _in_parallel(board: str, keys: list[int], parts: int) -> list[tuple[list[str], int, int]]:
+    chunks = [keys[i::parts] for i in range(parts)]
+    if parts == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_check_keys(board, c) for c in chunks]
+    with multiprocessing.get_context("fork").Pool(parts) as pool:
+        return pool.starmap(_check_keys, [(board, c) for c in chunks])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["3/4", "2/3"])
+def test_every_database_position_keeps_the_guarantees(board):
+    db = database_for(Board.parse(board))
+    keys = [int(k) for k in db.keys]
+    analyse(position_of_key(db.board, keys[0]), EXACT)  # load the kernels before any fork
+    results = _in_parallel(board, keys, 2 if len(keys) > 1000 else 1)
+    problems = [x for r in results for x in r[0]]
+    chosen, first = sum(r[1] for r in results), sum(r[2] for r in results)
+    assert not problems, f"{len(problems)} broken guarantees in {len(keys)} positions, e.g. {problems[:5]}"
+    if board == "2/3":
+        # lost positions whose moves the database does not hold: the engine's choice among
+        # losing moves, not the first point in board order
+        assert chosen > 1000 and first < chosen / 3, (chosen, first)
+
+
+def test_the_checker_sees_broken_guarantees():
+    db = database_for(Board.parse("2/3"))
+    p = Position.start("2/3")
+    a = analyse(p, EXACT)
+    assert broken_guarantees(p, a, db) == []
+    lost = next(m for m, mv in a.moves.items() if mv.value is Value.LOSS)
+    for change in (dict(value=Value.UNKNOWN, source="engine"), dict(best=lost), dict(line=[lost])):
+        bad = analyse(p, EXACT)
+        for k, v in change.items():
+            setattr(bad, k, v)
+        assert broken_guarantees(p, bad, db), change
+    bad = analyse(p, EXACT)
+    bad.moves[lost].value = Value.WIN
+    assert broken_guarantees(p, bad, db)
+
+
+# -- proven positions of larger boards ------------------------------------------------------
+def _endgames(board: str, count: int, back: int, seed: int) -> list[Position]:
+    """Positions ``back`` plies before the end of seeded random games, as fresh games."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        p, seen = Position.start(board), []
+        while p.outcome is None:
+            seen.append(p)
+            p = p.play(rng.choice(p.legal_moves()))
+        if len(seen) > back:
+            out.append(fresh(seen[-back]))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["4/5", "5/6", "6/7"])
+def test_proven_endgames_of_larger_boards(board):
+    decided = 0
+    for p in _endgames(board, 4, 8, seed=len(board)):
+        truth = Value(prove(p, max_nodes=1_000_000, tt_mb=64).value)
+        a = analyse(p, Limit(seconds=0.5))
+        values = {mv.value for mv in a.moves.values()}
+        if a.proven:
+            decided += 1
+            assert truth in (a.value, Value.UNKNOWN), (str(p), a.value, truth)
+            assert a.estimate is None and a.source in ("rules", "proof")
+            assert a.value is not Value.LOSS or values == {Value.LOSS}
+            assert a.value is not Value.WIN or a.moves[a.best].value is Value.WIN
+        else:
+            assert a.value is Value.UNKNOWN and a.source in ("engine", "none")
+            assert Value.WIN not in values and values != {Value.LOSS}
+        # the best move's proven value, and one other's, against a proof of their own
+        proven = [mv for mv in a.moves.values() if mv.proven and mv.source != "rules"]
+        for mv in sorted(proven, key=lambda mv: mv.move != a.best)[:2]:
+            truth_m = Value(prove(fresh(p.play(mv.move)), max_nodes=1_000_000, tt_mb=64).value).negated()
+            assert truth_m in (mv.value, Value.UNKNOWN), (str(p), mv.move, mv.value, truth_m)
+    assert decided >= 2  # the analyst decides most of them within half a second
+
+
+# -- one answer everywhere ------------------------------------------------------------------
+def _answers(position: str, run_cli) -> dict[str, dict]:
+    """The same position, asked of each front end with a 2 s budget: its value and moves."""
+    from solver.interactive import Budget, _search
+    from solver.match import choose_move, engine_of, parse_player
+    from solver.search.mcts import Engine
+    from solver.web import work
+
+    def core(d: dict) -> dict:
+        return {"value": d["value"], "source": d["source"],
+                "moves": {m["move"]: (m["value"], m["source"]) for m in d["moves"] if m["value"] != "unknown"}}
+
+    import io
+
+    from solver.verify import start_position
+
+    pos = start_position(position, None)
+    out = {"lookup": core(json.loads(run_cli("lookup", position, "--time", "2", "--json").stdout)),
+           "move": core(json.loads(run_cli("move", position, "--time", "2", "--json").stdout)),
+           "web": core(work.analyse(position, 2.0)),
+           "play": core(_search(Engine(), pos, Budget(seconds=2.0), io.StringIO()).as_dict())}
+    player = parse_player("engine:time=2")
+    best = choose_move(player, pos, random.Random(1), 1, engine_of(player, 1))
+    return out, best
+
+
+@pytest.mark.parametrize("position", [LOST_34, "3/4", "2/3/L3/3/2 D", "2/1D1/4/L2/2 L"])
+def test_every_front_end_gives_the_same_answer(position, run_cli):
+    answers, match_move = _answers(position, run_cli)
+    first = answers["lookup"]
+    assert all(a == first for a in answers.values()), answers
+    from solver.verify import start_position
+
+    assert first["value"] in ("win", "loss") and len(first["moves"]) == len(start_position(position, None).legal_moves())
+    if first["value"] == "win":
+        assert first["moves"][match_move][0] == "win"
+
+
+def test_the_lost_3_4_position_everywhere(run_cli):
+    # the issue's example: the database proves it lost; every front end says so, every move
+    # a loss, at once (the engine only picks the most resisting move)
+    p = Position.parse(LOST_34)
+    assert lookup_entry(p).value is Value.LOSS
+    for args in (["lookup", LOST_34, "--json"], ["move", LOST_34, "--json"]):
+        d = json.loads(run_cli(*args).stdout)
+        assert (d["value"], d["source"], d["estimate"]) == ("loss", "database", None)
+        assert {(m["value"], m["source"]) for m in d["moves"]} == {("loss", "database")}
+        assert len(d["moves"]) == len(p.legal_moves()) == 29 and d["best"] in p.legal_moves()
+    r = run_cli("lookup", LOST_34)
+    assert r.code == 0 and "Dark to move: loss (database)" in r.stdout and "losing moves (29)" in r.stdout
+    assert "estimate" not in r.stdout and "unknown" not in r.stdout
+
+
+# -- the policy's parts ---------------------------------------------------------------------
+def test_a_finished_game_is_the_rules_answer():
+    rng = random.Random(5)
+    p = Position.start("2/3")
+    while p.outcome is None:
+        p = p.play(rng.choice(p.legal_moves()))
+    a = analyse(fresh(p))
+    assert (a.value, a.source, a.moves, a.best, a.line) == (
+        Value.from_outcome(p.outcome, p.to_move), "rules", {}, None, [])
+
+
+def test_positions_the_database_lacks_are_proven():
+    db = database_for(Board.parse("2/3"))
+    rng = random.Random(3)
+    deep = []
+    while len(deep) < 5:
+        p = Position.start("2/3")
+        for _ in range(rng.randrange(11, 16)):
+            if p.outcome is not None:
+                break
+            p = p.play(rng.choice(p.legal_moves()))
+        if p.outcome is None and db.get(p) is None:
+            deep.append(fresh(p))
+    for p in deep:
+        a = analyse(p, Limit(seconds=20))
+        assert a.source in ("proof", "rules") and a.value == Value(prove(p, max_nodes=10_000_000, tt_mb=4).value)
+        for m, mv in a.moves.items():
+            child = fresh(p.play(m))
+            if p.play(m).outcome is None:
+                assert mv.value == Value(prove(child, max_nodes=10_000_000, tt_mb=4).value).negated()
+                assert mv.source == ("database" if db.get(child) is not None else "proof")
+
+
+def test_a_database_answer_is_fast_and_loads_no_search(monkeypatch):
+    import solver.search.mcts as mcts
+    import solver.search.prove as prove_module
+
+    calls = []
+    monkeypatch.setattr(prove_module, "load_kernels", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(mcts, "load_kernels", lambda *a, **k: calls.append(a))
+    analyse(Position.start("3/4"))  # the file read once
+    t = time.perf_counter()
+    a = analyse(Position.start("3/4"))
+    took = time.perf_counter() - t
+    assert a.source == "database" and {mv.source for mv in a.moves.values()} == {"database"}
+    assert calls == [] and a.playouts == 0 and a.nodes == 0
+    assert took < 1.0  # about 2 ms; slack for a loaded machine
+
+
+def test_the_budget_does_not_pay_for_loading_the_kernels(monkeypatch):
+    """A board's first use compiles for tens of seconds; the budget is for searching.  The
+    compile is simulated by a 1.5 s sleep in the first load, with a 1 s budget."""
+    import solver.search.prove as prove_module
+
+    real, calls = prove_module.load_kernels, []
+
+    def slow_first_load(board, method="dfpn"):
+        if not calls:
+            time.sleep(1.5)
+        calls.append(method)
+        real(board, method)
+
+    monkeypatch.setattr(prove_module, "load_kernels", slow_first_load)
+    a = analyse(Position.start("2/3"), Limit(seconds=1.0), database=False)
+    assert calls and a.source == "proof" and a.load_seconds >= 1.5 and a.seconds < 1.5
+    assert a.value == Value(prove(Position.start("2/3"), tt_mb=4).value)
+    assert all(mv.proven for mv in a.moves.values())
+
+
+def test_estimates_carry_visits_and_an_interval_and_thin_ones_are_not_shown():
+    a = analyse(Position.start("5/6"), Limit(playouts=400))
+    assert a.value is Value.UNKNOWN and a.source == "engine" and a.estimate is not None
+    assert a.estimate == a.moves[a.best].estimate
+    kinds = set()
+    for mv in a.moves.values():
+        if mv.estimate is not None:
+            kinds.add("estimate")
+            assert mv.source == "engine" and mv.visits == mv.estimate.visits >= MIN_VISITS
+            low, high = mv.estimate.interval
+            assert low <= mv.estimate.win_rate <= high
+        else:
+            kinds.add("none")
+            assert mv.source == "none" and mv.visits < MIN_VISITS and mv.shown() == "not searched"
+    assert kinds == {"estimate", "none"}  # 400 playouts over 90 moves leave some unsearched
+    # the same limit and seed: the same answer
+    b = analyse(Position.start("5/6"), Limit(playouts=400))
+    assert {k: v for k, v in a.as_dict().items() if "seconds" not in k} == \
+        {k: v for k, v in b.as_dict().items() if "seconds" not in k}
+
+
+@pytest.mark.parametrize("rate, visits", [(0.5, 16), (0.9, 100), (0.0, 20), (1.0, 5000)])
+def test_the_interval_is_wilsons(rate, visits):
+    low, high = Estimate(rate, visits).interval
+    # Wilson's interval: the rates p whose normal test against the observed rate passes at 95%
+    z = 1.959964
+    for p, inside in ((low, True), (high, True), (max(low - 0.01, 0), low < 0.01), (min(high + 0.01, 1), high > 0.99)):
+        if 0 < p < 1:
+            assert (abs(rate - p) <= z * math.sqrt(p * (1 - p) / visits) + 1e-9) == inside, (p, inside)
+    assert 0 <= low <= rate <= high <= 1
+    assert Estimate(rate, visits).negated().interval == pytest.approx((1 - high, 1 - low))
+
+
+def test_position_keys_round_trip():
+    db = database_for(Board.parse("2/3"))
+    for k in [int(x) for x in db.keys[::997]]:
+        assert position_key(position_of_key(db.board, k)) == k
