@@ -655,8 +655,10 @@ def generate(
             raise ValueError("--source records needs a folder of game records")
         games = read_records(records, board)
     folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder):
-        raise ValueError(f"cannot write {out}: there is no folder {folder}")
+    try:
+        os.makedirs(folder, exist_ok=True)  # as every other output option does (README)
+    except OSError as e:
+        raise ValueError(f"cannot write {out}: cannot create the folder {folder}: {e.strerror or e}") from None
     with exclusive(out + ".lock"):
         return _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
                          source, playouts, games, records)

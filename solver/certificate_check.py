@@ -694,9 +694,13 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
             if result is None:
                 raise CertificateError(f"node {i} ({nodes.text(i)}) is a leaf, but the game is not over")
             won = "L" if kind == WON_L else "D"
-            if won != winner or result != winner:
+            if result != winner:
                 raise CertificateError(
                     f"node {i} ({nodes.text(i)}) is a leaf won by {result}, not by the claimed winner {winner}")
+            # the game is the winner's, but the file names the other player: a corrupt leaf
+            if won != winner:
+                raise CertificateError(
+                    f"node {i} ({nodes.text(i)}) is a leaf marked won by {won}, but {winner} has won it")
             continue
         if result is not None:
             raise CertificateError(f"node {i} ({nodes.text(i)}): the game is over ({result} won), it must be a leaf")

@@ -623,6 +623,24 @@ def _cells(fr: _Frame, vals: Mapping[int, str], look: _Look) -> list[str]:
     return out
 
 
+def _free_spot(text: str, font: float, marks, area, near, fallback) -> tuple[float, float]:
+    """Where to write ``text`` (its start and baseline) in ``area`` (x0, y0, x1, y1) so that
+    its box holds none of the ``marks`` (x, y): beside the first of the points ``near``
+    that leaves room, else anywhere in the area, else at ``fallback`` (outside the area,
+    where no mark is)."""
+    w, pad = _text_width(text, font), 7.0  # pad: the largest mark's half-size and a pixel
+
+    def free(x: float, y: float) -> bool:
+        inside = area[0] <= x and x + w <= area[2] and area[1] <= y - font and y + 0.3 * font <= area[3]
+        return inside and not any(x - pad <= mx <= x + w + pad and y - font - pad <= my <= y + 0.3 * font + pad
+                                  for mx, my in marks)
+
+    tries = [(x + dx, y + dy) for x, y in near for dy in (-10.0, 22.0) for dx in (0.0, -w / 2, -w)]
+    tries += [(float(x), float(y)) for y in range(int(area[1] + font), int(area[3]), 6)
+              for x in range(int(area[0]), int(area[2] - w), 10)]
+    return next(((x, y) for x, y in tries if free(x, y)), fallback)
+
+
 def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
     """A chart of proof cost against empty points, from ``scripts/measure_growth.py``'s
     record: every position (filled: decided; hollow, at the cap: not decided), the median
@@ -645,7 +663,27 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
     y0 = math.floor(math.log10(min(ys, default=1)))
     y1 = math.ceil(math.log10(max(ys, default=10)))
     y1 = max(y1, y0 + 1)
-    left, right, top, bottom = 70.0, 20.0, 66.0, 50.0
+    undecided_runs = any(r["value"] == "unknown" for r in runs)
+    med = [(row["empty"], row["median_expansions"]) for row in rec["by_empty"]
+           if row.get("median_expansions")]
+    # the legend names only the marks drawn below, each entry tagged with its mark's class
+    legend = [(mark, text) for mark, text, drawn in (
+        ("run decided", "dots: positions from random games", any(r["value"] != "unknown" for r in runs)),
+        ("run undecided", "hollow dots: not decided within the cap", undecided_runs),
+        ("cap", "red dashed line: the cap", True),
+        ("median", "black: median", len(med) > 1),
+        ("fit", "blue: fitted line", bool(fit)),
+        ("class", "diamonds: first-move classes", bool(classes)),
+        ("class undecided", "hollow diamonds: not decided", any(not c["decided"] for c in classes)),
+    ) if drawn]
+    left, right, bottom = 70.0, 20.0, 50.0
+    legend_lines: list[list[tuple[str, str]]] = [[]]
+    for mark, text in legend:
+        line = legend_lines[-1]
+        if line and _text_width("; ".join(t for _, t in line + [(mark, text)]), 10) > width - left - right:
+            legend_lines.append(line := [])
+        line.append((mark, text))
+    top = 40.0 + 13 * len(legend_lines)
 
     def px(e: float) -> float:
         return left + (e - x0) / (x1 - x0) * (width - left - right)
@@ -657,11 +695,11 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
            f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="sans-serif" font-size="12">',
            _el("rect", x=0, y=0, width=width, height=height, fill="white"),
            _el("text", f"{rec['board']}: df-pn expansions against empty points", x=left, y=22.0,
-               font_size=15, class_="title"),
-           _el("text", "dots: positions from random games (hollow: not decided within the cap, red line);",
-               x=left, y=38.0, font_size=10, fill="#444", class_="legend"),
-           _el("text", "black: median; blue: fitted line; diamonds: first-move classes (hollow: not decided)",
-               x=left, y=51.0, font_size=10, fill="#444", class_="legend")]
+               font_size=15, class_="title")]
+    for i, line in enumerate(legend_lines):
+        spans = "; ".join(f"<tspan{_attrs({'data_mark': mark})}>{escape(text)}</tspan>" for mark, text in line)
+        attrs = _attrs({"x": left, "y": 38.0 + 13 * i, "font_size": 10, "fill": "#444", "class_": "legend"})
+        out.append(f"<text{attrs}>{spans}</text>")
     for k in range(y0, y1 + 1):
         y = py(10 ** k)
         out.append(_el("line", x1=left, y1=y, x2=width - right, y2=y, stroke="#ddd"))
@@ -673,22 +711,25 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
                    text_anchor="middle"))
     out.append(_el("line", x1=left, y1=py(cap), x2=width - right, y2=py(cap), stroke="#c33",
                    stroke_dasharray="4 3", class_="cap"))
+    marks = [(px(r["empty"]), py(r["expansions"] if r["value"] != "unknown" else cap)) for r in runs]
+    marks += [(px(e), py(n)) for e, n in med] + [(px(first_move), py(c["expansions"])) for c in classes]
     if fit:
         e_a, e_b = min(fit["counts_used"]), fit["first_move_empty"]
         def line_y(e):
             return 10 ** (fit["intercept"] + fit["log10_per_point"] * e)
         out.append(_el("line", x1=px(e_a), y1=py(line_y(e_a)), x2=px(e_b), y2=py(line_y(e_b)),
                        stroke="#36c", stroke_width=1.5, stroke_dasharray="6 3", class_="fit"))
-        out.append(_el("text", f"x{fit['factor_per_point']:.2f} per empty point", x=px(e_a),
-                       y=py(line_y(e_a)) - 10, fill="#36c"))
+        label = f"x{fit['factor_per_point']:.2f} per empty point"
+        x, y = _free_spot(label, 12, marks, (left, top, width - right, height - bottom),
+                          [(px(e_a + (e_b - e_a) * k / 10), py(line_y(e_a + (e_b - e_a) * k / 10)))
+                           for k in range(11)], fallback=(width - right - _text_width(label, 12), 22.0))
+        out.append(_el("text", label, x=x, y=y, fill="#36c", class_="fit-label"))
     for r in runs:
         decided = r["value"] != "unknown"
         n = r["expansions"] if decided else cap
         out.append(_el("circle", cx=px(r["empty"]), cy=py(n), r=3.0,
                        fill="#555" if decided else "none", stroke="#555",
                        class_="run decided" if decided else "run undecided"))
-    med = [(row["empty"], row["median_expansions"]) for row in rec["by_empty"]
-           if row.get("median_expansions")]
     if len(med) > 1:
         d = " ".join(f"{'M' if i == 0 else 'L'}{_num(px(e))},{_num(py(n))}" for i, (e, n) in enumerate(med))
         out.append(_el("path", d=d, fill="none", stroke="#000", stroke_width=2.0, class_="median"))
@@ -696,7 +737,7 @@ def growth_svg(rec: Mapping, *, width: float = 640, height: float = 400) -> str:
         x, y = px(first_move), py(c["expansions"])
         out.append(_el("path", d=f"M{_num(x)},{_num(y - 6)} L{_num(x + 6)},{_num(y)} L{_num(x)},{_num(y + 6)} "
                        f"L{_num(x - 6)},{_num(y)} Z", fill="#2a2" if c["decided"] else "none",
-                       stroke="#2a2", class_="class"))
+                       stroke="#2a2", class_="class" if c["decided"] else "class undecided"))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

@@ -131,12 +131,37 @@ def test_rejects_an_illegal_move(cert23):
         check_data(bad)
 
 
-def test_rejects_a_changed_leaf_winner(cert23):
+def test_rejects_a_changed_leaf_winner(cert23, tmp_path, run_cli):
+    # the game at the leaf is Light's; only the file's "won" is wrong, and the message
+    # must say so, not name Light twice
     bad = copy.deepcopy(cert23)
     leaf = _first(bad, "won")
     leaf["won"] = "D"
-    with pytest.raises(CertificateError, match=f"node {leaf['id']} .*not by the claimed winner L"):
+    want = f"node {leaf['id']} ({leaf['position']}) is a leaf marked won by D, but L has won it"
+    with pytest.raises(CertificateError) as e:
         check_data(bad)
+    assert str(e.value) == want
+    path = tmp_path / "bad.json"
+    path.write_text(dumps(bad))
+    r = run_cli("check", "--jobs", "1", path, code=1)
+    assert r.stderr == f"meridians: certificate rejected: {path}: {want}\n"
+
+
+@pytest.mark.parametrize("won", ["L", "D"])
+def test_rejects_a_leaf_the_loser_has_won(won):
+    # one node: a finished game that Dark has won, claimed for Light
+    text = "1D/3/1DD1/D2/2 D"
+    cert = {"format": "meridians-certificate", "version": 1, "board": "2/3", "root": text,
+            "winner": "L", "node_count": 1, "nodes": [{"id": 0, "position": text, "won": won}]}
+    with pytest.raises(CertificateError) as e:
+        check_data(cert)
+    assert str(e.value) == f"node 0 ({text}) is a leaf won by D, not by the claimed winner L"
+    # claimed for Dark, it holds, unless the file marks the leaf as Light's
+    cert["winner"] = cert["nodes"][0]["won"] = "D"
+    assert check_data(cert) == 1
+    cert["nodes"][0]["won"] = "L"
+    with pytest.raises(CertificateError, match=r"is a leaf marked won by L, but D has won it$"):
+        check_data(cert)
 
 
 def test_rejects_a_claimed_winner_changed(cert23):

@@ -343,9 +343,17 @@ def test_the_lock_goes_and_a_complete_file_says_so(tmp_path, run_cli):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "c.jsonl.state.json"]
 
 
-def test_an_output_in_a_missing_folder_names_it(tmp_path, run_cli):
-    code, out, err, _ = run_cli(*GENERATE_4_5, "--count", "1", "--out", tmp_path / "no" / "x.jsonl")
-    assert code == 2 and err == f"meridians: error: cannot write {tmp_path / 'no' / 'x.jsonl'}: there is no folder {tmp_path / 'no'}\n"
+def test_an_output_in_missing_folders_creates_them(tmp_path, run_cli):
+    out = tmp_path / "new" / "dir" / "x.jsonl"
+    code, text, err, _ = run_cli(*GENERATE_4_5, "--count", "1", "--out", out)
+    assert code == 0, err
+    assert len(load_jsonl(out)) == 1 and f"wrote {out}: 1 puzzles" in text
+    # a folder that cannot be made (a file is in the way) is named in one line
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "x.jsonl"
+    code, text, err, _ = run_cli(*GENERATE_4_5, "--count", "1", "--out", out)
+    assert code == 2 and err.startswith(f"meridians: error: cannot write {out}: cannot create the folder "
+                                        f"{tmp_path / 'file'}: ") and err.count("\n") == 1
 
 
 def test_the_default_output_is_in_the_current_folder(tmp_path, monkeypatch, run_cli):

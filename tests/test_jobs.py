@@ -386,3 +386,26 @@ def test_the_cli_and_the_pool_read_scheduler_addresses_by_one_rule(run_cli):
             check_scheduler_address(bad)
         r = run_cli("solve", "2/3", "--backend", "dask", "--scheduler", bad, code=2)
         assert "--scheduler" in r.stderr, r.stderr
+
+
+def test_ctrl_c_summary_counts_what_the_progress_counted(tmp_path, monkeypatch, run_cli):
+    # two jobs end undecided (out of budget), Ctrl-C comes in the third: the progress said
+    # 2 done, and the summary must say 2 finished, not 0 (the decided ones)
+    import solver.search.jobs as J
+
+    calls = []
+
+    def fake_run_job(job, index, *, method, **kw):
+        calls.append(job.key)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return {"value": "unknown", "nodes": 5, "seconds": 0.01, "method": method, "notes": ["no nodes left"]}
+
+    monkeypatch.setattr(J, "run_job", fake_run_job)
+    ck = tmp_path / "ck.json"
+    r = run_cli("solve", "2/3", "--method", "alphabeta", "--checkpoint", ck, code=130)
+    total = len(opening_jobs(Position.start(B23)))
+    progress = [line for line in r.stderr.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in progress] == [f"[1/{total}", f"[2/{total}"]
+    assert r.stderr.splitlines()[-1] == (f"meridians: interrupted with 2 of {total} jobs finished; "
+                                         f"run the same command to resume from {ck}")

@@ -338,3 +338,55 @@ def test_solve_results_show_as_svg(tmp_path):
     marks = {e.get("data-point"): e.get("data-value") for e in with_class(root, "value")}
     assert marks == s.moves and set(marks.values()) == {"loss"}
     assert not with_class(root, "best")
+
+
+# -- the growth chart (scripts/measure_growth.py) ---------------------------------------
+def _growth_marks(root: ET.Element) -> list[tuple[float, float]]:
+    """The centre of every point drawn: positions, median vertices, class diamonds."""
+    import re
+
+    out = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(NS + "circle")]
+    for p in root.iter(NS + "path"):
+        xy = [(float(a), float(b)) for a, b in re.findall(r"[ML](-?[\d.]+),(-?[\d.]+)", p.get("d"))]
+        if "median" in p.get("class", "").split():
+            out += xy
+        else:  # a diamond: its centre
+            out.append((sum(x for x, _ in xy) / len(xy), sum(y for _, y in xy) / len(xy)))
+    return out
+
+
+def _growth_records() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "results" / "solutions"
+    recs = [json.loads((folder / f"{name}.json").read_text()) for name in
+            ("3-4-growth", "4-5-growth", "4-5-growth-knowledge")]
+    # no fit, no classes, nothing undecided: the legend must shrink to what is drawn
+    recs.append({"board": "3/4", "cap": 1000, "fit": None, "classes": [],
+                 "by_empty": [{"empty": 10, "median_expansions": 50}],
+                 "runs": [{"empty": 10, "value": "win", "expansions": 50}]})
+    return recs
+
+
+@pytest.mark.parametrize("rec", _growth_records(), ids=["3-4", "4-5", "4-5-knowledge", "bare"])
+def test_growth_chart_label_clear_of_points_and_legend_only_what_is_drawn(rec):
+    from solver.svg import growth_svg
+
+    root = parse(growth_svg(rec))
+    marks = _growth_marks(root)
+    labels = [t for t in root.iter(NS + "text") if (t.text or "").endswith("per empty point")]
+    assert len(labels) == (1 if rec["fit"] else 0)
+    for t in labels:
+        size = float(t.get("font-size", 12))
+        x, y, w = float(t.get("x")), float(t.get("y")), 0.6 * size * len(t.text)
+        assert t.get("text-anchor") in (None, "start")
+        inside = [(a, b) for a, b in marks if x <= a <= x + w and y - size <= b <= y + 0.3 * size]
+        assert not inside, (t.text, x, y, inside)
+    entries = [s for t in with_class(root, "legend") for s in t.iter(NS + "tspan")]
+    assert entries and all(s.get("data-mark") for s in entries)
+    for s in entries:
+        assert with_class(root, *s.get("data-mark").split()), (s.get("data-mark"), s.text)
+    kinds = {s.get("data-mark") for s in entries}
+    assert ("fit" in kinds) == bool(rec["fit"]) and ("class" in kinds) == bool(rec["classes"])
+    assert ("run undecided" in kinds) == any(r["value"] == "unknown" for r in rec["runs"])

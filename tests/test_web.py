@@ -326,6 +326,26 @@ def test_puzzles_and_a_puzzle_line(client):
     assert all("sacrifice" in r["themes"] and r["rating"] == 3 for r in themed["puzzles"])
 
 
+@pytest.mark.parametrize("params,words", [
+    ({"n": "abc"}, "n 'abc'"),
+    ({"n": "2.5"}, "n '2.5'"),
+    ({"n": "0"}, "n '0'"),
+    ({"rating": "high"}, "rating 'high'"),
+    ({"board": "9/10"}, "unsupported board 9/10"),
+    ({"board": "abc", "n": "2"}, "unknown board 'abc'"),
+])
+def test_puzzles_refuses_bad_filters_in_one_line(client, params, words):
+    assert words in one_line_error(client.get("/api/puzzles", params=params))
+
+
+def test_puzzles_says_when_none_matches(client):
+    # a valid board with no committed puzzles: an empty list, and a note saying so
+    d = client.get("/api/puzzles", params={"board": "1/2", "n": "2"}).json()
+    assert d["count"] == 0 and d["puzzles"] == [] and d["note"] == "no puzzle matches board 1/2, n 2"
+    assert "4/5" in d["options"]["board"]
+    assert "note" not in client.get("/api/puzzles", params={"board": "4/5"}).json()
+
+
 def test_nothing_is_a_500(client):
     # odd values in every parameter of every route: each a 2xx or a 4xx, never a 500
     odd = ["", "\x00", "%", "3/4\n", "a" * 3000, "[]", "{}", "NaN", "-0", "\ud7ff", "6/7 L L"]

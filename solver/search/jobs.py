@@ -236,7 +236,9 @@ def run_jobs(
                                               "seconds": st["seconds"], "method": method,
                                               "notes": ["interrupted"]})
             ck.save(results)
-        finished = sum(r.done for r in results.values())
+        # as the progress counts them: every job that ended in this run, decided or out of
+        # budget, and the decided ones resumed (not only the decided ones)
+        finished = len(ui.finished) + resumed
         raise JobsInterrupted(ck.path if ck else None, finished, len(jobs)) from None
     finally:
         ui.close()

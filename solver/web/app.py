@@ -16,7 +16,9 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
 - ``GET /api/board?board=B`` -> the board's SVG ``<defs>`` and point geometry;
 - ``GET /api/puzzles?board=&n=&theme=&rating=`` -> the committed puzzles that match, with
-  the values each filter offers; ``GET /api/puzzle?id=ID`` -> one puzzle's task and line.
+  the values each filter offers (and a ``note`` when none matches; an invalid board or a
+  number that is not a whole number is a 400); ``GET /api/puzzle?id=ID`` -> one puzzle's
+  task and line.
 
 Where the work runs: the rules' answers (a position, a move, a puzzle's line) take
 milliseconds and run in threads; analyses and engine moves run in a pool of worker
@@ -49,6 +51,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ..board import Board
 from . import work
 
 __all__ = ["create_app", "MIN_SECONDS", "MAX_SECONDS", "DEFAULT_SECONDS", "GRACE_SECONDS", "MAX_PENDING",
@@ -209,6 +212,25 @@ def _param(request: Request, name: str, required: bool = True) -> str | None:
     return v
 
 
+def _puzzle_filters(query) -> dict:
+    """The filters of ``/api/puzzles`` that are given, checked: a board name and whole
+    numbers, else a :class:`WebError` (a filter no puzzle could match would answer an
+    empty list that looks like a valid one)."""
+    out = {}
+    if query.get("board"):
+        out["board"] = Board.parse(query["board"]).name  # a BoardError is a ValueError: a 400
+    for name in ("n", "rating"):
+        raw = query.get(name)
+        if raw:
+            if not (raw.isascii() and raw.isdigit() and len(raw) <= 9 and int(raw) >= 1):
+                shown = raw if len(raw) <= 32 else raw[:29] + "..."
+                raise WebError(f"{name} {shown!r}: give a whole number, 1 or more")
+            out[name] = int(raw)
+    if query.get("theme"):
+        out["theme"] = query["theme"]
+    return out
+
+
 async def _json_body(request: Request) -> dict:
     body = await request.body()
     if len(body) > MAX_BODY:
@@ -271,7 +293,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         return JSONResponse(await run_in_threadpool(drawing, _param(request, "board")))
 
     async def api_puzzles(request: Request):
-        q = request.query_params
+        q = _puzzle_filters(request.query_params)
         ps = await run_in_threadpool(sets.all)
         rows = [sets.summary(p) for p in ps]
         options = {"board": sorted({r["board"] for r in rows}), "n": sorted({r["n"] for r in rows}),
@@ -279,12 +301,16 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
                    "rating": sorted({r["rating"] for r in rows if r["rating"] is not None})}
 
         def keep(r: dict) -> bool:
-            return ((not q.get("board") or r["board"] == q["board"]) and (not q.get("n") or str(r["n"]) == q["n"])
-                    and (not q.get("theme") or q["theme"] in r["themes"])
-                    and (not q.get("rating") or str(r["rating"]) == q["rating"]))
+            return (all(r[name] == q[name] for name in ("board", "n", "rating") if name in q)
+                    and ("theme" not in q or q["theme"] in r["themes"]))
 
         chosen = [r for r in rows if keep(r)]
-        return JSONResponse({"count": len(chosen), "puzzles": chosen, "options": options})
+        answer = {"count": len(chosen), "puzzles": chosen, "options": options}
+        if not chosen:
+            # valid filters that no puzzle matches: say so, an empty list alone looks like a fault
+            wanted = ", ".join(f"{k} {v}" for k, v in q.items())
+            answer["note"] = _one_line(f"no puzzle matches {wanted}" if q else "there are no puzzles")
+        return JSONResponse(answer)
 
     async def api_puzzle(request: Request):
         pid = _param(request, "id")
