@@ -21,6 +21,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from ..errors import MeridiansError
+
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
            "check_nodes", "check_tt_mb", "available_memory_mb", "limit_of"]
 
@@ -32,7 +34,7 @@ MAX_NODES = 2**62
 MIN_TT_MB = 0.001
 
 
-class LimitError(ValueError):
+class LimitError(MeridiansError):
     """A budget value that is not a finite number in its range; the message starts with
     the option (``--time``, ``--max-nodes``, ``--tt-mb``, or the one given)."""
 
