@@ -19,6 +19,7 @@ from typing import NoReturn
 
 import click
 
+from solver import Interrupted, MeridiansError
 from solver.files import interrupt_on_sigterm, write_atomic
 from solver.search.capture import MAX_N
 
@@ -317,6 +318,11 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except Interrupted as e:  # a long run stopped after saving what it finished
+        click.echo(f"meridians: {' '.join(str(e).splitlines())}", err=True)
+        sys.exit(130)
+    except MeridiansError as e:  # every error the user can cause that no command caught
+        fail(" ".join(str(e).splitlines()))
     sys.exit(code if isinstance(code, int) else 0)
 
 

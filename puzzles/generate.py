@@ -59,7 +59,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from solver import Board, Position
+from solver import Board, MeridiansError, Position
 from solver.files import ExclusiveLock
 from solver.search import capture
 from solver.search.limit import Limit
@@ -582,7 +582,7 @@ _OPTIONAL_STATE_FIELDS = {"near_duplicates": int, "source": str, "playouts": int
 _SOURCE_FIELDS = ("source", "playouts", "records")
 
 
-class NothingFound(Exception):
+class NothingFound(MeridiansError):
     """A run stopped because :data:`GIVE_UP_AFTER` seed positions in a row gave no new
     puzzle; ``state`` is the run's state (written, so the same command resumes)."""
 

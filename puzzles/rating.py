@@ -44,7 +44,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from solver import Position
+from solver import MeridiansError, Position
 from solver.search.capture import CaptureSearch, capture_limit
 
 __all__ = ["Features", "features", "score", "rating", "rate", "record_features", "find_key", "FoundKey", "spearman", "quantile_cuts",
@@ -85,7 +85,7 @@ CUTS: dict[tuple[str, int], tuple[float, float, float, float]] = {
 OLD_CUTS = (1.5, 3.0, 4.5, 6.0)
 
 
-class RatingError(ValueError):
+class RatingError(MeridiansError):
     """A puzzle whose rating cannot be computed (no key, or a key that is not legal)."""
 
 

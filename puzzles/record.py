@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import solver
-from solver import Position
+from solver import MeridiansError, Position
 from solver.files import write_atomic
 from solver.search.capture import MAX_N
 
@@ -92,7 +92,7 @@ _OTHER = {"L": "D", "D": "L"}
 _ID_RE = re.compile(r'^[^\s";]+$')
 
 
-class PuzzleFormatError(ValueError):
+class PuzzleFormatError(MeridiansError):
     """A puzzle record that is malformed or does not fit its position.
 
     ``path`` and ``lineno`` say where the record came from, when it came from a file; the

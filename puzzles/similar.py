@@ -27,7 +27,7 @@ from typing import Iterable, Union
 
 import numpy as np
 
-from solver import Position
+from solver import MeridiansError, Position
 
 from .record import Puzzle
 
@@ -43,7 +43,7 @@ PositionLike = Union[Puzzle, Position, str]
 _EMPTY, _LIGHT, _DARK = 0, 1, 2
 
 
-class BoardMismatchError(ValueError):
+class BoardMismatchError(MeridiansError):
     """Two positions compared are not of the same board."""
 
 

@@ -39,7 +39,7 @@ raised rather than a theme guessed.
 
 from __future__ import annotations
 
-from solver import Position
+from solver import MeridiansError, Position
 from solver.search import capture
 from solver.search.limit import Limit
 
@@ -48,7 +48,7 @@ from .record import ANY, THEMES, Puzzle
 __all__ = ["THEMES", "ThemeError", "themes", "pass_position", "line_positions"]
 
 
-class ThemeError(ValueError):
+class ThemeError(MeridiansError):
     """The themes of a puzzle cannot be computed: no key, a line that is not legal, or a
     search that ran out of its node budget."""
 

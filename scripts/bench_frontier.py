@@ -21,9 +21,9 @@ import math
 import sys
 from pathlib import Path
 
-from solver import Board
+from solver import Board, Interrupted
 from solver.files import claim, interrupt_on_sigterm
-from solver.frontier import FrontierError, FrontierInterrupted, measure
+from solver.frontier import FrontierError, measure
 from solver.randomgame import parse_counts
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "frontier"
@@ -61,7 +61,7 @@ def main() -> None:
     try:
         rec = measure(boards, counts, out, command, per_count=args.per_count, seed=args.seed,
                       seconds=args.seconds, tt_mb=args.tt_mb)
-    except (FrontierError, FrontierInterrupted) as e:
+    except (FrontierError, Interrupted) as e:
         sys.exit(f"bench_frontier: {e}")
     finally:
         lock.unlink(missing_ok=True)

@@ -31,9 +31,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from solver import Board
+from solver import Board, Interrupted
 from solver.files import claim, interrupt_on_sigterm
-from solver.openings.growth import GrowthError, GrowthInterrupted, measure
+from solver.openings.growth import GrowthError, measure
 from solver.randomgame import parse_counts
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
@@ -70,7 +70,7 @@ def main() -> None:
         rec = measure(board, counts, out, command, games=args.games, seed=args.seed,
                       max_nodes=args.max_nodes, tt_mb=args.tt_mb, knowledge=args.knowledge,
                       baseline=OUT / f"{stem}-growth.json" if args.knowledge else None)
-    except (GrowthError, GrowthInterrupted) as e:
+    except (GrowthError, Interrupted) as e:
         sys.exit(f"measure_growth: {e}")
     finally:
         lock.unlink(missing_ok=True)

@@ -34,11 +34,11 @@ import json
 import sys
 from pathlib import Path
 
-from solver import Board, Position
+from solver import Board, Interrupted, Position
 from solver.files import write_atomic
 from solver.openings import default_checkpoint, pie_map_svg, solve_openings
 from solver.provenance import provenance
-from solver.search.jobs import DEFAULT_METHOD, CheckpointError, JobsInterrupted
+from solver.search.jobs import DEFAULT_METHOD, CheckpointError
 from solver.search.solve import solve
 from solver.svg import map_svg
 
@@ -54,7 +54,7 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
         r = solve_openings(pos, pie=True, method=args.method, tt_mb=args.pie_tt_mb, jobs_n=args.jobs,
                            seconds=args.pie_time, max_nodes=args.pie_max_nodes or None,
                            checkpoint=path, progress_ui="lines")
-    except JobsInterrupted as e:
+    except Interrupted as e:
         raise SystemExit(f"solve_boards: {e}; the same command resumes from {path}")
     except (CheckpointError, ValueError) as e:  # a corrupt checkpoint, an absurd budget
         raise SystemExit("solve_boards: " + str(e).replace("--time", "--pie-time"))

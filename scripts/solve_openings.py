@@ -45,9 +45,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from solver import Board
+from solver import Board, Interrupted
 from solver.files import cache_dir, interrupt_on_sigterm
-from solver.openings.classes import ClassError, ClassInterrupted, ClassSettings, collect, prove_classes, status
+from solver.openings.classes import ClassError, ClassSettings, collect, prove_classes, status
 from solver.provenance import code_revision
 from solver.search.tablefile import TableFileError
 
@@ -98,7 +98,7 @@ def main() -> None:
             revision=code_revision(),
         )
         prove_classes(board, [c for c in args.classes.split(",") if c], settings)
-    except (ClassError, TableFileError, ClassInterrupted) as e:
+    except (ClassError, TableFileError, Interrupted) as e:
         sys.exit(f"solve_openings: {e}")
 
 

@@ -9,6 +9,10 @@ The names below are imported on first use (a module-level ``__getattr__``), not 
 package is: ``import solver.reference`` or the certificate checker
 (:mod:`solver.certificate_check`) must not load ``Position``, whose compiled core needs
 numba; the checker's verdict does not depend on the fast core or its install.
+
+Every error a user can cause is a :class:`MeridiansError` (a ``ValueError``), each
+module's typed one under it; a long run stopped by Ctrl-C raises :class:`Interrupted`
+(:mod:`solver.errors`).
 """
 
 from __future__ import annotations
@@ -25,11 +29,12 @@ _LAZY = {
     "NotationError": "notation",
     "Position": "position", "Game": "position", "IllegalMoveError": "position",
     "InvalidPositionError": "position", "COLORS": "position",
+    "MeridiansError": "errors", "Interrupted": "errors",
 }
 
 __all__ = [
     "Board", "BoardError", "NotationError", "Position", "Game", "IllegalMoveError",
-    "InvalidPositionError", "COLORS", "__version__", "RULES_VERSION",
+    "InvalidPositionError", "COLORS", "MeridiansError", "Interrupted", "__version__", "RULES_VERSION",
 ]
 
 

@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from itertools import product
 
+from .errors import MeridiansError
+
 __all__ = ["Board", "BoardError", "MIN_M", "MAX_M", "DIRECTIONS"]
 
 MIN_M = 1
@@ -40,7 +42,7 @@ DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1), (1,
 _BOARD_RE = re.compile(r"^\s*([0-9]+)\s*/\s*([0-9]+)\s*$")
 
 
-class BoardError(ValueError):
+class BoardError(MeridiansError):
     """An unknown or unsupported board, or a point name that is not on the board."""
 
 

@@ -67,6 +67,7 @@ import numpy
 
 from . import reference as ref
 from .board import Board, BoardError
+from .errors import MeridiansError
 from .notation import parse_position
 from .settled import SettledError, check_settled
 
@@ -86,7 +87,7 @@ VERSIONS = (VERSION, VERSION_SETTLED)
 MAX_SETTLED = 1 << 20
 
 
-class CertificateError(ValueError):
+class CertificateError(MeridiansError):
     """A certificate that does not prove its claim (or cannot be built); the message
     names the first problem found."""
 
@@ -97,7 +98,7 @@ class CertificateFileError(CertificateError):
     rejected proof."""
 
 
-class CheckerProcessError(RuntimeError):
+class CheckerProcessError(MeridiansError, RuntimeError):
     """A checking process (``jobs`` > 1) ended without an answer, killed from outside
     (for example for memory): the certificate was neither accepted nor rejected."""
 

@@ -21,6 +21,7 @@ import click
 
 from . import RULES_VERSION, __version__
 from .board import Board
+from .errors import Interrupted, MeridiansError
 from .files import FileFormatError, write_atomic
 from .schema import tagged
 from .search.limit import Limit, LimitError, check_seconds
@@ -493,7 +494,7 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
       meridians match engine:playouts=2000 mcts-flat:playouts=2000 --board 5/6 --jobs 2 --json
       meridians match engine:playouts=500 random --board 4/5 --games 10 --records games/
     """
-    from .match import MAX_JOBS, MatchError, MatchInterrupted, default_state, parse_player, run_match
+    from .match import MAX_JOBS, MatchError, default_state, parse_player, run_match
     from .search.progress import progress_mode
 
     board = Board.parse(board_name)
@@ -507,7 +508,7 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     try:
         r = run_match(a, b, board.name, games, seed, progress=bar.update, jobs=jobs_n, state=path,
                       remove_state=state_file is None, records=records_dir)
-    except MatchInterrupted as e:
+    except Interrupted as e:
         bar.close()
         click.echo(f"meridians: {e}", err=True)
         sys.exit(130)
@@ -641,7 +642,7 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
       meridians solve 3/4 --jobs 2 --time 600 --map 3-4.svg
     """
     from .openings import default_checkpoint, pie_map_svg, solve_openings
-    from .search.jobs import JobError, JobsInterrupted
+    from .search.jobs import JobError
     from .svg import map_svg
 
     if scheduler and backend != "dask":
@@ -668,7 +669,7 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
             r = solve_openings(pos, pie=pie, method=method, limit=limit, jobs_n=jobs_n, checkpoint=path,
                                keep_checkpoint=keep, backend=backend, scheduler=scheduler, progress_ui=mode,
                                params=params)
-    except JobsInterrupted as e:
+    except Interrupted as e:
         click.echo(f"meridians: {e}", err=True)
         sys.exit(130)
     except JobError as e:
@@ -1334,9 +1335,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except click.ClickException as e:
         _fail(_one_line(e.format_message()))
+    except Interrupted as e:  # a long run stopped after saving what it finished
+        click.echo(f"meridians: {_one_line(str(e))}", err=True)
+        sys.exit(130)
     except OSError as e:
         _fail(_one_line(_os_message(e)))
-    except ValueError as e:
+    except MeridiansError as e:  # every error the user can cause, typed by its module
+        _fail(_one_line(str(e)))
+    except ValueError as e:  # a library's own ValueError that no reader typed: one line too
         _fail(_one_line(str(e)))
     # the last resort: each of these has its cause fixed where it is known (the readers
     # of solver.files, the checks of solver.search.limit); one line all the same

@@ -42,7 +42,7 @@ from .board import Board
 __all__ = [
     "Tables", "tables", "new_position", "kernel",
     "PH_FIRST", "PH_SECOND", "PH_NORMAL", "PH_LOST", "NO_RESULT", "DRAW",
-    "count", "phase", "legal_bb", "legal_moves", "dead_bb", "group_labels", "play",
+    "count", "phase", "legal_bb", "legal_moves", "live_moves_bb", "dead_bb", "group_labels", "play",
     "outcome", "zobrist_keys", "transform", "perft", "random_playout", "run_playouts",
     "run_perft", "is_compiled", "announce_compiling", "compile_seconds", "load_kernels",
 ]
@@ -464,8 +464,10 @@ def outcome(T, st, side):
 
 
 @kernel
-def _moves_of_live(T, st, side):
-    """The legal moves of a position, none if it is already won by the player to move."""
+def live_moves_bb(T, st, side):
+    """The move generator of every search: the moves of a position as a bitboard, none
+    once the game is over.  These are :func:`legal_bb`'s, except that a player to move
+    who has already won (two or more stones, the opponent none) has none."""
     if count(st, side) >= 2 and count(st, 1 - side) == 0:
         return T.zero
     return legal_bb(T, st, side)
@@ -513,7 +515,7 @@ def perft(T, st0, side, depth, stack, todo):
         return 1
     for c in range(2):
         bb_store(stack, c, bb_load(st0, c, T.zero))
-    bb_store(todo, 0, _moves_of_live(T, stack[0:2], side))
+    bb_store(todo, 0, live_moves_bb(T, stack[0:2], side))
     total = 0
     level = 0
     while level >= 0:
@@ -533,7 +535,7 @@ def perft(T, st0, side, depth, stack, todo):
         elif not lost:
             level += 1
             side = 1 - side
-            bb_store(todo, level, _moves_of_live(T, child, side))
+            bb_store(todo, level, live_moves_bb(T, child, side))
     return total
 
 
@@ -563,7 +565,7 @@ def random_playout(T, st, side, rng, max_plies):
     Returns (result, plies)."""
     plies = 0
     while True:
-        moves = _moves_of_live(T, st, side)
+        moves = live_moves_bb(T, st, side)
         k = bb_popcount(moves)
         if k == 0:
             if count(st, side) >= 2 and count(st, 1 - side) == 0:

@@ -32,6 +32,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from .errors import MeridiansError
+
 __all__ = ["write_atomic", "write_atomic_chunks", "uninterrupted", "read_text", "read_json", "FileFormatError",
            "claim", "interrupt_on_sigterm", "state_dir", "cache_dir", "STATE_DIR_ENV", "CACHE_DIR_ENV", "ExclusiveLock",
            "FileLockedError"]
@@ -41,7 +43,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 MAX_JSON_DIGITS = 1000
 
 
-class FileFormatError(ValueError):
+class FileFormatError(MeridiansError):
     """A file that cannot be read as what it should be.  The message is
     ``PATH: WHAT: PROBLEM``; ``path``, ``what`` and ``problem`` are kept for callers that
     word their own message."""
@@ -312,7 +314,7 @@ def cache_dir() -> Path:
 
 
 # -- one process at a time on a file ---------------------------------------------------------
-class FileLockedError(ValueError):
+class FileLockedError(MeridiansError):
     """Another process holds the lock on a file.  The message is one line naming the
     file; ``path`` is the lock file."""
 

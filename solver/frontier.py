@@ -28,23 +28,20 @@ from pathlib import Path
 from typing import Callable
 
 from .board import Board
+from .errors import Interrupted, MeridiansError
 from .files import FileFormatError, read_json, write_atomic
 from .position import Position
 from .provenance import code_revision, provenance
 from .randomgame import empty_points, random_game
 
-__all__ = ["MODES", "FrontierError", "FrontierInterrupted", "frontier_positions", "summarize", "measure"]
+__all__ = ["MODES", "FrontierError", "frontier_positions", "summarize", "measure"]
 
 #: the two ways each position is verified: df-pn with its game knowledge, and without
 MODES = ("knowledge", "plain")
 
 
-class FrontierError(ValueError):
+class FrontierError(MeridiansError):
     """A frontier results file that cannot be read back, or options that make no run."""
-
-
-class FrontierInterrupted(Exception):
-    """Ctrl-C or SIGTERM stopped a measurement; the message says what was kept."""
 
 
 def _stderr(text: str) -> None:
@@ -111,7 +108,8 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
     """Verify the positions of :func:`frontier_positions` on each board in both
     :data:`MODES`, skipping runs already in the results file ``out`` with at least this
     budget; write ``out`` (and its chart, ``out`` with ``.svg``) after every run; return
-    the last record.  Raises FrontierError and FrontierInterrupted."""
+    the last record.  Raises FrontierError and :class:`~solver.errors.Interrupted`
+    (Ctrl-C or SIGTERM; the message says what was kept)."""
     from .search.limit import Limit
     from .search.prove import load_kernels, prove
     from .svg import frontier_svg
@@ -150,5 +148,5 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
                 f"{p.seconds:6.1f} s {p.nodes:>11,} expansions")
             save()
     except KeyboardInterrupt:
-        raise FrontierInterrupted(f"interrupted; {len(runs)} runs kept in {out}; the same command goes on") from None
+        raise Interrupted(f"interrupted; {len(runs)} runs kept in {out}; the same command goes on", out) from None
     return save()

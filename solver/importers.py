@@ -48,6 +48,7 @@ import re
 from typing import Any
 
 from .board import Board
+from .errors import MeridiansError
 from .position import IllegalMoveError, Position
 from .record import GameRecord, RecordError, is_date
 
@@ -61,7 +62,7 @@ _PASS = "pass"
 _NAME = {"L": "Light", "D": "Dark"}
 
 
-class RecordImportError(ValueError):
+class RecordImportError(MeridiansError):
     """A record of another site that cannot be read or does not replay under RULES.md;
     the message names the place in the record."""
 

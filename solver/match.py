@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import RULES_VERSION, __version__
+from .errors import Interrupted, MeridiansError
 from .files import ExclusiveLock, FileFormatError, FileLockedError, read_json, state_dir, write_atomic
 from .position import Game, Position
 from .record import GameRecord, is_date
@@ -56,7 +57,7 @@ from .search.limit import Limit, LimitError, check_seconds
 
 __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "play_indexed", "game_seed",
            "run_match", "tally", "MatchResult", "PlayedGame", "MatchState", "MatchStateError", "MatchError",
-           "MatchInterrupted", "default_state", "record_path", "game_record", "elo", "KINDS", "MAX_JOBS",
+           "default_state", "record_path", "game_record", "elo", "KINDS", "MAX_JOBS",
            "RECORD_SUFFIX", "STATE_FORMAT"]
 
 KINDS = ("engine", "mcts", "mcts-flat", "random")
@@ -265,22 +266,13 @@ class PlayedGame:
                 "moves": list(self.moves), "date": self.date}
 
 
-class MatchStateError(ValueError):
+class MatchStateError(MeridiansError):
     """A match state file that is corrupt, belongs to another match, or is in use; the
     message names the file."""
 
 
-class MatchError(RuntimeError):
+class MatchError(MeridiansError, RuntimeError):
     """A game failed in its worker (the message names the game and the error)."""
-
-
-class MatchInterrupted(Exception):
-    """Ctrl-C: the finished games are in ``state`` (None: no state file was kept)."""
-
-    def __init__(self, state: Path | None, finished: int, total: int):
-        self.state, self.finished, self.total = state, finished, total
-        where = f"; run the same command to resume from {state}" if state else ""
-        super().__init__(f"interrupted with {finished} of {total} games finished{where}")
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -493,7 +485,8 @@ def run_match(a: Player, b: Player, board: str, games: int, seed: int = 1,
 
     Raises :class:`MatchStateError` (a state file that is corrupt, of another match or
     in use), :class:`MatchError` (a game failed in a worker) and
-    :class:`MatchInterrupted` (Ctrl-C: the finished games saved, the workers stopped).
+    :class:`~solver.errors.Interrupted` (Ctrl-C: the finished games saved in its ``path``,
+    the state file, None if none was kept; the workers stopped).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"--games {games!r}: give a whole number of at least 1")
@@ -559,7 +552,9 @@ def run_match(a: Player, b: Player, board: str, games: int, seed: int = 1,
                     finish(g)
         complete = True
     except KeyboardInterrupt:
-        raise MatchInterrupted(None if st is None else st.path, r.games, games) from None
+        where = f"; run the same command to resume from {st.path}" if st is not None else ""
+        raise Interrupted(f"interrupted with {r.games} of {games} games finished{where}",
+                          None if st is None else st.path, r.games, games) from None
     finally:
         if pool is not None:
             pool.shutdown(abandon=not complete)

@@ -22,6 +22,7 @@ import re
 from typing import Iterable
 
 from .board import MAX_M, Board, BoardError, _shown
+from .errors import MeridiansError
 
 __all__ = ["NotationError", "parse_position", "format_position"]
 
@@ -30,7 +31,7 @@ _TOKEN_RE = re.compile(r"L|D|[1-9][0-9]*")
 _MAX_COUNT_DIGITS = 4
 
 
-class NotationError(ValueError):
+class NotationError(MeridiansError):
     """A position string that does not follow the notation."""
 
 

@@ -68,10 +68,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from . import COLORS, Board, IllegalMoveError, Position  # the rules' public API (solver/__init__.py)
+from . import COLORS, Board, IllegalMoveError, MeridiansError, Position  # the rules' public API (solver/__init__.py)
 
-__all__ = ["MeridiansGame", "MeridiansState", "MeridiansError", "GAME_TYPE", "KEEP", "SWAP", "PLANES",
-           "LENGTH_CAP", "length_bound", "DEFAULT_M", "MIN_M", "MAX_M"]
+__all__ = ["MeridiansGame", "MeridiansState", "MeridiansError", "OpenSpielError", "GAME_TYPE", "KEEP", "SWAP",
+           "PLANES", "LENGTH_CAP", "length_bound", "DEFAULT_M", "MIN_M", "MAX_M"]
 
 DEFAULT_M = 6   # the designer's board, 6/7
 MIN_M, MAX_M = 1, 7
@@ -100,10 +100,12 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-class MeridiansError(ValueError):
+class OpenSpielError(MeridiansError):
     """A parameter of the game that is not one of its values (``m`` 1..7, ``pie`` a bool),
     or a number that is no action of the game.  (An action the rules forbid at that
-    point raises :class:`~solver.position.IllegalMoveError`, also a ValueError.)"""
+    point raises :class:`~solver.position.IllegalMoveError`.)  Both are
+    :class:`~solver.errors.MeridiansError`, which this module exports too: ``except
+    MeridiansError`` catches either."""
 
 
 def length_bound(m: int, pie: bool = False) -> int:
@@ -121,12 +123,12 @@ def _params(params: dict[str, Any] | None) -> tuple[int, bool]:
     params = dict(params or {})
     unknown = sorted(set(params) - {"m", "pie"})
     if unknown:
-        raise MeridiansError(f"meridians takes the parameters m and pie, not {', '.join(unknown)}")
+        raise OpenSpielError(f"meridians takes the parameters m and pie, not {', '.join(unknown)}")
     m, pie = params.get("m", DEFAULT_M), params.get("pie", False)
     if isinstance(m, bool) or not isinstance(m, int) or not MIN_M <= m <= MAX_M:
-        raise MeridiansError(f"m is a whole number from {MIN_M} to {MAX_M} (board m/m+1), not {m!r}")
+        raise OpenSpielError(f"m is a whole number from {MIN_M} to {MAX_M} (board m/m+1), not {m!r}")
     if not isinstance(pie, bool):
-        raise MeridiansError(f"pie is true or false, not {pie!r}")
+        raise OpenSpielError(f"pie is true or false, not {pie!r}")
     return m, pie
 
 
@@ -164,7 +166,7 @@ class MeridiansGame(pyspiel.Game):
         """The observation (see the module's text); the information state is the
         history of actions (perfect information and recall)."""
         if params:
-            raise MeridiansError(f"the observer takes no parameters, not {params}")
+            raise OpenSpielError(f"the observer takes no parameters, not {params}")
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return _Observer(self)
         return _HistoryObserver()
@@ -248,7 +250,7 @@ class MeridiansState(pyspiel.State):
         # pyspiel does not check an action of a Python game against legal_actions(): the
         # pie choice is checked here, a placement by Position.play (IllegalMoveError)
         s = self._s
-        name = _name(s.board, s.pie, action)  # MeridiansError for no action of this game
+        name = _name(s.board, s.pie, action)  # OpenSpielError for no action of this game
         if s.choosing != (name in (KEEP, SWAP)):
             raise IllegalMoveError(
                 f"{name}: the pie choice (keep or swap) is the action now, not a stone" if s.choosing else
@@ -298,7 +300,7 @@ def _name(board: Board, pie: bool, action: int) -> str:
         return board.name_of(action)
     if pie and action in (board.size, board.size + 1):
         return SWAP if action == board.size + 1 else KEEP
-    raise MeridiansError(f"action {action} is not an action of meridians on {board.name}")
+    raise OpenSpielError(f"action {action} is not an action of meridians on {board.name}")
 
 
 class _Observer:

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import core
 from .board import Board, BoardError
+from .errors import MeridiansError
 from .notation import format_position, parse_position
 
 __all__ = ["Position", "Game", "IllegalMoveError", "InvalidPositionError", "COLORS"]
@@ -30,11 +31,11 @@ _NAME = {"L": "Light", "D": "Dark"}
 _PHASES = {core.PH_FIRST: "first", core.PH_SECOND: "second", core.PH_NORMAL: "normal", core.PH_LOST: "lost"}
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(MeridiansError):
     """A move that the rules do not allow here; the message names the rule."""
 
 
-class InvalidPositionError(ValueError):
+class InvalidPositionError(MeridiansError):
     """A position that cannot arise in a game (stones overlap, or the player not to move
     has a dead group, which the engine formulation of RULES.md would have removed)."""
 

@@ -71,6 +71,7 @@ import re
 from dataclasses import dataclass, field
 
 from .board import Board
+from .errors import MeridiansError
 from .position import Game, IllegalMoveError, Position
 
 __all__ = ["GameRecord", "RecordError", "parse_record", "old_format_items", "is_date", "RESULTS", "SWAP", "VARIANTS"]
@@ -95,7 +96,7 @@ _TOKEN = re.compile(r"(?P<space>[\s,]+)|(?P<note>#[^\n]*)|(?P<open>\{)|(?P<close
 _KNOWN = ("Board", "Variant", "Light", "Dark", "Date", "Result", "Source", "Start")
 
 
-class RecordError(ValueError):
+class RecordError(MeridiansError):
     """A game record that cannot be read or does not replay; the message starts with the
     line of the first problem (``line 7: ...``) when there is one."""
 

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 from . import reference as ref
 from .board import Board
+from .errors import MeridiansError
 
 __all__ = ["Settled", "SettledError", "History", "as_reference", "enclosure", "supply", "bound",
            "settle", "check_settled", "DEFAULT_BUDGET"]
@@ -62,7 +63,7 @@ DEFAULT_BUDGET = 100_000
 Stones = frozenset  # point indices of one colour
 
 
-class SettledError(ValueError):
+class SettledError(MeridiansError):
     """A settled claim that the reference rules do not confirm; the message names the
     first mismatch.  The certificate checker reports it as a rejected certificate."""
 

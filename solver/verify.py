@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from .board import Board
+from .errors import MeridiansError
 from .position import Game, IllegalMoveError, Position
 from .record import RecordError, old_format_items
 from .search.limit import Limit, limit_of
@@ -28,7 +29,7 @@ EXIT = {"proven": 0, "refuted": 1, "unknown": 3}
 DEFAULT_SECONDS = 60.0
 
 
-class GameRecordError(ValueError):
+class GameRecordError(MeridiansError):
     """A game record that cannot be read or replayed; the message names the move."""
 
 

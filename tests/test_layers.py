@@ -1,7 +1,9 @@
 """The four layers by trust: each layer imports only the layers below it.
 
 1. rules: ``solver/board.py``, ``bits.py``, ``core.py``, ``notation.py``, ``position.py``,
-   ``record.py`` (game records: the rules' moves written down);
+   ``record.py`` (game records: the rules' moves written down), and ``errors.py`` (the base
+   exception and ``Interrupted``, which imports nothing of the project: every layer may
+   import it);
 2. reference and checker: ``solver/reference.py``, ``solver/settled.py`` (the settled
    rule's reference) and ``solver/certificate_check.py``, which run without numba, so that a certificate's verdict does not depend on the fast
    core or its install;
@@ -29,7 +31,8 @@ import pytest
 import solver
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = {"solver.board", "solver.bits", "solver.core", "solver.notation", "solver.position", "solver.record"}
+RULES = {"solver.board", "solver.bits", "solver.core", "solver.notation", "solver.position", "solver.record",
+         "solver.errors"}
 CHECKER = "solver.certificate_check"
 REFERENCE = "solver.reference"
 SETTLED = "solver.settled"
@@ -136,13 +139,13 @@ def test_rules_import_nothing_above_them():
 def test_records_are_read_with_the_rules_alone():
     # a game record is the rules' moves written down: the board, the notation, positions
     solver_imports = {i for i in GRAPH["solver.record"] if _under(i, "solver")}
-    assert solver_imports <= {"solver.board", "solver.notation", "solver.position"}
+    assert solver_imports <= {"solver.board", "solver.notation", "solver.position", "solver.errors"}
     others = {i.partition(".")[0] for i in GRAPH["solver.record"] if not _under(i, "solver")}
     assert others <= set(sys.stdlib_module_names) | {"__future__"}
 
 
 def test_checker_and_reference_use_only_geometry_notation_and_the_reference():
-    allowed_solver = {"solver", "solver.board", "solver.notation", *LAYER2}
+    allowed_solver = {"solver", "solver.board", "solver.notation", "solver.errors", *LAYER2}
 
     def forbidden(i: str) -> bool:
         top = i.partition(".")[0]
@@ -183,3 +186,9 @@ def test_importing_the_checker_loads_no_numba(tree_env):
                           cwd=ROOT, env=tree_env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["[]", "True solver.position"]
+
+
+def test_the_errors_module_imports_nothing_of_the_project():
+    # the base of every error sits below every layer: all of them import it
+    assert {i for i in GRAPH["solver.errors"] if _under(i, "solver", "puzzles")} == set()
+    assert "solver.errors" in GRAPH[CHECKER] and "solver.errors" in GRAPH["puzzles.record"]

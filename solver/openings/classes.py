@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..board import Board
+from ..errors import Interrupted, MeridiansError
 from ..files import claim, write_atomic
 from ..position import Position
 from ..provenance import code_revision, provenance
@@ -41,7 +42,7 @@ from ..search.values import Value
 from .solution import opening_jobs
 
 __all__ = [
-    "COMMAND", "ClassError", "ClassInterrupted", "ClassSettings", "value_path", "read_record",
+    "COMMAND", "ClassError", "ClassSettings", "value_path", "read_record",
     "table_path", "certificate_path", "prove_classes", "prove_class", "certify_class",
     "check_class_certificate", "collect", "status",
 ]
@@ -50,12 +51,8 @@ __all__ = [
 COMMAND = "python scripts/solve_openings.py"
 
 
-class ClassError(ValueError):
+class ClassError(MeridiansError):
     """A class record or opening table that cannot be used (corrupt, or another command's)."""
-
-
-class ClassInterrupted(Exception):
-    """Ctrl-C or SIGTERM stopped a class; the message says what was kept."""
 
 
 def _stderr(text: str) -> None:
@@ -143,7 +140,8 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
     without a certificate, when certificates are asked for, gets one: its certificate
     file left by a stopped run is checked, else it is proven again), and so is a class
     another live process holds.  Raises ClassError (an unknown class, a corrupt record),
-    :class:`~solver.search.tablefile.TableFileError` and ClassInterrupted."""
+    :class:`~solver.search.tablefile.TableFileError` and :class:`~solver.errors.Interrupted`
+    (Ctrl-C or SIGTERM; the message says what was kept)."""
     jobs = opening_jobs(Position.start(board))
     names = {j.key: j for j in jobs}
     for k in keys:
@@ -202,7 +200,7 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
         p = prove(pos, method="dfpn", limit=settings.limit(), progress=progress, table_file=table)
     except KeyboardInterrupt:
         kept = f"its table is in {table}: run again to resume" if table else "nothing kept"
-        raise ClassInterrupted(f"interrupted in class {job.key}; {kept}") from None
+        raise Interrupted(f"interrupted in class {job.key}; {kept}", table) from None
     record = {
         "position": str(pos), "board": board.name, "to_move": pos.to_move,
         "class": list(job.members), **provenance(settings.command(board, job.key), revision=settings.revision),
@@ -224,8 +222,8 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
         try:
             record["certificate"] = certify_class(pos, p, job.key, settings)
         except KeyboardInterrupt:
-            raise ClassInterrupted(f"interrupted while writing the certificate of {job.key}; "
-                                   f"its value is kept in {path.name}, the certificate is not") from None
+            raise Interrupted(f"interrupted while writing the certificate of {job.key}; "
+                              f"its value is kept in {path.name}, the certificate is not", path) from None
         except CertificateError as e:
             # the value stands (re-walked); the next run with certificates proves it again
             say(f"{job.key}: no certificate: {e}")

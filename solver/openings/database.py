@@ -45,6 +45,7 @@ from importlib import resources
 import numpy as np
 
 from ..board import Board
+from ..errors import MeridiansError
 from ..files import write_atomic
 from ..position import Position
 from ..search.values import Value
@@ -65,7 +66,7 @@ _CODE_VALUE = {1: Value.WIN, 2: Value.LOSS}
 _ARRAYS = ("keys", "values", "sources", "nodes", "seconds", "meta")
 
 
-class DatabaseError(ValueError):
+class DatabaseError(MeridiansError):
     """An opening database file that cannot be used (missing, truncated, corrupt, or not
     one of ours); the message starts with the file's path."""
 

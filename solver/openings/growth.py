@@ -26,21 +26,18 @@ from pathlib import Path
 from typing import Callable
 
 from ..board import Board
+from ..errors import Interrupted, MeridiansError
 from ..files import write_atomic
 from ..position import Position
 from ..provenance import code_revision, provenance
 from ..randomgame import empty_points, random_game
 
-__all__ = ["GrowthError", "GrowthInterrupted", "growth_positions", "summarize", "class_costs", "against",
+__all__ = ["GrowthError", "growth_positions", "summarize", "class_costs", "against",
            "measure"]
 
 
-class GrowthError(ValueError):
+class GrowthError(MeridiansError):
     """A growth file that cannot be read back."""
-
-
-class GrowthInterrupted(Exception):
-    """Ctrl-C or SIGTERM stopped a measurement; the message says what was kept."""
 
 
 def _stderr(text: str) -> None:
@@ -143,7 +140,8 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
     class records and, given a ``baseline`` growth file, :func:`against` it) after each;
     return the last record.  Results of the same positions with at least this cap are
     kept.  Raises GrowthError (``out`` or ``baseline`` is not a growth file) and
-    GrowthInterrupted."""
+    :class:`~solver.errors.Interrupted` (Ctrl-C or SIGTERM; the message says
+    what was kept)."""
     from ..search.limit import Limit
     from ..search.prove import prove
     from ..svg import growth_svg
@@ -184,5 +182,5 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
                 f"{p.seconds:8.1f} s")
             save()
     except KeyboardInterrupt:
-        raise GrowthInterrupted(f"interrupted; {len(runs)} positions kept in {out.name}") from None
+        raise Interrupted(f"interrupted; {len(runs)} positions kept in {out.name}", out) from None
     return save()

@@ -291,7 +291,7 @@ def negamax(T, S, ply, side, alpha, beta):
     # a repetition of a position on the path (same side to move: same parity) is a draw
     if repeats(S, ply, st):
         return DRAW, False
-    moves = core._moves_of_live(T, st, side)
+    moves = core.live_moves_bb(T, st, side)
     if not bb_any(moves):
         if core.count(st, side) >= 2 and core.count(st, 1 - side) == 0:
             return WIN, True

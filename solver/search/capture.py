@@ -72,6 +72,7 @@ from solver.bits import (
     bb_or, bb_popcount, bb_store, bb_test,
 )
 from solver.core import kernel
+from solver.errors import MeridiansError
 from solver.search.limit import Limit, limit_of
 from solver.search.memory import zeroed
 from solver.search.path import enter_child, repeats
@@ -98,7 +99,7 @@ NODES, TT_HITS, PRUNED, ABORTED = 0, 1, 2, 3
 _NO_SUCC = 127
 
 
-class CaptureError(ValueError):
+class CaptureError(MeridiansError):
     """A capture question that cannot be posed: the target is not a point of the board
     or holds no stone of the defender, the game is over, or N is out of range.  Both
     the fast search and its reference twin (:mod:`puzzles.reference`) raise it."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .. import RULES_VERSION, __version__
+from ..errors import MeridiansError
 from ..files import ExclusiveLock, FileFormatError, FileLockedError, read_json, write_atomic
 from .values import Value
 
@@ -38,7 +39,7 @@ _REQUIRED = ("value", "nodes", "seconds")
 _HINT = "remove it or give another --checkpoint"
 
 
-class CheckpointError(ValueError):
+class CheckpointError(MeridiansError):
     """A checkpoint file that is corrupt, belongs to another solve, or is in use.  The
     message names the file."""
 

@@ -305,7 +305,7 @@ def _expand(T, D, ply, side):
     prover = D.limits[PROVER]
     # the knowledge below uses rows ply + 2 of the stack as scratch
     room = ply + 3 < MAX_PLY
-    moves = core._moves_of_live(T, st, side)
+    moves = core.live_moves_bb(T, st, side)
     nc = 0
     while bb_any(moves):
         cell = bb_lowest(moves)
@@ -320,7 +320,7 @@ def _expand(T, D, ply, side):
         if lost:
             winner = cs
         else:
-            cm = core._moves_of_live(T, child, cs)
+            cm = core.live_moves_bb(T, child, cs)
             if not bb_any(cm):
                 if core.count(child, cs) >= 2 and core.count(child, side) == 0:
                     winner = cs

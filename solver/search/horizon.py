@@ -228,7 +228,7 @@ def win_within(T, H, ply, side, prover, depth):
     # a repetition of a position on the path: a draw, so a failure of the prover
     if repeats(H, ply, st):
         return FAIL, False
-    moves = core._moves_of_live(T, st, side)
+    moves = core.live_moves_bb(T, st, side)
     if not bb_any(moves):
         won = core.count(st, side) >= 2 and core.count(st, 1 - side) == 0
         winner = side if won else 1 - side

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
+from ..errors import Interrupted, MeridiansError
 from .checkpoint import Checkpoint, CheckpointError
 from .limit import Limit, limit_of
 from .progress import Progress, progress_mode
@@ -28,7 +29,7 @@ from .workers import BACKENDS, Pool, run_job
 
 __all__ = [
     "Job", "JobResult", "shown_value", "JobsRun", "CheckpointError", "JobError",
-    "JobsInterrupted", "run_jobs", "DEFAULT_METHOD", "BACKENDS",
+    "run_jobs", "DEFAULT_METHOD", "BACKENDS",
 ]
 
 #: a value for the player to move in a pie job (Light) -> the winning colour
@@ -37,17 +38,8 @@ _WINNER = {Value.WIN: "L", Value.LOSS: "D", Value.DRAW: "draw", Value.UNKNOWN: "
 
 # -- errors ------------------------------------------------------------------------------
 
-class JobError(RuntimeError):
+class JobError(MeridiansError, RuntimeError):
     """A job failed in its worker (the message names the job and the error)."""
-
-
-class JobsInterrupted(Exception):
-    """Ctrl-C: the finished jobs are in ``checkpoint``; workers were stopped."""
-
-    def __init__(self, checkpoint: Path | None, finished: int, total: int):
-        self.checkpoint, self.finished, self.total = checkpoint, finished, total
-        where = f"; run the same command to resume from {checkpoint}" if checkpoint else ""
-        super().__init__(f"interrupted with {finished} of {total} jobs finished{where}")
 
 
 # -- jobs --------------------------------------------------------------------------------
@@ -177,8 +169,8 @@ def run_jobs(
     (default: :func:`prove`'s) bounds the nodes between two looks at the clock.
 
     Raises :class:`CheckpointError` (a corrupt, mismatched or busy checkpoint),
-    :class:`JobError` (a job failed) and :class:`JobsInterrupted` (Ctrl-C: workers
-    stopped, checkpoint kept).
+    :class:`JobError` (a job failed) and :class:`~solver.errors.Interrupted` (Ctrl-C:
+    workers stopped, checkpoint kept: its ``path``).
     """
     stream = stream or sys.stderr
     limit = limit_of(limit, seconds, max_nodes, tt_mb)
@@ -239,7 +231,9 @@ def run_jobs(
         # as the progress counts them: every job that ended in this run, decided or out of
         # budget, and the decided ones resumed (not only the decided ones)
         finished = len(ui.finished) + resumed
-        raise JobsInterrupted(ck.path if ck else None, finished, len(jobs)) from None
+        where = f"; run the same command to resume from {ck.path}" if ck else ""
+        raise Interrupted(f"interrupted with {finished} of {len(jobs)} jobs finished{where}",
+                          ck.path if ck else None, finished, len(jobs)) from None
     finally:
         ui.close()
         pool.shutdown(abandon)

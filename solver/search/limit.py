@@ -21,6 +21,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from ..errors import MeridiansError
+
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
            "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "limit_of", "MAX_PLAYOUTS"]
 
@@ -34,7 +36,7 @@ MAX_PLAYOUTS = 10**12
 MIN_TT_MB = 0.001
 
 
-class LimitError(ValueError):
+class LimitError(MeridiansError):
     """A budget value that is not a finite number in its range; the message starts with
     the option (``--time``, ``--max-nodes``, ``--tt-mb``, or the one given)."""
 

@@ -4,6 +4,8 @@ methods (``--method``) without loading the compiled core."""
 
 from __future__ import annotations
 
+from ..errors import MeridiansError
+
 __all__ = ["METHODS", "DEFAULT_METHOD", "UnknownMethodError", "check_method"]
 
 #: The search methods of :func:`~solver.search.prove.prove`, each with a one-line
@@ -20,7 +22,7 @@ METHODS: dict[str, str] = {
 DEFAULT_METHOD = "dfpn"
 
 
-class UnknownMethodError(ValueError):
+class UnknownMethodError(MeridiansError):
     """A search method that is not one of :data:`METHODS`."""
 
 

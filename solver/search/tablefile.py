@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import core
+from ..errors import MeridiansError
 from . import dfpn as F
 
 __all__ = ["TableFileError", "save_table", "load_table", "read_header"]
@@ -38,7 +39,7 @@ _FORMAT_1 = "meridians-dfpn-table/1"  # moves stored as the cell, -1 none: conve
 _CHUNK = 1 << 26  # bytes read or written at a time: 64 MiB
 
 
-class TableFileError(ValueError):
+class TableFileError(MeridiansError):
     """A table file that is not readable, is damaged, or belongs to another search."""
 
 

@@ -19,6 +19,7 @@ import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
+from ..errors import MeridiansError
 from ..files import write_atomic
 from .limit import Limit
 
@@ -38,7 +39,7 @@ SCHEDULER_ADDRESS = re.compile(
     r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9._-]*):([0-9]{1,5})$")
 
 
-class SchedulerAddressError(ValueError):
+class SchedulerAddressError(MeridiansError):
     """A Dask scheduler address that is not ``[scheme://]host:port``."""
 
 

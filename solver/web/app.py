@@ -52,6 +52,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..board import Board
+from ..errors import MeridiansError
 from . import work
 
 __all__ = ["create_app", "MIN_SECONDS", "MAX_SECONDS", "DEFAULT_SECONDS", "GRACE_SECONDS", "MAX_PENDING",
@@ -75,7 +76,7 @@ _STATIC = {"board.js": "text/javascript", "trainer.js": "text/javascript", "comm
 _PAGES = {"/": "board.html", "/trainer": "trainer.html"}
 
 
-class WebError(ValueError):
+class WebError(MeridiansError):
     """A request the API refuses (a 400, or ``status``): the message is its one line."""
 
     def __init__(self, message: str, status: int = 400):
