@@ -2,16 +2,14 @@
 ply its result was forced (``meridians analyse``).
 
 Each position of the game (ply 0, the start, to the end) gets a value for its player to
-move, from the first of these that answers:
+move from the analyst (:func:`solver.analyst.analyse`, the answer of every front end)
+within the budget of one position, with its source:
 
-- ``rules``: the game is over there;
-- ``database``: the shipped opening database (:mod:`solver.openings.database`) holds it;
-- ``proof``: a proof within the budget of one position: df-pn
-  (:func:`solver.search.prove.prove`), or the engine's tree, which backs proven values up
-  from the game's ends (MCTS-Solver); or one move away from a neighbour's proof (below);
-- ``engine``: the engine's estimate (:func:`solver.search.mcts.search` with what is left
-  of the budget): the win rate of its best move in random playouts, value ``'unknown'``,
-  never shown as a win or a loss.
+- ``rules``: the game is over there (or one of its moves ends it);
+- ``database``: the shipped opening database (:mod:`solver.openings.database`);
+- ``proof``: df-pn or the engine's tree within the budget; or one move away from a
+  neighbour's proof (below), with no search of its own;
+- ``engine``: the engine's estimate, value ``'unknown'``, never shown as a win or a loss.
 
 The positions are analysed from the end back to the start, because late positions are
 the ones a proof reaches and each one helps the position before it: when the position
@@ -47,30 +45,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .analyst import SOURCES, analyse, known
+from .analyst import Analysis as PositionAnswer
 from .position import Position
-from .search.limit import check_nodes, check_seconds
+from .search.limit import Limit, check_nodes, check_seconds
 from .search.values import Value
 from .verify import replay
 
-__all__ = ["PositionAnalysis", "Blunder", "Analysis", "analyse_game", "SOURCES", "DEFAULT_SECONDS",
-           "DFPN_SHARE", "DFPN_TT_MB", "forced_from"]
+__all__ = ["PositionAnalysis", "Blunder", "Analysis", "analyse_game", "SOURCES", "DEFAULT_SECONDS", "forced_from"]
 
-#: where a value came from, best first; ``none``: not analysed (the analysis was stopped)
-SOURCES = ("rules", "database", "proof", "engine", "none")
 #: the budget of one position in seconds: something a person waits for
 DEFAULT_SECONDS = 1.0
-#: the share of a position's budget df-pn gets before the engine has the rest
-DFPN_SHARE = 0.5
-#: df-pn's table in MiB for one position, a fresh one each: its pages are zeroed as they
-#: are written, so a new table costs 3-4 ms; one table kept from position to position (4
-#: random 3/4 games from the end back, 78 positions at 0.5 s) proved 38-40 of them against
-#: 37-38 with fresh tables, within the noise of a loaded machine: not worth a table in
-#: prove's API
-DFPN_TT_MB = 32
-#: df-pn's chunk of nodes between looks at the clock: prove's first chunk of 20,000 nodes
-#: took 0.96 s on a 5/6 position (budget 0.1 s); chunks of 2,000 kept it to 0.17 s and
-#: cost nothing measurable on 3/4 (140,000 nodes in 1 s either way)
-DFPN_CHUNK = 2_000
 
 
 @dataclass
@@ -202,15 +187,13 @@ def analyse_game(
     dfpn_nodes: int = 0,
     playouts: int | None = None,
     seed: int = 1,
-    tt_mb: float = DFPN_TT_MB,
     progress: Callable[[int, int, PositionAnalysis], None] | None = None,
 ) -> Analysis:
     """Analyse the game of ``moves`` from ``start`` (see the module's text).
 
-    ``seconds``: the budget of one position (df-pn gets :data:`DFPN_SHARE` of it, the
-    engine what is left); ``dfpn_nodes`` (0: none) bounds df-pn's nodes too, and
-    ``playouts`` (None: the time left) is the engine's budget instead of the time, so
-    that with node and playout budgets the analysis depends only on the game and
+    ``seconds``: the budget of one position (the analyst's :class:`~solver.search.limit.Limit`
+    with ``dfpn_nodes``, each proof's nodes (0: none), and ``playouts``, the engine's),
+    so that with node and playout budgets the analysis depends only on the game and
     ``seed``.  ``result``: the result the record states (a resignation when the game is
     not over); the rules' result when the game is over.  ``progress(done, total, entry)``
     is called after each position.  Ctrl-C (KeyboardInterrupt) stops the analysis: what
@@ -239,7 +222,7 @@ def analyse_game(
                for k, p in enumerate(positions)]
     out = Analysis(start.board.name, str(start), list(game.moves), result, entries, seconds_per_move=seconds,
                    notes=notes)
-    budget = _Budget(seconds, dfpn_nodes, playouts, seed, tt_mb)
+    budget = _Budget(Limit(seconds=seconds if playouts is None else None, nodes=dfpn_nodes, playouts=playouts), seed)
     try:
         for done, k in enumerate(reversed(range(len(positions))), 1):
             after = entries[k + 1] if k + 1 < len(entries) else None
@@ -262,43 +245,17 @@ def analyse_game(
 
 @dataclass
 class _Budget:
-    seconds: float | None
-    dfpn_nodes: int
-    playouts: int | None
+    limit: Limit
     seed: int
-    tt_mb: float
-
-
-def _known(position: Position) -> tuple[list[str], str | None]:
-    """The database's winning moves of ``position`` and its move of the longest
-    resistance when every move is known lost (else None)."""
-    from .openings.database import known_moves
-
-    known = known_moves(position)
-    wins = [m for m, (v, _) in known.items() if v == Value.WIN]
-    moves = position.legal_moves()
-    longest = None
-    if not wins and known and len(known) == len(moves):
-        longest = max((n, m) for m, (_, n) in known.items())[1]
-    return wins, longest
 
 
 def _analyse_one(pos: Position, e: PositionAnalysis, after: PositionAnalysis | None, budget: _Budget) -> None:
-    """Fill ``e``, the entry of ``pos``, from the first source that answers (``after``:
-    the entry of the position the game's move led to, already analysed)."""
-    from .openings.database import lookup_entry
-
-    if pos.outcome is not None:
-        e.value, e.source = Value.from_outcome(pos.outcome, pos.to_move), "rules"
-        e.how = pos.outcome_reason or "the game is over"
-        return
-    entry = lookup_entry(pos)
-    if entry is not None:
-        e.value, e.source = entry.value, "database"
-        wins, longest = _known(pos)
-        e.winning = wins if entry.value == Value.WIN else []
-        e.best = wins[0] if wins else longest
-        e.how = f"the opening database ({entry.source})"
+    """Fill ``e``, the entry of ``pos``: what the rules and the database know, else the
+    game's move to a position proven lost for the opponent (``after``, analysed before),
+    else the analyst within the budget."""
+    a = known(pos)
+    if a.proven:
+        _fill(e, a)
         return
     if after is not None and after.proven and after.value == Value.LOSS:
         # the game's move leads to a position lost for the opponent: it wins
@@ -306,41 +263,26 @@ def _analyse_one(pos: Position, e: PositionAnalysis, after: PositionAnalysis | N
         e.winning, e.best = [e.move], e.move
         e.how = f"its move {e.move} leads to a position proven lost for the opponent ({after.source})"
         return
-    _search(pos, e, budget)
-
-
-def _search(pos: Position, e: PositionAnalysis, budget: _Budget) -> None:
-    """df-pn within its share of the budget, then the engine with the rest."""
-    from .search.mcts import search
-    from .search.prove import load_kernels, prove
-
-    load_kernels(pos.board, "dfpn")  # a board's first compile is no position's time
-    t0 = time.perf_counter()
-    share = None if budget.seconds is None else budget.seconds * DFPN_SHARE
-    p = prove(pos, method="dfpn", seconds=share, max_nodes=budget.dfpn_nodes or None, tt_mb=budget.tt_mb,
-              chunk_nodes=DFPN_CHUNK)
-    e.nodes, e.seconds = p.nodes, p.seconds
-    if p.value in ("win", "loss"):
-        e.value, e.source = Value(p.value), "proof"
-        e.best = p.line[0] if p.line else None
-        e.winning = [p.line[0]] if p.value == "win" and p.line else []
-        e.how = f"df-pn, {p.nodes:,} nodes"
-        return
-    left = None if budget.seconds is None else max(budget.seconds - (time.perf_counter() - t0), 0.05)
-    r = search(pos, playouts=budget.playouts, seconds=None if budget.playouts is not None else left,
-               seed=budget.seed, dfpn_nodes=0)
-    if any(n.startswith("interrupted") for n in r.notes):
+    a = analyse(pos, budget.limit, seed=budget.seed)
+    if any(n.startswith("interrupted") for n in a.notes):
         raise KeyboardInterrupt  # the engine stopped on Ctrl-C with an answer: the analysis stops too
-    e.seconds = time.perf_counter() - t0
-    e.nodes += r.nodes
-    e.best = r.best
-    if r.value.decided:
-        e.value, e.source = r.value, "proof"
-        e.winning = [r.best] if r.value == Value.WIN and r.best else []
-        e.how = f"the engine's tree ({r.source}), {r.iterations:,} iterations"
-        return
-    e.value, e.source, e.win_rate = Value.UNKNOWN, "engine", r.win_rate
-    e.how = f"the engine's estimate, {r.playouts:,} playouts; df-pn undecided in {p.nodes:,} nodes"
+    _fill(e, a)
+
+
+def _fill(e: PositionAnalysis, a: PositionAnswer) -> None:
+    e.value, e.source = a.value, a.source
+    e.win_rate = a.estimate.win_rate if a.estimate is not None else None
+    e.best = a.best
+    e.winning = [m for m, mv in a.moves.items() if mv.value is Value.WIN and a.value is Value.WIN]
+    e.nodes, e.seconds = a.nodes, a.seconds
+    e.how = {"rules": _reason(a), "database": "the opening database",
+             "proof": f"a proof, {a.nodes:,} df-pn nodes, {a.playouts:,} playouts",
+             "engine": f"the engine's estimate, {a.playouts:,} playouts",
+             "none": "not searched"}[a.source]
+
+
+def _reason(a: PositionAnswer) -> str:
+    return a.notes[0].removeprefix("the game is over: ") if a.notes else "the rules"
 
 
 def _forward(positions: list[Position], entries: list[PositionAnalysis]) -> None:
@@ -362,9 +304,10 @@ def _forward(positions: list[Position], entries: list[PositionAnalysis]) -> None
 
 
 def _winning_from_the_database(pos: Position, e: PositionAnalysis) -> None:
-    wins, _ = _known(pos)
+    a = known(pos)
+    wins = [m for m, mv in a.moves.items() if mv.value is Value.WIN]
     if wins:
-        e.winning, e.best = wins, wins[0]
+        e.winning, e.best = wins, a.best if a.best in wins else wins[0]
 
 
 def _blunders(positions: list[Position], entries: list[PositionAnalysis], budget: _Budget | None) -> list[Blunder]:
@@ -389,15 +332,11 @@ def _blunders(positions: list[Position], entries: list[PositionAnalysis], budget
 
 
 def _name_a_winning_move(pos: Position, e: PositionAnalysis, budget: _Budget) -> None:
-    """A winning move of a position known won (from the database) whose moves' positions
-    the database does not hold: df-pn's first move, within a position's budget."""
-    from .search.prove import load_kernels, prove
-
-    load_kernels(pos.board, "dfpn")
-    p = prove(pos, method="dfpn", seconds=budget.seconds, max_nodes=budget.dfpn_nodes or None,
-              tt_mb=budget.tt_mb, chunk_nodes=DFPN_CHUNK)
-    if p.value == "win" and p.line:
-        e.winning, e.best = [p.line[0]], p.line[0]
+    """A winning move of a position known won whose moves' positions the database does
+    not hold: the analyst's, within a position's budget."""
+    a = analyse(pos, budget.limit, seed=budget.seed)
+    if a.value is Value.WIN and a.best is not None and a.moves[a.best].value is Value.WIN:
+        e.winning, e.best = [m for m, mv in a.moves.items() if mv.value is Value.WIN], a.best
 
 
 def forced_from(entries: list[PositionAnalysis], result: str | None) -> int | None:

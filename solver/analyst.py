@@ -51,7 +51,7 @@ from .position import Position
 from .search.limit import Limit
 from .search.values import Value
 
-__all__ = ["analyse", "Analysis", "MoveValue", "Estimate", "SOURCES", "DEFAULT_LIMIT", "PROOF_SHARE",
+__all__ = ["analyse", "known", "Analysis", "MoveValue", "Estimate", "SOURCES", "DEFAULT_LIMIT", "PROOF_SHARE",
            "PROOF_MOVES", "OPEN_PROOF_SHARE", "PROOF_NODES", "MIN_VISITS", "RESIST_SECONDS"]
 
 #: where a value came from, most trusted first; ``none``: not searched
@@ -204,6 +204,13 @@ class Analysis:
                 "load_seconds": round(self.load_seconds, 4), "notes": list(self.notes)}
 
 
+def known(position: Position) -> Analysis:
+    """What the rules and the opening database know of ``position`` and its moves, with
+    no search: :func:`analyse`'s first steps, at once (a lost position's best move is
+    the database's longest proof when it holds every move, else None)."""
+    return _Run(position, Limit(), 1, True, None, None, search=False).analysis()
+
+
 def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, database: bool = True,
             engine=None, progress: Callable[[dict], None] | None = None) -> Analysis:
     """The value of ``position`` and of each legal move within ``limit`` (None:
@@ -225,8 +232,9 @@ def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, da
 class _Run:
     """One analysis: the steps of the policy over one shared state."""
 
-    def __init__(self, position: Position, limit: Limit, seed: int, database: bool, engine, progress):
-        self.pos, self.limit, self.seed, self.database = position, limit, seed, database
+    def __init__(self, position: Position, limit: Limit, seed: int, database: bool, engine, progress,
+                 search: bool = True):
+        self.pos, self.limit, self.seed, self.database, self.search = position, limit, seed, database, search
         self.engine, self.progress = engine, progress
         self.a = Analysis(str(position), position.to_move)
         self.load = 0.0
@@ -268,11 +276,12 @@ class _Run:
         if self.database:
             self._database()
         self._infer()
-        if not a.decided or a.value is Value.WIN and not self._winning():
-            self._proofs()
+        if self.search:
+            if not a.decided or a.value is Value.WIN and not self._winning():
+                self._proofs()
+                self._infer()
+            self._engine()
             self._infer()
-        self._engine()
-        self._infer()
         self._choose()
         return self._done()
 
@@ -408,11 +417,14 @@ class _Run:
             self._visits(r, estimates=False)
             return
         dfpn = 0 if self.tried_own else mcts.DFPN_NODES
+        # the tree holds what is proven as proven nodes: no playouts spent on them
+        proven = {m: mv.value for m, mv in a.moves.items() if mv.value in (Value.WIN, Value.LOSS)}
         if self.engine is not None:
-            r = self.engine.search(self.pos, playouts=playouts, seconds=seconds, progress=self.progress)
+            r = self.engine.search(self.pos, playouts=playouts, seconds=seconds, progress=self.progress,
+                                   known=proven)
         else:
             r = mcts.search(self.pos, playouts=playouts, seconds=seconds, seed=self.seed, dfpn_nodes=dfpn,
-                            progress=self.progress)
+                            progress=self.progress, known=proven)
         a.playouts += r.playouts
         a.nodes += r.dfpn_nodes
         a.notes += [n for n in r.notes if n.startswith(("interrupted", "the tree is full"))]
@@ -467,8 +479,6 @@ class _Run:
                 a.notes.append("proven won, but no winning move was proven within the budget")
         elif a.value is Value.LOSS:
             a.best = self._resisting() or self.resist or self.engine_best
-            if a.best is None:
-                a.best = max(a.moves.values(), key=lambda mv: (mv.nodes, mv.move)).move if a.moves else None
         else:
             a.best = self.engine_best
             if a.best is None:

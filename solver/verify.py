@@ -134,22 +134,28 @@ def verify_position(
 
 
 def database_verdict(position: Position, claim: str | None = None) -> Verdict | None:
-    """The verdict on ``claim`` from the shipped opening database
-    (:mod:`solver.openings.database`) when it holds ``position``, at once: method
-    ``'database'``, no nodes searched, a line read from the database, a note naming the
-    proof of record; else None (then a search decides)."""
-    from .openings.database import database_line, lookup_entry
+    """The verdict on ``claim`` from the shipped opening database when it holds
+    ``position``, at once (:func:`solver.analyst.known`, the database step every front
+    end shares): method ``'database'``, no nodes searched, the analyst's line (a proven
+    winning move first), a note naming the proof of record; else None (then a search
+    decides)."""
+    from .analyst import known
+    from .openings.database import lookup_entry
 
     if claim is not None and claim not in CLAIMS:
         raise ValueError(f"a claim is one of {', '.join(CLAIMS)}, not {claim!r}")
     t0 = time.perf_counter()
-    e = lookup_entry(position)
-    if e is None:
+    a = known(position)
+    if a.source != "database":
         return None
-    value = e.value.value
-    note = (f"from the opening database (solver/data): its proof of record took {e.nodes:,} nodes, "
-            f"{e.seconds:,.1f} s ({e.source})")
-    return Verdict(str(position), value, verdict_of(value, claim), claim, database_line(position), 0,
+    e = lookup_entry(position)
+    value = a.value.value
+    if e is None:  # not held itself: its moves' entries decide it
+        note = "from the opening database (solver/data): the entries of its moves"
+    else:
+        note = (f"from the opening database (solver/data): its proof of record took {e.nodes:,} nodes, "
+                f"{e.seconds:,.1f} s ({e.source})")
+    return Verdict(str(position), value, verdict_of(value, claim), claim, list(a.line), 0,
                    time.perf_counter() - t0, "database", 0, [note])
 
 

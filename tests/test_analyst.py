@@ -338,3 +338,21 @@ def test_position_keys_round_trip():
     db = database_for(Board.parse("2/3"))
     for k in [int(x) for x in db.keys[::997]]:
         assert position_key(position_of_key(db.board, k)) == k
+
+
+def test_the_engine_holds_proven_moves_as_proven_nodes():
+    from solver.search import mcts
+
+    # a 3/4 position where proofs settle all but two moves as losses: the tree spends its
+    # playouts on the two, and a known winning move decides the root at once
+    p = Position.parse("LD1/D3/5/LDDD1D/D2LL/L2L/1L1 L")
+    open_moves = {"e3", "e5"}
+    known = {m: Value.LOSS for m in p.legal_moves() if m not in open_moves}
+    r = mcts.search(p, playouts=400, dfpn_nodes=0, known=known)
+    visits = {m.move: m.visits for m in r.moves}
+    assert sum(visits[m] for m in known) <= 1 and sum(visits[m] for m in open_moves) >= 398
+    assert {m.move for m in r.moves if m.value is Value.LOSS} == set(known) and r.best in open_moves
+    plain = mcts.search(p, playouts=400, dfpn_nodes=0)
+    assert sum(m.visits for m in plain.moves if m.move in open_moves) < 100  # what the seeding saves
+    won = mcts.search(p, playouts=50, dfpn_nodes=0, known={"e5": Value.WIN})
+    assert (won.value, won.source, won.best) == (Value.WIN, "tree", "e5")

@@ -144,6 +144,7 @@ def search(
     resist: bool = True,
     tries: int = PLAYOUT_TRIES,
     progress: Callable[[dict], None] | None = None,
+    known: dict[str, Value] | None = None,
 ) -> EngineResult:
     """Search ``position`` for its player to move within ``playouts`` iterations (each
     ends in one random playout unless it reaches a decided node) and/or ``seconds``
@@ -162,11 +163,14 @@ def search(
     says so).  ``progress`` is called about ten times a second with a dict (``iterations``,
     ``playouts``, ``nodes``, ``seconds``, ``best``, ``win_rate``, ``value``).  Bad budgets
     raise ValueError (:class:`~solver.search.limit.LimitError`).  A fresh tree each
-    call: :class:`Engine` keeps it from one move of a game to the next.
+    call: :class:`Engine` keeps it from one move of a game to the next.  ``known``: moves
+    whose values (for the player who plays them) are proven elsewhere (the database, a
+    proof): the tree holds them as proven nodes from the start, so that it spends no
+    playouts on them and backs their values up.
     """
     engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
                     expand_at=expand_at, solver=solver, resist=resist, tries=tries)
-    return engine.search(position, playouts=playouts, seconds=seconds, progress=progress)
+    return engine.search(position, playouts=playouts, seconds=seconds, progress=progress, known=known)
 
 
 class Engine:
@@ -197,7 +201,8 @@ class Engine:
         self._root: Position | None = None
 
     def search(self, position: Position, *, playouts: int | None = None, seconds: float | None = None,
-               progress: Callable[[dict], None] | None = None) -> EngineResult:
+               progress: Callable[[dict], None] | None = None,
+               known: dict[str, Value] | None = None) -> EngineResult:
         """See :func:`search`.  A position proven lost (by df-pn or the tree), with
         ``resist``: every move loses against perfect play, but the opponent may not find
         the win, so the move played is the one a fresh search without the solver and
@@ -206,7 +211,7 @@ class Engine:
         most winning chances in random play.  The value stays the proven loss, every
         move ``'loss'``; the visits and line are that search's."""
         t0 = time.perf_counter()
-        r = self._search(position, playouts, seconds, progress)
+        r = self._search(position, playouts, seconds, progress, known)
         if not (self.resist and self.solver and r.value is Value.LOSS and r.source != "rules"):
             return r
         left = None if seconds is None else max(seconds - (time.perf_counter() - t0), 1e-3)
@@ -220,7 +225,7 @@ class Engine:
                             r.notes + [note])
 
     def _search(self, position: Position, playouts: int | None, seconds: float | None,
-                progress: Callable[[dict], None] | None) -> EngineResult:
+                progress: Callable[[dict], None] | None, known: dict[str, Value] | None = None) -> EngineResult:
         playouts, seconds = _check_budget(playouts, seconds)
         seed, max_tree_nodes = self.seed, self.max_tree_nodes
         board = position.board
@@ -249,6 +254,8 @@ class Engine:
         self._tree, self._root = R, position
         chunk = 16
         done = 0
+        if known and self.solver:
+            done = _seed(t, R, position, known)
         shown_at = 0.0
         try:
             while R.proof[0] == M.OPEN:
@@ -329,6 +336,29 @@ def load_kernels(board, dfpn: bool = True) -> None:
         from .prove import load_kernels as load_dfpn
 
         load_dfpn(board, "dfpn")
+
+
+def _seed(t: core.Tables, R: M.Tree, position: Position, known: dict[str, Value]) -> int:
+    """Mark the root's moves whose values ``known`` gives as proven nodes (a losing move's
+    position won for its mover, a winning move's lost), expanding the root first (one
+    iteration, returned), and the root proven when they decide it."""
+    done = 0
+    if R.first[0] < 0:
+        done = M.iterate(t, R, 1)
+    names = position.board.names
+    kids = _children(R, 0)
+    for x in kids:
+        v = known.get(names[int(t.point_of[int(R.move[x])])])
+        if v is Value.WIN:
+            R.proof[x] = M.LOST
+        elif v is Value.LOSS:
+            R.proof[x] = M.WON
+    if len(kids) and R.proof[0] == M.OPEN:
+        if (R.proof[kids] == M.LOST).any():
+            R.proof[0] = M.WON
+        elif (R.proof[kids] == M.WON).all():
+            R.proof[0] = M.LOST
+    return done
 
 
 def _check_budget(playouts, seconds) -> tuple[int | None, float | None]:
