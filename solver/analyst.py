@@ -47,6 +47,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .errors import Interrupted
 from .position import Position
 from .search.limit import Limit
 from .search.values import Value
@@ -212,7 +213,8 @@ def known(position: Position) -> Analysis:
 
 
 def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, database: bool = True,
-            engine=None, progress: Callable[[dict], None] | None = None) -> Analysis:
+            engine=None, progress: Callable[[dict], None] | None = None,
+            stop: Callable[[], bool] | None = None) -> Analysis:
     """The value of ``position`` and of each legal move within ``limit`` (None:
     :data:`DEFAULT_LIMIT`), by the module's policy.  ``limit.seconds`` bounds the whole
     search, ``limit.nodes`` each proof, ``limit.playouts`` the engine; with playouts and
@@ -221,11 +223,13 @@ def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, da
     :class:`~solver.search.mcts.Engine` to search with (a game keeps one, so that its
     tree carries over from move to move); else a fresh one seeded with ``seed``.
     ``progress`` gets the engine's reports.  Ctrl-C during the engine's search answers
-    with what was found so far (a note says so)."""
+    with what was found so far (a note says so); so does ``stop`` returning True, which
+    the searches ask between chunks of work (the web board stops an analysis the user
+    has moved away from)."""
     limit = DEFAULT_LIMIT if limit is None else limit
     if not isinstance(limit, Limit):
         raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
-    run = _Run(position, limit, seed, database, engine, progress)
+    run = _Run(position, limit, seed, database, engine, progress, stop=stop)
     return run.analysis()
 
 
@@ -233,9 +237,10 @@ class _Run:
     """One analysis: the steps of the policy over one shared state."""
 
     def __init__(self, position: Position, limit: Limit, seed: int, database: bool, engine, progress,
-                 search: bool = True):
+                 search: bool = True, stop: Callable[[], bool] | None = None):
         self.pos, self.limit, self.seed, self.database, self.search = position, limit, seed, database, search
-        self.engine, self.progress = engine, progress
+        self.engine, self.stop = engine, stop
+        self.progress = progress if stop is None else self._watching(progress)
         self.a = Analysis(str(position), position.to_move)
         self.load = 0.0
         self.t0 = time.perf_counter()
@@ -277,10 +282,13 @@ class _Run:
             self._database()
         self._infer()
         if self.search:
-            if not a.decided or a.value is Value.WIN and not self._winning():
-                self._proofs()
-                self._infer()
-            self._engine()
+            try:
+                if not a.decided or a.value is Value.WIN and not self._winning():
+                    self._proofs()
+                    self._infer()
+                self._engine()
+            except Interrupted:
+                a.notes.append("stopped: the answer so far")
             self._infer()
         self._choose()
         return self._done()
@@ -291,7 +299,9 @@ class _Run:
         return self.a
 
     def _database(self) -> None:
-        from .openings.database import lookup_entry
+        from .openings.database import database_for, lookup_entry
+
+        self._loaded(lambda: database_for(self.pos.board))  # read once: start-up, not search
 
         own = lookup_entry(self.pos)
         if own is not None:
@@ -327,6 +337,16 @@ class _Run:
     def _winning(self) -> list[MoveValue]:
         return [mv for mv in self.a.moves.values() if mv.value is Value.WIN]
 
+    def _watching(self, progress: Callable[[dict], None] | None) -> Callable[[dict], None]:
+        """``progress`` that first raises :class:`Interrupted` once ``stop`` says so."""
+        def watch(info: dict) -> None:
+            if self.stop():
+                raise Interrupted("the analysis was stopped")
+            if progress is not None:
+                progress(info)
+
+        return watch
+
     def _proof_budget(self, share: float | None) -> tuple[float | None, int]:
         nodes = self.limit.nodes
         if share is None and not nodes:
@@ -338,8 +358,11 @@ class _Run:
 
         if seconds is not None and seconds <= 0.005:
             return None
+        if self.stop is not None and self.stop():
+            raise Interrupted("the analysis was stopped")
         tt_mb = SMALL_TT_MB if position.board.size <= SMALL_BOARD else PROOF_TT_MB
-        r = prove(position, method="dfpn", seconds=seconds, max_nodes=nodes, tt_mb=tt_mb, chunk_nodes=PROOF_CHUNK)
+        r = prove(position, method="dfpn", seconds=seconds, max_nodes=nodes, tt_mb=tt_mb, chunk_nodes=PROOF_CHUNK,
+                  progress=self.progress if self.stop is not None else None)
         self.a.nodes += int(r.nodes)
         return r
 

@@ -584,3 +584,25 @@ def test_trainer_in_browser(server, driver):
     assert drawn(driver)["last"] == [p.key]
     no_console_errors(driver)
 
+
+
+def test_an_analysis_whose_request_has_gone_is_stopped(server):
+    # one worker: a 20 s analysis that went on after its request was dropped would hold it,
+    # and the next analysis would wait about 19 s for it
+    import http.client
+    import urllib.request
+    from urllib.parse import quote, urlsplit
+
+    where = urlsplit(server)
+    opening = quote(str(Position.start("5/6")))
+    assert urllib.request.urlopen(f"{server}/api/analyse?position={opening}&time=0.1", timeout=300).status == 200
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=1.0)
+    conn.request("GET", f"/api/analyse?position={opening}&time=20")
+    with pytest.raises(OSError):  # a timeout: the request is dropped after a second
+        conn.getresponse()
+    conn.close()
+    t = time.perf_counter()
+    r = urllib.request.urlopen(f"{server}/api/analyse?position={opening}&time=0.5", timeout=60)
+    took = time.perf_counter() - t
+    assert r.status == 200 and json.loads(r.read())["position"] == str(Position.start("5/6"))
+    assert took < 10, f"the next analysis waited {took:.1f} s: the dropped one was not stopped"

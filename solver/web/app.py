@@ -113,13 +113,15 @@ def check_seconds(raw: str | None) -> float:
     return max(s, MIN_SECONDS)
 
 
-def _worker_start() -> None:
+def _worker_start(flags) -> None:
     """A worker ignores Ctrl-C: the terminal sends it to the whole process group, and the
     server, which gets it too, stops the workers itself (else each idle worker would
-    print a KeyboardInterrupt traceback)."""
+    print a KeyboardInterrupt traceback).  It stops a search whose flag the server
+    raises (:func:`solver.web.work.listen`)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    work.listen(flags)
 
 
 class _Pool:
@@ -130,23 +132,47 @@ class _Pool:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
         self.pending = 0
+        self._flags = None  # one stop flag a slot, shared with the workers
+        self._free: list[int] = []
 
     def executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_worker_start)
+            ctx = multiprocessing.get_context("spawn")
+            self._flags = ctx.Array("b", MAX_PENDING, lock=False)
+            self._free = list(range(MAX_PENDING))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_start,
+                                             initargs=(self._flags,))
         return self._pool
 
-    async def run(self, fn, *args, timeout: float):
+    async def run(self, fn, *args, timeout: float, gone=None):
+        """``fn(*args, slot=...)`` in a worker; ``gone``: an async test of whether the
+        request has gone, looked at while waiting: then the search is stopped (taken off
+        the queue, or its slot's flag raised) and WebError 499 is raised."""
         if self.pending >= MAX_PENDING:
             raise WebError(f"the server is busy ({self.pending} searches waiting): try again shortly", 503)
         self.pending += 1
         try:
             try:
-                fut = asyncio.get_running_loop().run_in_executor(self.executor(), partial(fn, *args))
-                return await asyncio.wait_for(fut, timeout)
-            except asyncio.TimeoutError:
-                raise WebError(f"no answer within {timeout:g} s: the server is busy, try again", 503) from None
+                executor = self.executor()
+                flags, slot = self._flags, self._free.pop()
+                flags[slot] = 0
+                done_in_worker = executor.submit(partial(fn, *args, slot=slot))
+                # the slot is free again once its search has ended in the worker, not when
+                # the request has (a stopped search runs on for a moment, its flag raised)
+                done_in_worker.add_done_callback(lambda _: self._free.append(slot) if flags is self._flags else None)
+                fut = asyncio.wrap_future(done_in_worker)
+                deadline = asyncio.get_running_loop().time() + timeout
+                while True:
+                    done, _ = await asyncio.wait({fut}, timeout=min(0.1, timeout))
+                    if done:
+                        return fut.result()
+                    if gone is not None and await gone():
+                        flags[slot] = 1
+                        fut.cancel()
+                        raise WebError("the request has gone: its search was stopped", 499)
+                    if asyncio.get_running_loop().time() >= deadline:
+                        flags[slot] = 1
+                        raise WebError(f"no answer within {timeout:g} s: the server is busy, try again", 503)
             except BrokenProcessPool:
                 self.close()
                 raise WebError("a worker process stopped; the pool was restarted: try again", 503) from None
@@ -275,7 +301,8 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         text = _param(request, "position")
         seconds = check_seconds(request.query_params.get("time"))
         await run_in_threadpool(work.parse, text)  # a malformed position is a 400 before the pool
-        return JSONResponse(await pool.run(fn, text, seconds, timeout=seconds + GRACE_SECONDS))
+        return JSONResponse(await pool.run(fn, text, seconds, timeout=seconds + GRACE_SECONDS,
+                                           gone=request.is_disconnected))
 
     async def api_analyse(request: Request):
         return await _search(request, work.analyse)

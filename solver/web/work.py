@@ -26,7 +26,8 @@ from __future__ import annotations
 from ..position import Position
 from ..verify import start_position
 
-__all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record"]
+__all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record",
+           "listen"]
 
 #: the longest position text accepted (a 7/8 position is under 200 characters)
 MAX_TEXT = 1000
@@ -130,17 +131,36 @@ def read_record(text: object, board: object = None) -> dict:
     return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions, "result": rec.result}
 
 
-def analyse(text: str, seconds: float, seed: int = 1) -> dict:
+#: set in a worker process by the server (:func:`listen`): one flag a slot, raised when
+#: the request of the search in that slot has gone (the user moved on)
+_CANCELLED = None
+
+
+def listen(flags) -> None:
+    """Make this worker stop a search whose slot's flag in ``flags`` (a shared array of
+    the server's) is raised."""
+    global _CANCELLED
+    _CANCELLED = flags
+
+
+def _stop(slot: int | None):
+    if slot is None or _CANCELLED is None:
+        return None
+    return lambda: bool(_CANCELLED[slot])
+
+
+def analyse(text: str, seconds: float, seed: int = 1, slot: int | None = None) -> dict:
     """The analysis of a position within ``seconds`` (:func:`solver.analyst.analyse`,
-    the answer of every front end), as JSON-ready values.  Runs in a worker process: the
-    compiled kernels hold the interpreter lock."""
+    the answer of every front end), as JSON-ready values; ``slot``: the server's flag
+    that stops it (:func:`listen`).  Runs in a worker process: the compiled kernels hold
+    the interpreter lock."""
     from ..analyst import analyse as analyse_position
     from ..search.limit import Limit
 
-    return analyse_position(parse(text), Limit(seconds=seconds), seed=seed).as_dict()
+    return analyse_position(parse(text), Limit(seconds=seconds), seed=seed, stop=_stop(slot)).as_dict()
 
 
-def engine_move(text: str, seconds: float, seed: int = 1) -> dict:
+def engine_move(text: str, seconds: float, seed: int = 1, slot: int | None = None) -> dict:
     """The move :func:`analyse` names best, with the analysis and the position after it:
     ``{move, after, ...the analysis}`` (``after``: :func:`position_info` of the new
     position)."""
@@ -150,7 +170,7 @@ def engine_move(text: str, seconds: float, seed: int = 1) -> dict:
     pos = parse(text)
     if pos.outcome is not None:
         raise ValueError(f"the game is over ({pos.outcome_reason}): there is no move to play")
-    a = analyse_position(pos, Limit(seconds=seconds), seed=seed)
+    a = analyse_position(pos, Limit(seconds=seconds), seed=seed, stop=_stop(slot))
     return {"move": a.best, "after": _info(pos.play(a.best)), **a.as_dict()}
 
 

@@ -7,7 +7,7 @@
   var M = Meridians;
   var $ = function (id) { return document.getElementById(id); };
   var game = { infos: [], moves: [], cursor: 0 };
-  var geo = null, analysis = null, token = 0, busy = false;
+  var geo = null, analysis = null, token = 0, busy = false, running = null;
 
   function current() { return game.infos[game.cursor]; }
   function repeated(i) {  // the position at i repeats an earlier one of the game
@@ -63,13 +63,17 @@
 
   function changed() {  // the position on the board changed: analyse it, let the engine move
     analysis = null;
+    if (running) { running.abort(); running = null; }  // the server stops the old position's search
     render();
     var info = current(), mine = ++token;
     if (over(game.cursor)) { return; }
     if ($("engine-side").value === info.to_move) { engineMove(); return; }
     if (!$("analyse-on").checked) { return; }
-    M.api("GET", "/api/analyse?position=" + encodeURIComponent(info.position) + "&time=" + $("time").value).then(function (r) {
-      if (mine !== token) { return; }  // the board moved on meanwhile
+    running = new AbortController();
+    M.api("GET", "/api/analyse?position=" + encodeURIComponent(info.position) + "&time=" + $("time").value,
+          undefined, running.signal).then(function (r) {
+      if (mine !== token || r.aborted) { return; }  // the board moved on meanwhile
+      running = null;
       if (!r.ok) { M.say($("status"), "Analysis: " + r.data.error, "error"); return; }
       analysis = r.data;
       render();

@@ -6,13 +6,18 @@ var Meridians = (function () {
   "use strict";
   var boards = {};
 
-  function api(method, url, body) {
-    var opts = { method: method, headers: {} };
+  // signal: an AbortController's, to drop a request whose answer is no longer wanted (the
+  // server then stops its search)
+  function api(method, url, body, signal) {
+    var opts = { method: method, headers: {}, signal: signal };
     if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
     return fetch(url, opts).then(function (r) {
       return r.json().then(function (data) { return { ok: r.ok, status: r.status, data: data }; },
                            function () { return { ok: false, status: r.status, data: { error: "the server answered " + r.status } }; });
-    }, function (e) { return { ok: false, status: 0, data: { error: "no answer from the server (" + e + ")" } }; });
+    }, function (e) {
+      if (e && e.name === "AbortError") { return { ok: false, status: 0, aborted: true, data: { error: "stopped" } }; }
+      return { ok: false, status: 0, data: { error: "no answer from the server (" + e + ")" } };
+    });
   }
 
   function board(name) {  // a promise of the board's geometry; its defs are put in the page once
