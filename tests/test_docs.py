@@ -174,3 +174,14 @@ def _parse(group: click.Group, args: list[str], where: str) -> None:
         assert "does not exist" in e.format_message(), f"{where}: {e.format_message()}"
     except click.UsageError as e:
         raise AssertionError(f"{where}: {e.format_message()}") from None
+
+
+def test_the_test_extra_installs_the_docs_builder():
+    # the build above skips without Sphinx: an install of '.[test]' (README, CI) must bring it
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"]
+    for need in ("sphinx>=7", "myst-parser>=2"):
+        assert need in extras["docs"] and need in extras["test"], need
