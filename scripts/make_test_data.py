@@ -8,7 +8,7 @@ Usage::
 
 Everything here is computed by :mod:`solver.reference` (networkx, written straight from
 RULES.md), never by the compiled core: the tests then hold the core to these numbers.
-Positions are written in the notation of README.md by a formatter of this script's own,
+Positions are written in the notation of docs/formats.md by a formatter of this script's own,
 so the data does not depend on :mod:`solver.notation` either.
 
 * ``perft.json``: the start position of boards 1/2 .. 4/5 to the deepest depth that the
@@ -62,7 +62,7 @@ GAMES = (
 
 
 def notation(board: Board, light: frozenset, dark: frozenset, to_move: str) -> str:
-    """README.md's notation: rows top to bottom, ``L``/``D``/runs of empty points."""
+    """The position notation (docs/formats.md): rows top to bottom, ``L``/``D``/runs of empty points."""
     rows = []
     for i in reversed(range(2 * board.m + 1)):  # the top row has the last letter
         letter = chr(ord("a") + i)

@@ -4,7 +4,7 @@
 Usage: python scripts/write_certificates.py [--boards 2/3] [--tt-mb 64]
 
 For each board, proves the empty board by df-pn and writes its certificate,
-``results/certificates/<m>-<m+1>.json`` (format: README, "Verifying claims and
+``results/certificates/<m>-<m+1>.json`` (format: docs/formats.md, "Proof
 certificates"), with the provenance stamp of this command in its header (``"code"``:
 command, version, revision, rules, Python).  Check one with
 ``meridians check results/certificates/2-3.json``.

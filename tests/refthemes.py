@@ -1,5 +1,5 @@
 """A slow twin of :mod:`puzzles.themes`, written from the definitions in its docstring
-and README's Puzzles section: the networkx reference rules (:mod:`solver.reference`) for
+and docs/puzzles.md: the networkx reference rules (:mod:`solver.reference`) for
 groups, paths, dead groups and moves, and the plain-recursion capture search of
 :mod:`puzzles.reference` for every "X captures within k".  Positions are
 ``(light, dark, to_move)`` triples of point indices."""

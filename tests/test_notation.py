@@ -1,6 +1,6 @@
 """Position notation (solver/notation.py through Position.parse / str(Position)).
 
-README.md: ``<rows> <side>``, the rows from the top row to the bottom row separated by
+docs/formats.md ("Position notation"): ``<rows> <side>``, the rows from the top row to the bottom row separated by
 ``/``; within a row, left to right, ``L``, ``D`` or a number ``k`` of empty points;
 ``<side>`` is ``L`` or ``D``.  The board is inferred from the row widths.
 """
