@@ -656,7 +656,7 @@ def generate(
         games = read_records(records, board)
     folder = os.path.dirname(os.path.abspath(out))
     try:
-        os.makedirs(folder, exist_ok=True)  # as every other output option does (README)
+        os.makedirs(folder, exist_ok=True)  # as every other output option does (docs/install.md)
     except OSError as e:
         raise ValueError(f"cannot write {out}: cannot create the folder {folder}: {e.strerror or e}") from None
     with exclusive(out + ".lock"):

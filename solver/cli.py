@@ -830,7 +830,7 @@ def lookup(position: str, seconds: float, as_json: bool, no_database: bool) -> N
 @click.option("--certificate", "cert_file", type=click.Path(dir_okay=False), default=None,
               help="Write the proof as a certificate that 'meridians check' verifies (missing folders are created).")
 @click.option("--game", "game_file", type=click.Path(dir_okay=False), default=None,
-              help="Replay a game record (README 'Game records': headers and moves, or the old simple "
+              help="Replay a game record (docs/records.md: headers and moves, or the old simple "
                    "format of moves with an optional first line a start position; gzip too).")
 @click.option("--moves", default=None, help="Moves from POSITION (or the empty --board), comma-separated: c1,e2,c3.")
 @click.option("--board", "board_name", default=None, help="Board of --moves or --game without a start (default 6/7).")
@@ -976,7 +976,7 @@ def serve(host: str, port: int, workers: int | None, puzzles_dir: str | None) ->
     """A local web application: an analysis board (any board 2/3 to 7/8 or a pasted
     position or game record; click to play; each move's value from the opening
     database, a proof or the engine, labelled; play against the engine), a puzzle
-    trainer, and the JSON API they use (see README.md, "Web application").  Ctrl-C
+    trainer, and the JSON API they use (see docs/web.md).  Ctrl-C
     stops it.  Needs the optional extra: pip install -e '.[web]'.
 
     \b
@@ -1155,7 +1155,7 @@ def _write_game_record(path: str, game, headers: dict[str, str], comments: dict[
               help="Write the record here (missing folders are created); default: print it.")
 def import_record(file: str, source: str, out_file: str | None) -> None:
     """Read FILE, a game record exported by another site, replay every move under
-    RULES.md, and write it in this package's game record format (see README "Game
+    RULES.md, and write it in this package's game record format (see docs/records.md "Game
     records").  Exit 2, one line, for a record that cannot be read or does not replay.
 
     \b
@@ -1185,7 +1185,7 @@ MAX_SECONDS_PER_MOVE = 24 * 3600
 
 @cli.command(short_help="Analyse a game record: every position's value, the blunders, where the result was forced.")
 @click.option("--game", "game_file", type=click.Path(dir_okay=False), required=True,
-              help="The game record (README 'Game records'; the old simple format too; gzip too).")
+              help="The game record (docs/records.md; the old simple format too; gzip too).")
 @click.option("--board", "board_name", default=None, help="Board of a record that names no start (default 6/7).")
 @click.option("--time-per-move", "seconds", type=float, default=1.0, show_default=True,
               help="Seconds for each position not in the opening database: half for a df-pn proof, the rest "

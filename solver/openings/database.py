@@ -23,7 +23,7 @@ losses are stored, which hold under any repetition rule.
 the board, the plies, the counts and the build's provenance).  A lookup is a binary
 search (:func:`numpy.searchsorted`): its cost grows with the logarithm of the entries,
 not with the file.  Measured against SQLite (a table with an integer primary key) on
-the 2/3 file: see README.md "Opening database".
+the 2/3 file: see docs/solving.md "Opening database".
 
 >>> from solver import Position
 >>> p = Position.parse("2/3/4/3/2 L").play("a1")

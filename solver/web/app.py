@@ -9,9 +9,10 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
   (:func:`solver.web.work.position_info`);
 - ``POST /api/play`` with ``{position, move}`` -> the position after the move
   (:func:`~solver.web.work.play_move`), or 400 naming the rule an illegal move breaks;
-- ``GET /api/analyse?position=P&time=S`` -> ``{value, source, moves, sources, line, ...}``
-  (:func:`~solver.web.work.analyse`);
-- ``GET /api/move?position=P&time=S`` -> the engine's move (:func:`~solver.web.work.engine_move`);
+- ``GET /api/analyse?position=P&time=S`` -> the position's analysis, as ``meridians lookup
+  --json`` prints it (:func:`~solver.web.work.analyse`, :func:`solver.analyst.analyse`);
+- ``GET /api/move?position=P&time=S`` -> ``{move, after, ...}``: the analysis's best move
+  played (:func:`~solver.web.work.engine_move`);
 - ``GET /api/explain?position=P&move=M`` -> ``{move, legal, reason}``: why a move is refused;
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
 - ``GET /api/board?board=B`` -> the board's SVG ``<defs>`` and point geometry;
@@ -28,7 +29,10 @@ thread they would stop the event loop, and with it every other request.  A searc
 keeps to its own time budget (``time``, from :data:`MIN_SECONDS` to
 :data:`MAX_SECONDS`); the request waits for it at most that plus :data:`GRACE_SECONDS`
 (a board's first compile in a fresh worker), then answers 503.  At most
-:data:`MAX_PENDING` searches wait for the pool; more are answered 503 at once.
+:data:`MAX_PENDING` searches wait for the pool; more are answered 503 at once.  A search
+whose request has gone (the board moved on and dropped it) or whose wait ran out is
+stopped in its worker: each waiting search has a slot in a flag array shared with the
+workers, which the searches look at between chunks of work.
 """
 
 from __future__ import annotations
