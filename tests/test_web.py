@@ -41,7 +41,8 @@ SOLUTION_34 = json.loads((ROOT / "results" / "solutions" / "3-4.json").read_text
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(workers=1), raise_server_exceptions=False) as c:
+    # requests wait for a board's kernels (a compile on a cold cache) instead of a 503
+    with TestClient(create_app(workers=1, compile_wait=600), raise_server_exceptions=False) as c:
         yield c
 
 
@@ -281,7 +282,7 @@ def test_a_worker_that_dies_is_replaced():
     import os
     import signal
 
-    app = create_app(workers=1)
+    app = create_app(workers=1, compile_wait=600)
     with TestClient(app, raise_server_exceptions=False) as c:
         params = {"position": "3/4", "time": "0.1"}
         assert c.get("/api/analyse", params=params).status_code == 200
@@ -414,7 +415,8 @@ def server():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(workers=1), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(create_app(workers=1, compile_wait=600), host="127.0.0.1", port=port,
+                            log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -442,9 +444,16 @@ def drawn(driver) -> dict:
 
 
 def click(driver, point: str) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    driver.find_element(By.CSS_SELECTOR, f'#board .hit[data-point="{point}"]').click()
+    for attempt in range(5):
+        try:  # the board is drawn anew when an analysis arrives: the point found may go stale
+            driver.find_element(By.CSS_SELECTOR, f'#board .hit[data-point="{point}"]').click()
+            return
+        except StaleElementReferenceException:
+            if attempt == 4:
+                raise
 
 
 def text(driver, element_id: str) -> str:
@@ -606,3 +615,22 @@ def test_an_analysis_whose_request_has_gone_is_stopped(server):
     took = time.perf_counter() - t
     assert r.status == 200 and json.loads(r.read())["position"] == str(Position.start("5/6"))
     assert took < 10, f"the next analysis waited {took:.1f} s: the dropped one was not stopped"
+
+
+def test_a_board_whose_kernels_are_loading_is_a_503_that_says_so():
+    # no wait at all: the first request for a board starts its kernels' loading in a
+    # worker and is told so; once they are loaded the board's analyses are served
+    app = create_app(workers=1, compile_wait=0)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        params = {"position": "4/5", "time": "0.1"}
+        r = c.get("/api/analyse", params=params)
+        assert r.status_code == 503 and r.json()["compiling"] == "4/5" and r.headers["retry-after"] == "2"
+        assert r.json()["error"].startswith("compiling the 4/5 kernels (first use")
+        deadline = time.monotonic() + 300
+        while (r := c.get("/api/analyse", params=params)).status_code == 503:
+            assert r.json()["compiling"] == "4/5" and time.monotonic() < deadline
+            time.sleep(0.2)
+        assert r.status_code == 200 and r.json()["position"] == str(Position.start("4/5"))
+        assert "4/5" in app.state.pool.ready
+        # a board already loaded is served at once, with no 503
+        assert c.get("/api/analyse", params=params).status_code == 200

@@ -23,6 +23,7 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, workers: int | 
     searches in ``workers`` worker processes)."""
     import uvicorn
 
-    from .app import create_app
+    from .app import FIRST_BOARD, create_app
 
-    uvicorn.run(create_app(workers=workers, puzzles=puzzles), host=host, port=port, log_level=log_level)
+    uvicorn.run(create_app(workers=workers, puzzles=puzzles, first=(FIRST_BOARD,)), host=host, port=port,
+                log_level=log_level)

@@ -43,6 +43,7 @@ import json
 import math
 import multiprocessing
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
@@ -71,6 +72,12 @@ DEFAULT_SECONDS = 1.0
 GRACE_SECONDS = 120.0
 #: searches waiting for or running in the pool at most; more are refused with a 503
 MAX_PENDING = 64
+#: how long a request for a board whose kernels are compiling waits for them before it is
+#: answered 503 with ``compiling`` (the page says so and asks again): longer than a new
+#: worker's start and a load from numba's cache, shorter than a compile
+COMPILE_WAIT = 5.0
+#: the board the analysis page opens with: its kernels are loaded when the server starts
+FIRST_BOARD = "3/4"
 #: the largest request body read (a pasted game record)
 MAX_BODY = 200_000
 #: pages and static files: nothing leaves the server's origin
@@ -81,11 +88,13 @@ _PAGES = {"/": "board.html", "/trainer": "trainer.html"}
 
 
 class WebError(MeridiansError):
-    """A request the API refuses (a 400, or ``status``): the message is its one line."""
+    """A request the API refuses (a 400, or ``status``): the message is its one line;
+    ``compiling``: the board whose kernels a 503 waits for."""
 
-    def __init__(self, message: str, status: int = 400):
+    def __init__(self, message: str, status: int = 400, compiling: str | None = None):
         super().__init__(message)
         self.status = status
+        self.compiling = compiling
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -132,12 +141,14 @@ class _Pool:
     """The worker processes of the searches, made on first use and made again if one
     dies (a worker killed by the system breaks the whole executor)."""
 
-    def __init__(self, workers: int):
-        self.workers = workers
+    def __init__(self, workers: int, compile_wait: float = COMPILE_WAIT):
+        self.workers, self.compile_wait = workers, compile_wait
         self._pool: ProcessPoolExecutor | None = None
         self.pending = 0
         self._flags = None  # one stop flag a slot, shared with the workers
         self._free: list[int] = []
+        self.ready: set[str] = set()   # boards whose kernels are compiled (numba's cache on disk)
+        self._warming: dict[str, tuple[asyncio.Future, float]] = {}
 
     def executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -147,6 +158,41 @@ class _Pool:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_start,
                                              initargs=(self._flags,))
         return self._pool
+
+    def warm(self, board: str) -> asyncio.Future:
+        """The loading (on a board's first use, compiling) of ``board``'s kernels in one
+        worker, started once; the other workers then load them from numba's cache."""
+        if board not in self._warming:
+            loop = asyncio.get_running_loop()
+            fut = asyncio.wrap_future(self.executor().submit(work.warm, (board,)))
+            started = loop.time()
+
+            def done(f: asyncio.Future) -> None:
+                if not f.cancelled() and f.exception() is None:
+                    self.ready.add(board)
+                    print(f"meridians: the {board} kernels are ready ({loop.time() - started:.0f} s)",
+                          file=sys.stderr, flush=True)
+                else:
+                    self._warming.pop(board, None)  # a failed load is tried again by the next request
+
+            fut.add_done_callback(done)
+            self._warming[board] = (fut, started)
+        return self._warming[board][0]
+
+    async def compiled(self, board: str) -> None:
+        """Return once ``board``'s kernels are loaded in some worker, waiting at most
+        ``compile_wait`` seconds; else a 503 :class:`WebError` with ``compiling`` set, which
+        the page shows and asks again after."""
+        if board in self.ready:
+            return
+        fut = self.warm(board)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(fut), self.compile_wait)
+        if board in self.ready:
+            return
+        since = asyncio.get_running_loop().time() - self._warming.get(board, (None, 0.0))[1]
+        raise WebError(f"compiling the {board} kernels (first use, {since:.0f} s so far): "
+                       "the analysis starts once they are ready", 503, compiling=board)
 
     async def run(self, fn, *args, timeout: float, gone=None):
         """``fn(*args, slot=...)`` in a worker; ``gone``: an async test of whether the
@@ -277,11 +323,17 @@ async def _json_body(request: Request) -> dict:
 
 
 def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None = None,
-               warm: tuple[str, ...] = ()) -> Starlette:
+               warm: tuple[str, ...] = (), first: tuple[str, ...] = (),
+               compile_wait: float = COMPILE_WAIT) -> Starlette:
     """The application.  ``workers``: search processes (default: the cores, at most
     4); ``puzzles``: a folder of ``*.jsonl`` puzzle sets (default the committed ones);
-    ``warm``: boards whose kernels the workers load at start-up."""
-    pool = _Pool(workers or max(1, min(4, os.cpu_count() or 1)))
+    ``warm``: boards whose kernels every worker loads before the server starts;
+    ``first``: boards whose kernels one worker loads in the background from the start
+    (``meridians serve``: :data:`FIRST_BOARD`).  A request for a board whose kernels are
+    not loaded yet starts their loading in one worker and waits for it at most
+    ``compile_wait`` seconds, then answers 503 with ``compiling`` (the page says so and
+    asks again), so that a cold start is a message, never a silent wait."""
+    pool = _Pool(workers or max(1, min(4, os.cpu_count() or 1)), compile_wait)
     sets = _Puzzles(puzzles)
 
     async def api_position(request: Request):
@@ -304,7 +356,8 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
     async def _search(request: Request, fn):
         text = _param(request, "position")
         seconds = check_seconds(request.query_params.get("time"))
-        await run_in_threadpool(work.parse, text)  # a malformed position is a 400 before the pool
+        pos = await run_in_threadpool(work.parse, text)  # a malformed position is a 400 before the pool
+        await pool.compiled(pos.board.name)
         return JSONResponse(await pool.run(fn, text, seconds, timeout=seconds + GRACE_SECONDS,
                                            gone=request.is_disconnected))
 
@@ -370,6 +423,10 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         return Response(data, media_type=_STATIC[name], headers={"Cache-Control": "no-cache"})
 
     async def on_value_error(request: Request, exc: ValueError):
+        compiling = getattr(exc, "compiling", None)
+        if compiling:
+            return JSONResponse({"error": _one_line(str(exc)), "compiling": compiling}, status_code=503,
+                                headers={"Retry-After": "2"})
         return _error(str(exc), getattr(exc, "status", 400))
 
     async def on_http(request: Request, exc: HTTPException):
@@ -384,6 +441,9 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         if warm:
             await asyncio.gather(*(asyncio.get_running_loop().run_in_executor(pool.executor(), work.warm, warm)
                                    for _ in range(pool.workers)))
+            pool.ready.update(warm)
+        for board in first:  # in the background: requests are served meanwhile
+            pool.warm(board)
         try:
             yield
         finally:

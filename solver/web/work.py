@@ -175,10 +175,15 @@ def engine_move(text: str, seconds: float, seed: int = 1, slot: int | None = Non
 
 
 def warm(boards: tuple[str, ...] = ()) -> int:
-    """Load the rules' and the engine's kernels of ``boards`` in this (worker) process,
-    so that the first request for them is not a compile; returns the process id."""
+    """Load the rules', df-pn's and the engine's kernels of ``boards`` in this (worker)
+    process, compiling them on a board's first use, so that no request waits for a
+    compile; returns the process id."""
     import os
 
+    from ..search import mcts
+
     for b in boards:
-        analyse(b, 0.05)
+        board = parse(b).board
+        Position.start(board).legal_moves()
+        mcts.load_kernels(board)
     return os.getpid()

@@ -69,11 +69,20 @@
     if (over(game.cursor)) { return; }
     if ($("engine-side").value === info.to_move) { engineMove(); return; }
     if (!$("analyse-on").checked) { return; }
+    analyse(info, mine);
+  }
+
+  function analyse(info, mine) {
     running = new AbortController();
     M.api("GET", "/api/analyse?position=" + encodeURIComponent(info.position) + "&time=" + $("time").value,
           undefined, running.signal).then(function (r) {
       if (mine !== token || r.aborted) { return; }  // the board moved on meanwhile
       running = null;
+      if (r.status === 503 && r.data.compiling) {  // a board's first use: say so, ask again
+        $("value").textContent = r.data.error;
+        setTimeout(function () { if (mine === token) { analyse(info, mine); } }, 2000);
+        return;
+      }
       if (!r.ok) { M.say($("status"), "Analysis: " + r.data.error, "error"); return; }
       analysis = r.data;
       render();
@@ -117,6 +126,11 @@
     M.api("GET", "/api/move?position=" + encodeURIComponent(info.position) + "&time=" + $("time").value).then(function (r) {
       busy = false;
       if (mine !== token) { return; }
+      if (r.status === 503 && r.data.compiling) {  // a board's first use: say so, ask again
+        M.say($("status"), r.data.error, "");
+        setTimeout(function () { if (mine === token) { engineMove(); } }, 2000);
+        return;
+      }
       if (!r.ok) { M.say($("status"), "Engine: " + r.data.error, "error"); return; }
       push(r.data.after);
       M.say($("status"), "The engine played " + r.data.move + ": " + M.valueText(r.data) + " for the engine.", "");
