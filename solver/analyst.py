@@ -83,7 +83,7 @@ PROOF_CHUNK = 2_000
 #: 95% interval of a rate near one half is wider than +-0.22)
 MIN_VISITS = 16
 #: the longest the engine looks for the most resisting move of a lost position
-RESIST_SECONDS = 1.0
+RESIST_SECONDS = 0.5
 #: the z of a 95% interval
 _Z = 1.959964
 

@@ -185,9 +185,13 @@ class _Pool:
         the page shows and asks again after."""
         if board in self.ready:
             return
-        fut = self.warm(board)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(fut), self.compile_wait)
+        try:
+            fut = self.warm(board)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(fut), self.compile_wait)
+        except BrokenProcessPool:
+            self.close()
+            raise WebError("a worker process stopped; the pool was restarted: try again", 503) from None
         if board in self.ready:
             return
         since = asyncio.get_running_loop().time() - self._warming.get(board, (None, 0.0))[1]
