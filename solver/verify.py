@@ -3,7 +3,7 @@ claim, and game records replayed move by move (``meridians verify``).
 
 >>> from solver import Position
 >>> r = verify_position(Position.parse("2/3/4/3/2 L"), claim="win")
->>> r.value, r.verdict
+>>> str(r.value), r.verdict
 ('win', 'proven')
 """
 
@@ -17,6 +17,7 @@ from .errors import MeridiansError
 from .position import Game, IllegalMoveError, Position
 from .record import RecordError, old_format_items
 from .search.limit import Limit, limit_of
+from .search.values import Value
 
 __all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
            "GameRecordError", "CLAIMS", "EXIT", "DEFAULT_SECONDS", "database_verdict"]
@@ -38,7 +39,7 @@ class Verdict:
     """The answer to a claim about ``position`` (for its player to move)."""
 
     position: str
-    value: str                 # 'win' | 'loss' | 'draw' | 'unknown' for the player to move
+    value: Value               # for the player to move (its word is made one)
     verdict: str               # 'proven' | 'refuted' | 'unknown'
     claim: str | None
     line: list[str] = field(default_factory=list)
@@ -49,9 +50,12 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     proof: object = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        self.value = Value(self.value)
+
     def as_dict(self) -> dict:
         return {
-            "position": self.position, "value": self.value, "verdict": self.verdict,
+            "position": self.position, "value": self.value.value, "verdict": self.verdict,
             "claim": self.claim, "line": self.line, "nodes": self.nodes,
             "seconds": round(self.seconds, 3), "method": self.method, "horizon": self.horizon,
             "notes": self.notes,

@@ -73,11 +73,11 @@ def _check_method(method: str) -> None:
 
 @dataclass
 class Proof:
-    """The result of :func:`prove`.  ``value`` is for the player to move: ``'win'``,
-    ``'loss'``, ``'draw'`` or ``'unknown'`` (the budget ran out: never a guess)."""
+    """The result of :func:`prove`.  ``value`` is a :class:`Value` for the player to move
+    (``UNKNOWN``: the budget ran out, never a guess); given as its word, it is made one."""
 
     position: str
-    value: str
+    value: Value
     nodes: int
     seconds: float
     method: str
@@ -89,6 +89,9 @@ class Proof:
     #: df-pn only, for the certificate writer: (tables, the search with its table, the
     #: winner's colour) after a checked proof; None otherwise.  Not part of as_dict().
     search: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.value = Value(self.value)
 
     def svg(self, **kwargs) -> str:
         """A small SVG picture of the position with its value in the title and, for a win
@@ -116,7 +119,7 @@ class Proof:
 
     def as_dict(self) -> dict:
         return {
-            "position": self.position, "value": self.value, "nodes": self.nodes,
+            "position": self.position, "value": self.value.value, "nodes": self.nodes,
             "seconds": self.seconds, "method": self.method, "line": self.line,
             "verified": self.verified, "horizon": self.horizon, "notes": self.notes,
             "stats": self.stats,
