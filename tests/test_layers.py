@@ -183,3 +183,20 @@ def test_importing_the_checker_loads_no_numba(tree_env):
                           cwd=ROOT, env=tree_env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["[]", "True solver.position"]
+
+
+@pytest.mark.subprocess
+def test_the_command_list_loads_no_numba(tree_env):
+    """``meridians --help`` lists every command, the ``puzzles`` group's too, without
+    numpy or numba (their import was most of its 0.5-1 s): the commands import them."""
+    code = (
+        "import sys\n"
+        "from solver.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'numba', 'solver.core', 'puzzles.generate', 'puzzles.record')"
+        " if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=tree_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "puzzles" in proc.stdout and proc.stderr.strip() == "[]"

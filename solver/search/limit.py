@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
-           "check_nodes", "check_tt_mb", "available_memory_mb", "limit_of"]
+           "check_nodes", "check_tt_mb", "available_memory_mb", "limit_of", "MAX_CAPTURE_N"]
 
 #: the longest budget accepted: 30 days (the longest 3/4 class took 1.3 hours)
 MAX_SECONDS = 30 * 24 * 3600
@@ -30,6 +30,9 @@ MAX_SECONDS = 30 * 24 * 3600
 MAX_NODES = 2**62
 #: the smallest table accepted, about one KiB (a few buckets of the table)
 MIN_TT_MB = 0.001
+#: the most X-moves a capture search takes (solver.search.capture.MAX_N): here, where the
+#: command line can read it without loading the compiled searches
+MAX_CAPTURE_N = 8
 
 
 class LimitError(ValueError):
