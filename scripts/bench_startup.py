@@ -3,7 +3,7 @@
 numba cache, as on a fresh clone) and warm (the same cache, filled by the cold run).
 
 Usage: python scripts/bench_startup.py [--board 2/3] [--further "lookup 4/5 --time 1"]...
-                                       [--help-runs 5] [--warm-runs 3] [--json]
+                                       [--help-runs 5] [--warm-runs 3] [--json] [--out FILE]
 
 Each command runs as ``python -m solver.cli ARGS`` (this interpreter and this tree; a
 version manager's shim in front of the ``meridians`` script adds its own start-up) with
@@ -21,7 +21,8 @@ from source in every run).  In order, in one cache:
 
 Printed: per command its cold and warm wall seconds, the target and the ratio of the
 measured seconds to it (<= 1 meets it), and the first-use notice the cold run printed on
-stderr (so that its estimate can be checked against the measured time).
+stderr (so that its estimate can be checked against the measured time).  ``--out FILE``
+also writes the JSON (atomically, with the command and the code revision).
 
 Targets (the start-up issue): the main job cold <= 20 s, a further board's first use
 <= 5 s, ``meridians --help`` <= 0.3 s.  A benchmark, not a test: the wall times depend on
@@ -40,6 +41,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from solver.files import write_atomic
+from solver.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 HELP_TARGET, MAIN_TARGET, FURTHER_TARGET = 0.3, 20.0, 5.0
@@ -78,10 +82,12 @@ def main() -> None:
     ap.add_argument("--help-runs", type=int, default=5)
     ap.add_argument("--warm-runs", type=int, default=3)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--out", default=None, help="also write the JSON object to this file")
     args = ap.parse_args()
     if args.help_runs < 1 or args.warm_runs < 0:
         ap.error("--help-runs is at least 1, --warm-runs at least 0")
     further = args.further or FURTHER
+    stamp = provenance(shlex.join(["python", "scripts/bench_startup.py", *sys.argv[1:]]))  # as the run starts
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="meridians-numba-cache-") as cache:
@@ -93,8 +99,9 @@ def main() -> None:
         for text in further:
             rows.append(measure(shlex.split(text), cache, args.warm_runs, FURTHER_TARGET))
     met = all(r["ratio"] <= 1 for r in rows)
-    out = {"rows": rows, "targets_met": met, "load_average": round(os.getloadavg()[0], 2),
-           "python": sys.version.split()[0], "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])}
+    out = {**stamp, "rows": rows, "targets_met": met, "load_average": round(os.getloadavg()[0], 2)}
+    if args.out:
+        write_atomic(args.out, json.dumps(out, indent=1) + "\n")
     if args.json:
         print(json.dumps(out, indent=1))
         return
