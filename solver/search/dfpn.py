@@ -326,7 +326,7 @@ def _same_as_earlier(T, D, ply, side, nc, key):
             continue
         for c in range(2):
             bb_store(scratch, c, bb_load(st, c, T.zero))
-        core.play(T, scratch, side, D.ch_cell[ply, j])
+        core.play(T, scratch, side, np.int64(D.ch_cell[ply, j]))  # an int64 cell: play compiles once
         same = True
         for c in range(2):
             for i in range(child.shape[1]):
