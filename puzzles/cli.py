@@ -15,16 +15,20 @@ read puzzles.
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from solver import Interrupted, MeridiansError
 from solver.files import interrupt_on_sigterm, write_atomic
-from solver.search.capture import MAX_N
+from solver.search.limit import MAX_CAPTURE_N as MAX_N
 
-from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS
-from .record import Puzzle, PuzzleFormatError, default_search_files, load_jsonl, parse_puzzle_ref
+# light modules only: the group is loaded to list its commands (meridians --help), and the
+# records, generators and searches (numpy, numba) are imported by the commands that run them
+from .options import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS
+
+if TYPE_CHECKING:
+    from .record import Puzzle
 
 #: the format and version of ``audit --json``'s lines (their ``"schema"`` key); its JSON Schema is
 #: puzzles/schema/audit.schema.json (see solver/schema/__init__.py for the other commands)
@@ -44,6 +48,8 @@ def fail(message: str) -> NoReturn:
 def load_ref(ref: str, files: tuple[str, ...] = ()) -> Puzzle:
     """The puzzle given on the command line: an EPD line, a JSON object, or an id looked
     up in ``files`` (default the committed sets beside the installed package)."""
+    from .record import default_search_files, parse_puzzle_ref
+
     try:
         return parse_puzzle_ref(ref, list(files) if files else default_search_files())
     except (ValueError, OSError) as e:  # PuzzleFormatError is a ValueError
@@ -52,6 +58,8 @@ def load_ref(ref: str, files: tuple[str, ...] = ()) -> Puzzle:
 
 def load_files(files: tuple[str, ...]) -> list[Puzzle]:
     """Every puzzle of the JSON-lines files, validated; ids must be unique across them."""
+    from .record import PuzzleFormatError, load_jsonl
+
     out: list[Puzzle] = []
     seen: dict[str, str] = {}
     for f in files:

@@ -64,6 +64,7 @@ from solver.files import ExclusiveLock
 from solver.search import capture
 from solver.search.limit import Limit
 
+from .options import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS  # noqa: F401
 from .rating import rate
 from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
 from .similar import WITHIN, NearIndex
@@ -101,16 +102,8 @@ EXTEND_TRIES = 24
 #: the full verification (keys, line, rating, themes); the last three are recorded by
 #: outcome, as ``'quick:escapes'``, ``'quick:pass'``, ``'verify:sound'`` and so on
 STAGES = ("seeds", "sat", "quick", "shorter", "verify")
-#: the generators (see the module docstring)
-METHODS = ("sat", "baseline", "extend")
 #: where seed positions come from (see the module docstring)
 SOURCE_KINDS = ("random", "selfplay", "records")
-#: the engine's playouts a move in self-play games: a 6/7 game of 108 plies took 5.8 CPU
-#: seconds at 1,000 and one of 114 plies 1.8 s at 200 (one core, df-pn off); the engine
-#: at 1,000 beat random 20-0 on 5/6 (results/engine/strength.json)
-SELFPLAY_PLAYOUTS = 500
-#: the most playouts a move a run may ask for
-MAX_PLAYOUTS = 1_000_000
 #: plies between two seed positions of one self-play game or game record
 STRIDE = 6
 
@@ -562,14 +555,6 @@ class Keeper:
 # --- the driver ----------------------------------------------------------------------------
 #: at most this share of a set may lack a dual-free main line
 MAX_DUAL_SHARE = 0.35
-#: the most puzzles one set may ask for
-MAX_COUNT = 1_000_000
-#: the most worker processes
-MAX_JOBS = 256
-#: a run stops after this many seed positions in a row without a new puzzle (the
-#: committed sets needed 1 to 4 positions a puzzle; a request no position can meet,
-#: such as a capture in 8 on 2/3, would run forever)
-GIVE_UP_AFTER = 256
 
 #: the fields of a state file, with their types, and the ones that name the run
 _STATE_FIELDS = {"board": str, "n": int, "method": str, "seed": int, "units": int, "candidates": int,

@@ -130,16 +130,35 @@ def new_position(t: Tables) -> np.ndarray:
 
 
 # --- compiling ----------------------------------------------------------------------------
-#: Seconds to compile a board's kernels on its first use (measured on a 2-core machine):
-#: the rules kernels, and those of one search, by words per bitboard.
-_COMPILE_SECONDS = {1: (6, 25), 2: (8, 30), 3: (10, 35)}
+#: Seconds to compile a board's kernels on its first use, by words per bitboard: the
+#: rules, then each search's own (the rules already compiled).  Measured with an empty
+#: numba cache on a shared 2-core machine (load average about 2), rounded up: 2/3 (w 1)
+#: 2.6 s for the rules, 11.3 df-pn, 3.7 the engine, 6.0 horizon; 4/5 (w 2) 3.3, 13.9, 6.1,
+#: 8.9, 5.9 alpha-beta; 6/7 (w 3) 4.9, 18.8, 7.4, 9.6, 6.6; w 4 (7/8) extrapolated.
+_COMPILE_SECONDS = {
+    1: {"rules": 3, "the df-pn search": 12, "the engine": 5, "the horizon search": 7, "the alpha-beta search": 6},
+    2: {"rules": 4, "the df-pn search": 14, "the engine": 6, "the horizon search": 9, "the alpha-beta search": 6},
+    3: {"rules": 5, "the df-pn search": 19, "the engine": 8, "the horizon search": 10, "the alpha-beta search": 7},
+    4: {"rules": 6, "the df-pn search": 22, "the engine": 9, "the horizon search": 11, "the alpha-beta search": 8},
+}
+#: the engine compiles df-pn too (its exact solver), after its own kernels
+_ALSO = {"the engine": "the df-pn search"}
 _ANNOUNCED: set[int] = set()
 
 
-def compile_seconds(t: Tables) -> tuple[int, int]:
-    """About how long a first use of the board of ``t`` compiles: ``(rules, search)``
-    seconds."""
+def _estimates(t: Tables) -> dict:
     return _COMPILE_SECONDS.get(t.w, _COMPILE_SECONDS[max(_COMPILE_SECONDS)])
+
+
+def compile_seconds(t: Tables, what: str = "the df-pn search") -> tuple[int, int]:
+    """About how long a first use of the board of ``t`` compiles: ``(rules, search)``
+    seconds, ``search`` for ``what`` (a :func:`load_kernels` name; the engine's includes
+    the df-pn it runs inside)."""
+    e = _estimates(t)
+    search = e.get(what, e["the df-pn search"])
+    if what in _ALSO:
+        search += e[_ALSO[what]]
+    return e["rules"], search
 
 
 def is_compiled(fn, *args) -> bool | None:
@@ -176,7 +195,7 @@ def load_kernels(t: Tables, what: str, calls: list) -> None:
     it; before compiling, one line on stderr says so (``what``: the search, for it).
     Search drivers do this before their clock starts: a budget counts search only."""
     if any(is_compiled(fn, *args) is False for fn, args in calls):
-        announce_compiling(Board.get(t.m), f"about {compile_seconds(t)[1]} s for {what}")
+        announce_compiling(Board.get(t.m), f"about {compile_seconds(t, what)[1]} s for {what}")
     for fn, args in calls:
         fn(*args)
 
@@ -232,8 +251,10 @@ def _announce_if_cold(board: Board, t: Tables) -> None:
     frozen = new_position(t)
     frozen.flags.writeable = False  # a Position's stones are read-only: another signature
     if is_compiled(legal_bb, t, frozen, 0) is False or is_compiled(play, t, st, 0, 0) is False:
-        rules, search = compile_seconds(t)
-        announce_compiling(board, f"about {rules} s for the rules, {search} s more for a search")
+        rules, proof = compile_seconds(t)
+        engine = compile_seconds(t, "the engine")[1]
+        announce_compiling(board, f"about {rules} s for the rules, then {proof} s for a proof search "
+                                  f"or {engine} s for the engine")
 
 
 # --- lines -----------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def verify_position(
     ``jobs``: df-pn's worker processes on this one position (one shared table; see
     :func:`~solver.search.prove.prove`).
     """
-    from .search.prove import DEFAULT_TT_MB, load_kernels, prove
+    from .search.prove import DEFAULT_KNOWLEDGE, DEFAULT_TT_MB, load_kernels, prove
 
     limit = limit_of(limit, seconds, max_nodes, tt_mb)
     seconds = limit.seconds
@@ -114,7 +114,7 @@ def verify_position(
         raise ValueError(f"a claim is one of {', '.join(CLAIMS)}, not {claim!r}")
     # compiled before the clock starts: on a board's first use that takes tens of
     # seconds, which the budget is not for
-    load_kernels(position.board, "dfpn")
+    load_kernels(position.board, "dfpn", DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge))
     if max_plies is not None:
         load_kernels(position.board, "horizon")
     t0 = time.perf_counter()

@@ -15,6 +15,11 @@ from solver.search.prove import prove
 from refplay import random_position
 
 
+def _claims(D) -> int:
+    """The rule's claims in the search ``D`` (0 when it was made without the rule)."""
+    return 0 if D.know is None else int(D.know.stats[K.CLAIMS])
+
+
 def value(pos: Position, knowledge: bool, expansions: int = 0, tt_mb: float = 4) -> tuple[str, int]:
     """(df-pn's value of ``pos`` for its player to move, claims made): both provers tried,
     as prove does, and the proof re-walked (the re-walk goes through the rule too)."""
@@ -26,7 +31,7 @@ def value(pos: Position, knowledge: bool, expansions: int = 0, tt_mb: float = 4)
         ply = F.load_root(D, t, [(pos.bitboards, pos.side_index)])
         pn, dn, tainted = F.mid(t, D, ply, pos.side_index, F.INF - 1, F.INF - 1)
         if D.stats[F.ABORTED]:
-            return "unknown", int(D.know.stats[K.CLAIMS])
+            return "unknown", _claims(D)
         if pn == 0:
             won = prover
         elif dn == 0 and not tainted:
@@ -36,10 +41,10 @@ def value(pos: Position, knowledge: bool, expansions: int = 0, tt_mb: float = 4)
         ply = F.load_root(D, t, [(pos.bitboards, pos.side_index)])
         walked = F.rewalk(t, D, ply, pos.side_index, won)
         if walked < 0:
-            return "unknown", int(D.know.stats[K.CLAIMS])  # the budget ran out
+            return "unknown", _claims(D)  # the budget ran out
         assert walked == 1, (str(pos), knowledge)
-        return ("win" if won == pos.side_index else "loss"), int(D.know.stats[K.CLAIMS])
-    return "draw", int(D.know.stats[K.CLAIMS])
+        return ("win" if won == pos.side_index else "loss"), _claims(D)
+    return "draw", _claims(D)
 
 
 def late_positions(board: str, count: int, empty: range, seed: int = 0):

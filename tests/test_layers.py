@@ -192,3 +192,20 @@ def test_the_errors_module_imports_nothing_of_the_project():
     # the base of every error sits below every layer: all of them import it
     assert {i for i in GRAPH["solver.errors"] if _under(i, "solver", "puzzles")} == set()
     assert "solver.errors" in GRAPH[CHECKER] and "solver.errors" in GRAPH["puzzles.record"]
+
+
+@pytest.mark.subprocess
+def test_the_command_list_loads_no_numba(tree_env):
+    """``meridians --help`` lists every command, the ``puzzles`` group's too, without
+    numpy or numba (their import was most of its 0.5-1 s): the commands import them."""
+    code = (
+        "import sys\n"
+        "from solver.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'numba', 'solver.core', 'puzzles.generate', 'puzzles.record')"
+        " if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=tree_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "puzzles" in proc.stdout and proc.stderr.strip() == "[]"

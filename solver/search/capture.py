@@ -73,7 +73,7 @@ from solver.bits import (
 )
 from solver.core import kernel
 from solver.errors import MeridiansError
-from solver.search.limit import Limit, limit_of
+from solver.search.limit import MAX_CAPTURE_N, Limit, limit_of
 from solver.search.memory import zeroed
 from solver.search.path import enter_child, repeats
 
@@ -84,7 +84,7 @@ __all__ = ["CaptureError", "CaptureSearch", "capture_within", "check_n", "forget
 DEFAULT_TT_MB = 16
 
 #: the most X-moves a search takes
-MAX_N = 8
+MAX_N = MAX_CAPTURE_N
 _MAXP = 2 * MAX_N + 2
 
 # result bits of the search kernels

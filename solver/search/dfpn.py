@@ -39,6 +39,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from .. import core
 from ..bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
@@ -90,7 +92,7 @@ class Dfpn(NamedTuple):
     limits: np.ndarray     # int64 (N_LIMITS,)
     busy: np.ndarray       # int32 (workers, 2**k slots): paths of parallel workers (see _busy)
     worker: np.ndarray     # int64 (1,): this search's row of ``busy``; -1: searching alone
-    know: knowledge.Scratch  # the settled rule's searches and cache
+    know: knowledge.Scratch | None  # the settled rule's searches and cache (None: no rule)
 
 
 SLOT_BYTES = 8 + 4 + 4 + 2 + 4
@@ -149,8 +151,48 @@ def new_dfpn(
                  np.int64),
         shared[5] if shared is not None else np.zeros((1, 1), np.int32),
         np.array([worker if shared is not None else -1], np.int64),
-        knowledge.new_scratch(t, max(1, knowledge_budget), cache=knowledge.CACHE_SIZE if knowledge_budget else 1),
+        # without the rule, no scratch: None, a type of its own, so that the kernels
+        # compiled for such a search leave the rule out (see _settled)
+        knowledge.new_scratch(t, knowledge_budget, cache=knowledge.CACHE_SIZE) if knowledge_budget > 0 else None,
     )
+
+
+def _settled(T, D, child, cs, key, ply):
+    """Whether the settled rule decides ``child`` (``cs`` to move, table key ``key``,
+    at ``ply + 1``); its winner is then :func:`_settled_winner`.  Compiled code only."""
+    raise NotImplementedError
+
+
+def _settled_winner(D):
+    """The winner of the child :func:`_settled` decided.  Compiled code only."""
+    raise NotImplementedError
+
+
+def _no_rule(D) -> bool:
+    """Whether the search ``D`` (a numba type) was made without the settled rule."""
+    return isinstance(D.types[D.fields.index("know")], types.NoneType)
+
+
+# The settled rule is compiled into a search only when its Dfpn has the rule's scratch:
+# a search without it (the default, prove's DEFAULT_KNOWLEDGE) does not compile the rule's
+# kernels (7 of the 27 s that df-pn took to compile on a board's first use).
+@overload(_settled, jit_options={"_nrt": False})
+def _settled_impl(T, D, child, cs, key, ply):
+    if _no_rule(D):
+        return lambda T, D, child, cs, key, ply: False
+
+    def impl(T, D, child, cs, key, ply):
+        return knowledge.worth_a_look(T, D.know, child) and knowledge.affordable(
+            D.know, D.stats[EXPANSIONS]) and knowledge.settled_child(
+            T, D.know, child, cs, key, D.stack, D.path_keys, ply + 1) >= 0
+    return impl
+
+
+@overload(_settled_winner, jit_options={"_nrt": False})
+def _settled_winner_impl(D):
+    if _no_rule(D):
+        return lambda D: -1
+    return lambda D: D.know.out[0]
 
 
 # --- keys and the table --------------------------------------------------------------------
@@ -284,7 +326,7 @@ def _same_as_earlier(T, D, ply, side, nc, key):
             continue
         for c in range(2):
             bb_store(scratch, c, bb_load(st, c, T.zero))
-        core.play(T, scratch, side, D.ch_cell[ply, j])
+        core.play(T, scratch, side, np.int64(D.ch_cell[ply, j]))  # an int64 cell: play compiles once
         same = True
         for c in range(2):
             for i in range(child.shape[1]):
@@ -329,7 +371,7 @@ def _expand(T, D, ply, side):
             else:
                 child_keys(T, D.keys, ply, side, cell, removed)
                 key, _ = _node_key(D, ply + 1)
-                if D.limits[DEDUP] and room and _same_as_earlier(T, D, ply, side, nc, key):
+                if D.limits[DEDUP] and room and _same_as_earlier(T, D, ply, side, np.int64(nc), key):
                     continue  # the same position as an earlier move's: one child
                 D.ch_key[ply, nc] = key
                 look = D.limits[LOOKAHEAD]
@@ -346,10 +388,8 @@ def _expand(T, D, ply, side):
                     D.stats[REPETITIONS] += 1
                 elif look and room and _all_moves_lose(T, D, ply, cs, cm):
                     winner = side
-                elif D.limits[KNOWLEDGE] and knowledge.worth_a_look(T, D.know, child) and knowledge.affordable(
-                        D.know, D.stats[EXPANSIONS]) and knowledge.settled_child(
-                        T, D.know, child, cs, key, D.stack, D.path_keys, ply + 1) >= 0:
-                    winner = D.know.out[0]  # the path above the child is the guard's
+                elif D.limits[KNOWLEDGE] and _settled(T, D, child, cs, key, ply):
+                    winner = _settled_winner(D)  # the path above the child is the guard's
                 else:
                     k = bb_popcount(cm)
                     if D.limits[DEAD_SHIFT] < 0:
@@ -486,9 +526,9 @@ def mid(T, D, ply, side, thpn, thdn):
                 cthpn = min(thpn - pn + other_best, np.int64(INF - 1))
             cell = D.ch_cell[ply, best]
             enter_child(T, D, ply, side, cell)
-            _busy(D, D.ch_key[ply, best], 1)
+            _busy(D, D.ch_key[ply, best], np.int64(1))  # not a literal: one compile for both
             cpn, cdn, ctaint = mid(T, D, ply + 1, 1 - side, cthpn, cthdn)
-            _busy(D, D.ch_key[ply, best], -1)
+            _busy(D, D.ch_key[ply, best], np.int64(-1))
             if D.stats[ABORTED]:
                 return np.int64(0), np.int64(0), False
             D.ch_pn[ply, best] = cpn
@@ -685,11 +725,12 @@ def probe(T, D, st, side):
             np.int64(D.tt_work[slot]))
 
 
-def load_kernels(t: core.Tables) -> None:
+def load_kernels(t: core.Tables, knowledge: bool = False) -> None:
     """Load the kernels a proof on the board of ``t`` runs (:func:`mid`, :func:`rewalk`,
     :func:`probe`), compiling them on the board's first use, with the argument types
-    :func:`solver.search.prove.prove` gives them: each call here returns at once."""
-    D = new_dfpn(t, 0, 0.001)
+    :func:`solver.search.prove.prove` gives them: each call here returns at once.
+    ``knowledge``: those of a search with the settled rule (another type of Dfpn)."""
+    D = new_dfpn(t, 0, 0.001, knowledge_budget=1 if knowledge else 0)
     st = core.new_position(t)
     st.flags.writeable = False  # as a Position's stones
     ply = load_root(D, t, [(st, 0)])

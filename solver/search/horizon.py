@@ -177,7 +177,8 @@ def _probe(H, key):
 @kernel
 def _put(H, key, win, fail, move):
     """Record for ``key``: a win within ``win`` plies (NO_WIN: none), no win within
-    ``fail`` (-1: none), the deciding ``move`` (-1: keep the old one)."""
+    ``fail`` (-1: none), the deciding ``move`` (-1: keep the old one).  Callers pass int64
+    values, never literals: numba would compile it once for each combination (it did 5)."""
     base = int(key & np.uint64(H.tt_key.shape[0] - 1)) & ~(_BUCKET - 1)
     e = -1
     for i in range(base, base + _BUCKET):
@@ -278,7 +279,7 @@ def win_within(T, H, ply, side, prover, depth):
             if k >= 0:
                 ab._cutoff(H, ply, side, cell, i)
                 if H.limits[1]:
-                    _put(H, canon, k + 1, -1, T.sym[sym, cell])
+                    _put(H, canon, np.int64(k + 1), np.int64(-1), np.int64(T.sym[sym, cell]))
                 return k + 1, True
             if not clean:
                 all_clean = False
@@ -287,16 +288,16 @@ def win_within(T, H, ply, side, prover, depth):
                 # a reply that holds out beyond the horizon
                 ab._cutoff(H, ply, side, cell, i)
                 if H.limits[1]:
-                    _put(H, canon, NO_WIN, depth if clean else -1, T.sym[sym, cell])
+                    _put(H, canon, np.int64(NO_WIN), np.int64(depth if clean else -1), np.int64(T.sym[sym, cell]))
                 return FAIL, clean
             if k + 1 > longest:
                 longest = k + 1
     if attack:
         if all_clean and H.limits[1]:
-            _put(H, canon, NO_WIN, depth, -1)
+            _put(H, canon, np.int64(NO_WIN), np.int64(depth), np.int64(-1))
         return FAIL, all_clean
     if H.limits[1]:
-        _put(H, canon, longest, -1, -1)
+        _put(H, canon, np.int64(longest), np.int64(-1), np.int64(-1))
     return longest, True
 
 

@@ -407,7 +407,7 @@ def _owner(T, K, st, s, x, hist, nplies, mode):
             return -1, 1
     else:
         if mode != 2:
-            h = _longest(T, K, x, walls, fill, walls, base, base, 0, False)
+            h = _longest(T, K, x, walls, fill, walls, base, base, np.int64(0), False)  # not a literal: one compile
             if h == NONE_BUDGET:
                 K.stats[OUT] += 1
             if h < 0 or mode == 1:

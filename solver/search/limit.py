@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from ..errors import MeridiansError
 
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
-           "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "limit_of", "MAX_PLAYOUTS"]
+           "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "limit_of", "MAX_PLAYOUTS",
+           "MAX_CAPTURE_N"]
 
 #: the longest budget accepted: 30 days (the longest 3/4 class took 1.3 hours)
 MAX_SECONDS = 30 * 24 * 3600
@@ -34,6 +35,9 @@ MAX_NODES = 2**62
 MAX_PLAYOUTS = 10**12
 #: the smallest table accepted, about one KiB (a few buckets of the table)
 MIN_TT_MB = 0.001
+#: the most X-moves a capture search takes (solver.search.capture.MAX_N): here, where the
+#: command line can read it without loading the compiled searches
+MAX_CAPTURE_N = 8
 
 
 class LimitError(MeridiansError):

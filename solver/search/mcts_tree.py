@@ -200,7 +200,8 @@ def _expand(T, R, node, side):
         R.score[x] = 0
         for c in range(2):
             bb_store(R.child, c, bb_load(R.cur, c, T.zero))
-        lost, _ = core.play(T, R.child, side, R.cells[i])
+        # cells as int64 (the int32 rows widened), as the playouts give them: play compiles once
+        lost, _ = core.play(T, R.child, side, np.int64(R.cells[i]))
         state = OPEN
         if lost:
             state = WON
@@ -307,7 +308,7 @@ def iterate(T, R, iterations):
         for c in range(2):
             bb_store(R.cur, c, bb_load(R.root, c, T.zero))
         side = R.params[ROOT_SIDE]
-        node = 0
+        node = np.int64(0)  # not the literal 0: _expand and _select compile once, for int64
         depth = 0
         R.path[0] = 0
         full = False
@@ -324,7 +325,7 @@ def iterate(T, R, iterations):
                 if R.proof[node] != OPEN:
                     break
             x = _select(R, node)
-            core.play(T, R.cur, side, R.move[x])
+            core.play(T, R.cur, side, np.int64(R.move[x]))
             side = 1 - side
             node = x
             depth += 1
@@ -454,7 +455,7 @@ def refresh(T, R):
         child = R.stack[2 * depth + 2: 2 * depth + 4]
         for c in range(2):
             bb_store(child, c, bb_load(here, c, T.zero))
-        core.play(T, child, side, R.move[x])
+        core.play(T, child, side, np.int64(R.move[x]))
         if _in_history(R, child, 1 - side):
             R.proof[x] = DRAWN
             continue

@@ -8,6 +8,8 @@ keys), so these kernels serve alpha-beta, df-pn and the horizon search alike.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import core
 from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_store
 from ..core import kernel
@@ -54,6 +56,9 @@ def enter_child(T, S, ply, side, cell):
     1`` of the path, with its keys; return ``core.play``'s ``(lost, removed)``."""
     st = S.stack[2 * ply: 2 * ply + 2]
     child = S.stack[2 * ply + 2: 2 * ply + 4]
+    # a cell from the int32 child rows: as wide as the move generator's, so that play and
+    # child_keys compile once, not once for each integer type
+    cell = np.int64(cell)
     for c in range(2):
         bb_store(child, c, bb_load(st, c, T.zero))
     lost, removed = core.play(T, child, side, cell)

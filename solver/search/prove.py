@@ -42,29 +42,31 @@ KNOWLEDGE_BUDGET = K.DEFAULT_BUDGET
 #: machine too loaded to tell) was not shown to stay within a few percent
 DEFAULT_KNOWLEDGE = False
 
-def load_kernels(board: Board, method: str = "dfpn") -> None:
+def load_kernels(board: Board, method: str = "dfpn", knowledge: bool = False) -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
     compiling them on the board's first use (then one line on stderr says so first).
     :func:`prove` calls it before its clock starts; a caller with a clock of its own
-    (a deadline over several proofs) calls it before starting that clock."""
+    (a deadline over several proofs) calls it before starting that clock.  ``knowledge``
+    (df-pn): the kernels of a search with the settled rule, which are others."""
     _check_method(method)
-    if (board.m, method) in _LOADED:
+    knowledge = bool(knowledge) and method == "dfpn"
+    if (board.m, method, knowledge) in _LOADED:
         return
     t = core.tables(board)
     if method == "dfpn":
         from . import dfpn
 
-        dfpn.load_kernels(t)
+        dfpn.load_kernels(t, knowledge)
     elif method == "alphabeta":
         ab.load_kernels(t)
     else:
         from . import horizon
 
         horizon.load_kernels(t)
-    _LOADED.add((board.m, method))
+    _LOADED.add((board.m, method, knowledge))
 
 
-_LOADED: set[tuple[int, str]] = set()  # (board, method) loaded in this process
+_LOADED: set[tuple[int, str, bool]] = set()  # (board, method, knowledge) loaded in this process
 
 
 def _check_method(method: str) -> None:
@@ -185,7 +187,7 @@ def prove(
     if position.outcome is not None:
         value = Value.from_outcome(position.outcome, position.to_move).value
         return Proof(str(position), value, 0, 0.0, method)
-    load_kernels(position.board, method)
+    load_kernels(position.board, method, knowledge)
     t0 = time.perf_counter()  # after the kernels load: the budget is for searching
     if method == "alphabeta":
         return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
@@ -478,7 +480,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
         "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
         "researched": int(D.stats[F.RESEARCHED]), "deepest": int(D.stats[F.DEEPEST]),
         "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
-        "settled": int(D.know.stats[K.CLAIMS]),
+        "settled": int(D.know.stats[K.CLAIMS]) if D.know is not None else 0,
     }
     if jobs > 1:
         p.stats["jobs"] = jobs
