@@ -278,6 +278,11 @@ def _game_path(position: Position) -> list[tuple[np.ndarray, int]]:
 HUGE_PAGES_AFTER = 2.0
 
 
+#: the chunk of nodes of a search with no time limit: a tenth of a second or so on
+#: this machine, so that progress and Ctrl-C still act promptly
+FIXED_CHUNK = 20_000
+
+
 class _Budget:
     """Nodes and seconds left, shared by the stages of one :func:`prove`."""
 
@@ -307,7 +312,12 @@ class _Budget:
     def next_chunk(self, n: int, took: float, cap: int) -> int:
         """The size of the next chunk after one of ``n`` nodes took ``took`` seconds:
         about half a second's worth, so that time limits and Ctrl-C act promptly, and
-        never more than the time left allows at that rate."""
+        never more than the time left allows at that rate.  Without a time limit the
+        chunks are of a fixed size (:data:`FIXED_CHUNK`, at most ``cap``): each chunk
+        starts again from the root, so sizes drawn from the clock would make a search of
+        a node budget, or none, take other paths from one run to the next."""
+        if self.seconds is None:
+            return min(cap, FIXED_CHUNK)
         rate = n / max(took, 1e-3)
         size = rate * 0.5
         if self.seconds is not None:
