@@ -166,7 +166,7 @@ def check_results(board: Board, entries: dict[int, Entry]) -> None:
 def winning_reply(position: Position) -> tuple[Position, Entry]:
     """The position after a proven winning move of the won ``position`` (df-pn's line's
     first move) and its entry, a loss proven by df-pn on its own (no node bound: these
-    proofs take a few million nodes, a number that varies from run to run)."""
+    proofs take up to a few million nodes)."""
     from solver.search.prove import prove
 
     r = prove(position, method="dfpn", tt_mb=256)
