@@ -288,11 +288,11 @@ def test_the_budget_does_not_pay_for_loading_the_kernels(monkeypatch):
 
     real, calls = prove_module.load_kernels, []
 
-    def slow_first_load(board, method="dfpn"):
+    def slow_first_load(board, method="dfpn", *args, **kwargs):
         if not calls:
             time.sleep(1.5)
         calls.append(method)
-        real(board, method)
+        real(board, method, *args, **kwargs)
 
     monkeypatch.setattr(prove_module, "load_kernels", slow_first_load)
     a = analyse(Position.start("2/3"), Limit(seconds=1.0), database=False)
