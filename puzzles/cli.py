@@ -20,14 +20,14 @@ from typing import NoReturn
 import click
 
 from solver import Interrupted, MeridiansError
-from solver.files import interrupt_on_sigterm, write_atomic
+from solver.util.files import interrupt_on_sigterm, write_atomic
 from solver.search.capture import MAX_N
 
 from .generate import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS
 from .record import Puzzle, PuzzleFormatError, default_search_files, load_jsonl, parse_puzzle_ref
 
 #: the format and version of ``audit --json``'s lines (their ``"schema"`` key); its JSON Schema is
-#: puzzles/schema/audit.schema.json (see solver/schema/__init__.py for the other commands)
+#: puzzles/schema/audit.schema.json (see solver/app/schema/__init__.py for the other commands)
 AUDIT_SCHEMA = "meridians.puzzles-audit/1"
 
 EXIT_USAGE = 2

@@ -2,11 +2,11 @@
 ply its result was forced (``meridians analyse``).
 
 Each position of the game (ply 0, the start, to the end) gets a value for its player to
-move from the analyst (:func:`solver.analyst.analyse`, the answer of every front end)
+move from the analyst (:func:`solver.app.analyst.analyse`, the answer of every front end)
 within the budget of one position, with its source:
 
 - ``rules``: the game is over there (or one of its moves ends it);
-- ``database``: the shipped opening database (:mod:`solver.openings.database`);
+- ``database``: the shipped opening database (:mod:`solver.app.openings.database`);
 - ``proof``: df-pn or the engine's tree within the budget; or one move away from a
   neighbour's proof (below), with no search of its own;
 - ``engine``: the engine's estimate, value ``'unknown'``, never shown as a win or a loss.
@@ -47,9 +47,9 @@ from typing import Callable
 
 from .analyst import SOURCES, analyse, known
 from .analyst import Analysis as PositionAnswer
-from .position import Position
-from .search.limit import Limit, check_nodes, check_seconds
-from .search.values import Value
+from solver.rules.position import Position
+from solver.search.limit import Limit, check_nodes, check_seconds
+from solver.search.values import Value
 from .verify import replay
 
 __all__ = ["PositionAnalysis", "Blunder", "Analysis", "analyse_game", "SOURCES", "DEFAULT_SECONDS", "forced_from"]
@@ -198,7 +198,7 @@ def analyse_game(
     not over); the rules' result when the game is over.  ``progress(done, total, entry)``
     is called after each position.  Ctrl-C (KeyboardInterrupt) stops the analysis: what
     was analysed is returned with ``interrupted`` set.  An illegal move raises
-    :class:`~solver.verify.GameRecordError` naming it (a ValueError); bad budgets
+    :class:`~solver.app.verify.GameRecordError` naming it (a ValueError); bad budgets
     :class:`~solver.search.limit.LimitError`.
     """
     seconds = check_seconds(seconds, "--time-per-move")

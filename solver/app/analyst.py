@@ -9,7 +9,7 @@ puts the policy together itself, so one position gets one answer everywhere.
 The policy, each answer labelled with its source (:data:`SOURCES`):
 
 1. ``rules``: the game is over, or a move ends it (or repeats a position of the game);
-2. ``database``: the shipped opening database (:mod:`solver.openings.database`) holds
+2. ``database``: the shipped opening database (:mod:`solver.app.openings.database`) holds
    the position or the position after a move.  A lost position's moves all lose (a move
    that did not would make the position not lost), with the position's source;
 3. ``proof``: df-pn (:func:`solver.search.prove.prove`) within :data:`PROOF_SHARE` of
@@ -47,10 +47,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .errors import Interrupted
-from .position import Position
-from .search.limit import Limit
-from .search.values import Value
+from solver.util.errors import Interrupted
+from solver.rules.position import Position
+from solver.search.limit import Limit
+from solver.search.values import Value
 
 __all__ = ["analyse", "known", "Analysis", "MoveValue", "Estimate", "SOURCES", "DEFAULT_LIMIT", "PROOF_SHARE",
            "PROOF_MOVES", "OPEN_PROOF_SHARE", "PROOF_NODES", "MIN_VISITS", "RESIST_SECONDS"]
@@ -354,7 +354,7 @@ class _Run:
         return share, nodes
 
     def _prove(self, position: Position, seconds: float | None, nodes: int):
-        from .search.prove import prove
+        from solver.search.prove import prove
 
         if seconds is not None and seconds <= 0.005:
             return None
@@ -367,7 +367,7 @@ class _Run:
         return r
 
     def _proofs(self) -> None:
-        from .search.prove import load_kernels
+        from solver.search.prove import load_kernels
 
         a = self.a
         if not self.limit.bounded:
@@ -417,7 +417,7 @@ class _Run:
     def _engine(self) -> None:
         """The engine with what is left, for what is still undecided; in a lost position,
         the losing move that resists longest."""
-        from .search import mcts
+        from solver.search import mcts
 
         a = self.a
         lost_choice = a.value is Value.LOSS and self._resisting() is None

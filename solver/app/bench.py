@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 
-from . import core
-from .board import Board
+from solver.rules import core
+from solver.rules.board import Board
 
 __all__ = ["playout_rate"]
 

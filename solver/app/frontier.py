@@ -3,7 +3,7 @@ budget, by empty points, with and without the search's game knowledge
 (``scripts/bench_frontier.py`` is the command).
 
 The positions are fixed by a seed (:func:`frontier_positions`): random games
-(:mod:`solver.randomgame`) are played on each board with seeds ``seed``, ``seed+1``, ...
+(:mod:`solver.rules.randomgame`) are played on each board with seeds ``seed``, ``seed+1``, ...
 and from each game, for each empty-point count ``e`` asked for, the first position with
 ``e`` empty points and no result is taken, until ``per_count`` positions of each count are
 found (or ``per_count * 20`` games were played).  Each position is verified by df-pn
@@ -14,7 +14,7 @@ position is *decided* when the value is a proven win or loss within the budget.
 The results file is written after every run, so Ctrl-C loses at most the run in progress
 and the same command goes on from there; its summary gives, per board, count and mode,
 the share decided and the median seconds (an undecided run counts as more than the
-budget), and a chart (:func:`solver.svg.frontier_svg`) is written beside it.
+budget), and a chart (:func:`solver.app.svg.frontier_svg`) is written beside it.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .board import Board
-from .errors import Interrupted, MeridiansError
-from .files import FileFormatError, read_json, write_atomic
-from .position import Position
-from .provenance import code_revision, provenance
-from .randomgame import empty_points, random_game
+from solver.rules.board import Board
+from solver.util.errors import Interrupted, MeridiansError
+from solver.util.files import FileFormatError, read_json, write_atomic
+from solver.rules.position import Position
+from solver.util.provenance import code_revision, provenance
+from solver.rules.randomgame import empty_points, random_game
 
 __all__ = ["MODES", "FrontierError", "frontier_positions", "summarize", "measure"]
 
@@ -108,10 +108,10 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
     """Verify the positions of :func:`frontier_positions` on each board in both
     :data:`MODES`, skipping runs already in the results file ``out`` with at least this
     budget; write ``out`` (and its chart, ``out`` with ``.svg``) after every run; return
-    the last record.  Raises FrontierError and :class:`~solver.errors.Interrupted`
+    the last record.  Raises FrontierError and :class:`~solver.util.errors.Interrupted`
     (Ctrl-C or SIGTERM; the message says what was kept)."""
-    from .search.limit import Limit
-    from .search.prove import load_kernels, prove
+    from solver.search.limit import Limit
+    from solver.search.prove import load_kernels, prove
     from .svg import frontier_svg
 
     if per_count < 1 or not counts:

@@ -1,4 +1,4 @@
-"""Importers: other sites' game records turned into :class:`~solver.record.GameRecord`.
+"""Importers: other sites' game records turned into :class:`~solver.rules.record.GameRecord`.
 
 **Abstract Play** exports a game as an *AP Game Record*, a JSON object whose schema is
 published (``https://www.abstractplay.com/schemas/gamerecord/1-0-0.json``, in the
@@ -29,7 +29,7 @@ what this importer assumes instead, each kept in one small function:
   holding several moves separated by commas or spaces gives them in order.
 - *The pie opening*: a move ``pie`` or ``swap`` (any case) after the first stone or the
   first two stones is the second player's colour choice: they take Light (see
-  :mod:`solver.record` for how our record writes it).  Without it the first seat plays
+  :mod:`solver.rules.record` for how our record writes it).  Without it the first seat plays
   Light.
 - *Passing*: a move ``pass`` by a player with no legal placement.  RULES.md scores that
   player as having lost, so the game ends there: the record ends at the pass, moves after
@@ -47,10 +47,10 @@ import json
 import re
 from typing import Any
 
-from .board import Board
-from .errors import MeridiansError
-from .position import IllegalMoveError, Position
-from .record import GameRecord, RecordError, is_date
+from solver.rules.board import Board
+from solver.util.errors import MeridiansError
+from solver.rules.position import IllegalMoveError, Position
+from solver.rules.record import GameRecord, RecordError, is_date
 
 __all__ = ["RecordImportError", "import_abstractplay", "abstractplay_board", "abstractplay_point", "SOURCES"]
 

@@ -5,7 +5,7 @@
 lines from one stream and writes to another, so that it runs the same on a terminal,
 through a pipe and in a test over :class:`io.StringIO`.  :func:`engine_vs_engine` plays
 both sides by the engine, one :class:`~solver.search.mcts.Engine` a side.  Both play a
-:class:`~solver.position.Game`, so a repeated position ends the game in a draw exactly as
+:class:`~solver.rules.position.Game`, so a repeated position ends the game in a draw exactly as
 the rules say, and both return an :class:`Ending` (the game and how it stopped); writing
 the record is the caller's (``meridians play --record``).
 
@@ -14,7 +14,7 @@ The engine's values are labelled as what they are: ``proven win`` / ``proven los
 rate: a guess).
 
 >>> import io
->>> from solver.position import Game
+>>> from solver.rules.position import Game
 >>> out = io.StringIO()
 >>> end = HumanVsEngine(Game("2/3"), "L", Budget(playouts=50), inp=io.StringIO("zz\\nquit\\n"), out=out).run()
 >>> end.how, end.game.moves
@@ -29,11 +29,11 @@ import io
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from .position import Game, IllegalMoveError, Position
-from .search.limit import LimitError, check_seconds
+from solver.rules.position import Game, IllegalMoveError, Position
+from solver.search.limit import LimitError, check_seconds
 from .analyst import Analysis, analyse
-from .search.limit import Limit
-from .search.mcts import MAX_PLAYOUTS, Engine
+from solver.search.limit import Limit
+from solver.search.mcts import MAX_PLAYOUTS, Engine
 
 __all__ = ["Budget", "Ending", "HumanVsEngine", "engine_vs_engine", "parse_playouts", "value_text", "result_line",
            "players", "engine_note", "proven_from", "DEFAULT_SECONDS", "COMMANDS"]
@@ -158,7 +158,7 @@ def proven_from(ending: Ending) -> int | None:
     engine made in the game answered with a proven value: from there on the engine knew
     the result.  None if its last search did not prove one (or it made none).
 
-    >>> from solver.position import Game
+    >>> from solver.rules.position import Game
     >>> end = engine_vs_engine(Game("2/3"), Budget(playouts=300), out=io.StringIO(), quiet=True)
     >>> proven_from(end)
     0
@@ -184,10 +184,10 @@ def _interrupted(r: Analysis) -> bool:
 
 
 def _search(engine: Engine, pos: Position, budget: Budget, out: TextIO) -> Analysis:
-    """The analysis of ``pos`` within ``budget`` (:func:`solver.analyst.analyse`: the
+    """The analysis of ``pos`` within ``budget`` (:func:`solver.app.analyst.analyse`: the
     database, a proof, else ``engine``'s search, which keeps its tree through the game);
     on a terminal a live line of the engine's progress, rubbed out when it ends."""
-    from .search.progress import StatusLine
+    from solver.jobs.progress import StatusLine
 
     isatty = getattr(out, "isatty", None)
     live = bool(isatty and isatty())

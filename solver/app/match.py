@@ -5,7 +5,7 @@ Players are named by a spec: ``engine``, ``engine:time=1`` (seconds a move),
 default :data:`solver.search.mcts.DFPN_NODES`), the options ``time`` and ``playouts``
 for ``mcts`` and ``mcts-flat``, and ``random``.
 
-- ``engine``: the answer of every front end (:func:`solver.analyst.analyse`: the opening
+- ``engine``: the answer of every front end (:func:`solver.app.analyst.analyse`: the opening
   database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver), with
   one Engine a game, so that its tree is kept from move to move; default 1 s a move;
 - ``mcts``: the engine's tree search without its solver and without df-pn (plain
@@ -47,13 +47,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import RULES_VERSION, __version__
-from .errors import Interrupted, MeridiansError
-from .files import ExclusiveLock, FileFormatError, FileLockedError, read_json, state_dir, write_atomic
-from .position import Game, Position
-from .record import GameRecord, is_date
-from .search import mcts
-from .search.limit import Limit, LimitError, check_seconds
+from solver import RULES_VERSION, __version__
+from solver.util.errors import Interrupted, MeridiansError
+from solver.util.files import ExclusiveLock, FileFormatError, FileLockedError, read_json, state_dir, write_atomic
+from solver.rules.position import Game, Position
+from solver.rules.record import GameRecord, is_date
+from solver.search import mcts
+from solver.search.limit import Limit, LimitError, check_seconds
 
 __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "play_indexed", "game_seed",
            "run_match", "tally", "MatchResult", "PlayedGame", "MatchState", "MatchStateError", "MatchError",
@@ -307,7 +307,7 @@ def tally(a: Player, b: Player, board: str, seed: int, played: dict[int, PlayedG
 # -- the state file: finished games, so that a stopped match resumes ------------------------
 def default_state(a: Player, b: Player, board: str, seed: int, folder: str | os.PathLike | None = None) -> Path:
     """``<folder>/match-<board>-<hash of the players and seed>.json``, ``folder`` by
-    default the user's state folder (:func:`solver.files.state_dir`, created if
+    default the user's state folder (:func:`solver.util.files.state_dir`, created if
     missing): one file per match (the number of games is not part of it: a longer
     match resumes a shorter one)."""
     key = json.dumps([a.spec, b.spec, board, seed])
@@ -332,7 +332,7 @@ class MatchState:
         return {"a": self.a.spec, "b": self.b.spec, "board": self.board, "seed": self.seed}
 
     def acquire(self) -> None:
-        """Lock the state file (its ``.lock`` beside it, :class:`solver.files.ExclusiveLock`):
+        """Lock the state file (its ``.lock`` beside it, :class:`solver.util.files.ExclusiveLock`):
         one run per match at a time.  :class:`MatchStateError` at once when another
         run holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -485,7 +485,7 @@ def run_match(a: Player, b: Player, board: str, games: int, seed: int = 1,
 
     Raises :class:`MatchStateError` (a state file that is corrupt, of another match or
     in use), :class:`MatchError` (a game failed in a worker) and
-    :class:`~solver.errors.Interrupted` (Ctrl-C: the finished games saved in its ``path``,
+    :class:`~solver.util.errors.Interrupted` (Ctrl-C: the finished games saved in its ``path``,
     the state file, None if none was kept; the workers stopped).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -515,7 +515,7 @@ def run_match(a: Player, b: Player, board: str, games: int, seed: int = 1,
                     write_atomic(record_path(records, i, games), game_record(played[i], board, seed, games).text())
         n = min(jobs, len(pending))
         if n > 1:
-            from .search.workers import Pool
+            from solver.jobs.workers import Pool
 
             _load_kernels(board, (a, b))
             pool = Pool("loky", n, None)

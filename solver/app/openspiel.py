@@ -1,6 +1,6 @@
-"""Meridians as an OpenSpiel game: ``import solver.openspiel`` registers ``"meridians"``.
+"""Meridians as an OpenSpiel game: ``import solver.app.openspiel`` registers ``"meridians"``.
 
->>> import pyspiel, solver.openspiel
+>>> import pyspiel, solver.app.openspiel
 >>> game = pyspiel.load_game("meridians", {"m": 2})
 >>> state = game.new_initial_state()
 >>> state.apply_action(game.action("c1")); state.apply_action(game.action("e2"))
@@ -9,19 +9,19 @@
 
 An application on top of the rules (like the CLI): nothing in :mod:`solver` imports it,
 and it needs the optional extra ``open-spiel`` (``pip install -e '.[openspiel]'``).  The
-rules are the project's own: every state holds a :class:`~solver.position.Position`
+rules are the project's own: every state holds a :class:`~solver.rules.position.Position`
 (which keeps the positions before it, so a repetition is a draw exactly as
-:class:`~solver.position.Game` rules it), and legal moves, captures and the end of the
+:class:`~solver.rules.position.Game` rules it), and legal moves, captures and the end of the
 game come from its public API; nothing here re-implements a rule.
 
 **Parameters.**  ``m`` (1..7, default 6): the board ``m/m+1`` (``m=3`` is 3/4);
 ``pie`` (default false): the pie variant of RULES.md.
 
 **Players and actions.**  Player 0 is the first player.  Action ``p`` (0 <= p < N, N =
-3m²+m) places a stone on the point with index ``p`` of :class:`~solver.board.Board`
+3m²+m) places a stone on the point with index ``p`` of :class:`~solver.rules.board.Board`
 (board order: ``a1, a2, ..., b1, ...``; ``game.action("c2")`` and
 ``game.point(action)`` translate).  Without the pie variant player 0 plays Light and
-player 1 Dark.  With it, as :mod:`solver.record` writes a pie game: player 0 places
+player 1 Dark.  With it, as :mod:`solver.rules.record` writes a pie game: player 0 places
 Light's first stone and then Dark's first stone (two actions in a row); player 1 then
 chooses a colour with one of two more actions, :data:`KEEP` (``N``: player 1 keeps Dark)
 or :data:`SWAP` (``N+1``: player 1 takes Light), and play continues with Light's second
@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from . import COLORS, Board, IllegalMoveError, MeridiansError, Position  # the rules' public API (solver/__init__.py)
+from solver import COLORS, Board, IllegalMoveError, MeridiansError, Position  # the rules' public API (solver/__init__.py)
 
 __all__ = ["MeridiansGame", "MeridiansState", "MeridiansError", "OpenSpielError", "GAME_TYPE", "KEEP", "SWAP",
            "PLANES", "LENGTH_CAP", "length_bound", "DEFAULT_M", "MIN_M", "MAX_M"]
@@ -103,8 +103,8 @@ GAME_TYPE = pyspiel.GameType(
 class OpenSpielError(MeridiansError):
     """A parameter of the game that is not one of its values (``m`` 1..7, ``pie`` a bool),
     or a number that is no action of the game.  (An action the rules forbid at that
-    point raises :class:`~solver.position.IllegalMoveError`.)  Both are
-    :class:`~solver.errors.MeridiansError`, which this module exports too: ``except
+    point raises :class:`~solver.rules.position.IllegalMoveError`.)  Both are
+    :class:`~solver.util.errors.MeridiansError`, which this module exports too: ``except
     MeridiansError`` catches either."""
 
 

@@ -1,13 +1,13 @@
-"""The settled rule against plain search: every claim of :func:`solver.settled.settle` on
+"""The settled rule against plain search: every claim of :func:`solver.reference.settled.settle` on
 late positions of seeded random games, compared with the exact value.
 
 The soundness test of issue 19 (``tests/test_settled.py`` runs a small share of it in CI,
 ``scripts/check_knowledge.py`` the full size).  A position is taken from the last plies of
-a random game (:mod:`solver.randomgame`), where both players still have two or more
+a random game (:mod:`solver.rules.randomgame`), where both players still have two or more
 stones and exact search finishes fast; it keeps its game's history, which both the rule
 (its repetition guard) and the search see.  Whenever the rule claims a winner, df-pn
 without the rule decides the position; the winner it finds must be the claimed owner,
-and :func:`solver.settled.check_settled` must confirm the claim's numbers without a
+and :func:`solver.reference.settled.check_settled` must confirm the claim's numbers without a
 budget.  Any disagreement is a bug of the rule, never a tolerance.
 
 An application (it runs the searches, layer 3, to judge the reference, layer 2).
@@ -21,11 +21,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .board import Board
-from .position import Position
-from .randomgame import random_game
-from .search.prove import prove
-from .settled import SettledError, check_settled, settle
+from solver.rules.board import Board
+from solver.rules.position import Position
+from solver.rules.randomgame import random_game
+from solver.search.prove import prove
+from solver.reference.settled import SettledError, check_settled, settle
 
 __all__ = ["Report", "late_positions", "exact_winner", "compare"]
 

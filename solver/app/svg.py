@@ -1,7 +1,7 @@
 """SVG pictures of Meridians boards, in the manner of python-chess's ``chess/svg.py``.
 
 Pure functions that return SVG documents as strings; nothing beyond the standard library
-and :mod:`solver.board` is used.
+and :mod:`solver.rules.board` is used.
 
 * :func:`position_svg` draws a position: the lattice, the stones, dead groups, the last
   move and marked points (legal moves, say).
@@ -23,7 +23,7 @@ Elements carry ``class`` attributes so that they can be found and counted:
 ``best``, ``legend``, ``title``.  Stones, marks,
 dead marks and values also carry ``data-point="c2"``.
 
->>> from solver.board import Board
+>>> from solver.rules.board import Board
 >>> svg = position_svg(Board.get(2), light=[0], dark=[5], last=5)
 >>> svg.startswith("<svg") and svg.count('class="stone ') == 2
 True
@@ -35,7 +35,7 @@ import math
 from typing import Iterable, Mapping
 from xml.sax.saxutils import escape, quoteattr
 
-from solver.board import Board, BoardError
+from solver.rules.board import Board, BoardError
 
 __all__ = ["position_svg", "map_svg", "growth_svg", "frontier_svg", "analysis_svg", "point_xy", "SPACING",
            "VALUE_COLORS", "VALUE_SHAPES", "value_mark"]
@@ -59,7 +59,7 @@ _TEXT = "#3b2f20"
 
 #: colour per value for :func:`map_svg`; ``None`` means white with a dashed outline.  The
 #: Okabe-Ito palette (blue, vermillion; grey for a draw), told apart under deuteranopia and
-#: protanopia, the colours of the web board's value marks (solver/web/static/common.js)
+#: protanopia, the colours of the web board's value marks (solver/app/web/static/common.js)
 VALUE_COLORS: dict[str, str | None] = {
     "win": "#0072b2",
     "draw": "#6b6b6b",
@@ -149,7 +149,7 @@ def point_xy(board, p, spacing: float = SPACING) -> tuple[float, float]:
     ``x`` grows to the right and ``y`` downwards (row ``a``, the bottom row, has the largest
     ``y``).  Rows are centred on the widest row; neighbours are ``spacing`` apart.
 
-    >>> from solver.board import Board
+    >>> from solver.rules.board import Board
     >>> b = Board.get(2)
     >>> x, y = point_xy(b, b.index("c1"), 10)  # the middle row starts at the left edge
     >>> x, round(y, 3)
@@ -366,7 +366,7 @@ def position_svg(
 ) -> str:
     """An SVG picture of a position.
 
-    :param board: a :class:`~solver.board.Board` (or ``6``, ``"6/7"``).
+    :param board: a :class:`~solver.rules.board.Board` (or ``6``, ``"6/7"``).
     :param light: points (indices or names) holding Light stones.
     :param dark: points holding Dark stones.
     :param dead: points to mark as dead (a red halo and cross), typically whole groups.
@@ -813,7 +813,7 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
 
 
 def analysis_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> str:
-    """A chart of a game analysis (:meth:`solver.analysis.Analysis.as_dict`): Light's
+    """A chart of a game analysis (:meth:`solver.app.analysis.Analysis.as_dict`): Light's
     winning chances against the ply, a proven Light win 1, a proven Dark win 0, a draw
     0.5, an engine estimate its win rate seen from Light.  Proven points are filled
     (``class="point proven"``), estimates hollow (``class="point estimate"``), blunders

@@ -12,11 +12,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from .board import Board
-from .errors import MeridiansError
-from .position import Game, IllegalMoveError, Position
-from .record import RecordError, old_format_items
-from .search.limit import Limit, limit_of
+from solver.rules.board import Board
+from solver.util.errors import MeridiansError
+from solver.rules.position import Game, IllegalMoveError, Position
+from solver.rules.record import RecordError, old_format_items
+from solver.search.limit import Limit, limit_of
 
 __all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
            "GameRecordError", "CLAIMS", "EXIT", "DEFAULT_SECONDS", "database_verdict"]
@@ -101,7 +101,7 @@ def verify_position(
     ``jobs``: df-pn's worker processes on this one position (one shared table; see
     :func:`~solver.search.prove.prove`).
     """
-    from .search.prove import DEFAULT_TT_MB, load_kernels, prove
+    from solver.search.prove import DEFAULT_TT_MB, load_kernels, prove
 
     limit = limit_of(limit, seconds, max_nodes, tt_mb)
     seconds = limit.seconds
@@ -135,7 +135,7 @@ def verify_position(
 
 def database_verdict(position: Position, claim: str | None = None) -> Verdict | None:
     """The verdict on ``claim`` from the shipped opening database when it holds
-    ``position``, at once (:func:`solver.analyst.known`, the database step every front
+    ``position``, at once (:func:`solver.app.analyst.known`, the database step every front
     end shares): method ``'database'``, no nodes searched, the analyst's line (a proven
     winning move first), a note naming the proof of record; else None (then a search
     decides)."""
@@ -191,7 +191,7 @@ def parse_game(text: str) -> tuple[str | None, list[str], str | None]:
 def start_position(text: str | None, board: str | None) -> Position:
     """A position from its notation, or a board name for its empty board (``board``,
     default 6/7, when ``text`` is None).  Text with whitespace inside is a position
-    (any whitespace separates the rows and the side, see :mod:`solver.notation`)."""
+    (any whitespace separates the rows and the side, see :mod:`solver.rules.notation`)."""
     if text is None:
         return Position.start(Board.parse(board or "6/7"))
     if len(text.split()) > 1:
@@ -236,7 +236,7 @@ def reaches(position: Position) -> tuple[frozenset[str], frozenset[str]] | None:
     # their second stone: the normal phase; tests/test_core_vs_reference, and
     # tests/test_verify compares the reaches with the reference's), and a verify then
     # loads neither networkx nor another kernel
-    from . import core
+    from solver.rules import core
 
     if len(position.stones("L")) < 2 or len(position.stones("D")) < 2 or position.outcome is not None:
         return None

@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import RULES_VERSION, __version__
-from .board import Board
-from .errors import Interrupted, MeridiansError
-from .files import FileFormatError, write_atomic
-from .schema import tagged
-from .search.limit import Limit, LimitError, check_seconds
-from .search.methods import DEFAULT_METHOD, METHODS
-from .search.values import Value
-from .search.workers import SchedulerAddressError, check_scheduler_address
+from solver import RULES_VERSION, __version__
+from solver.rules.board import Board
+from solver.util.errors import Interrupted, MeridiansError
+from solver.util.files import FileFormatError, write_atomic
+from solver.app.schema import tagged
+from solver.search.limit import Limit, LimitError, check_seconds
+from solver.search.methods import DEFAULT_METHOD, METHODS
+from solver.search.values import Value
+from solver.jobs.workers import SchedulerAddressError, check_scheduler_address
 
 if TYPE_CHECKING:
-    from .position import Position
+    from solver.rules.position import Position
 
 EXIT_USAGE = 2
 #: exit code of ``solve`` and ``verify`` when the asked value is not decided
@@ -46,7 +46,7 @@ def _fail(message: str) -> None:
 
 def _position_arg(text: str) -> Position:
     """A position in notation, or a board name for its empty start position."""
-    from .verify import start_position
+    from solver.app.verify import start_position
 
     return start_position(text, None)
 
@@ -104,7 +104,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         # click turns an EOFError into Abort, "interrupted" and exit 130, after an empty
         # line; here it comes from truncated compressed data (a last resort: the readers
-        # of solver.files name the file)
+        # of solver.util.files name the file)
         try:
             return super().invoke(ctx)
         except EOFError as e:
@@ -197,7 +197,7 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet, record_file
       meridians play --board 6/7 --moves c1,e2 --quiet --svg end.svg
       meridians play --board 6/7 --engine --as D --time 2 --record game.txt
     """
-    from .position import Game, Position
+    from solver.rules.position import Game, Position
 
     engine_mode = _play_engine_options(vs_engine, engine_pair, human, seconds, playouts, max_plies, quiet)
     game = Game(Position.parse(start) if start is not None else Position.start(Board.parse(board_name)))
@@ -254,7 +254,7 @@ def _play_engine_options(vs_engine: bool, engine_pair: bool, human: str | None, 
     """``play``'s engine options checked: ``(human colour or None, Budget)`` for
     --engine / --engine-vs-engine, None for random play; one line and exit 2 for a
     conflict or a bad value."""
-    from .interactive import Budget, parse_playouts
+    from solver.app.interactive import Budget, parse_playouts
 
     if vs_engine and engine_pair:
         _fail("give either --engine or --engine-vs-engine, not both")
@@ -288,7 +288,7 @@ def _play_engine(game, mode, seed: int, max_plies: int | None, quiet: bool, svg_
     """``play --engine`` (``mode[0]`` the person's colour) or ``--engine-vs-engine``
     (``mode[0]`` None) from ``game``; the record and the picture are written however the
     game stopped, then exit 130 if Ctrl-C stopped it."""
-    from .interactive import HumanVsEngine, engine_vs_engine, players
+    from solver.app.interactive import HumanVsEngine, engine_vs_engine, players
 
     human, budget = mode
     if human is None:
@@ -319,7 +319,7 @@ def perft(position: str, depth: int, divide: bool) -> None:
       meridians perft 2/3 2
       meridians perft '2/3/4/3/2 L' 3 --divide
     """
-    from . import core
+    from solver.rules import core
 
     pos = _position_arg(position)
     t0 = time.perf_counter()
@@ -351,7 +351,7 @@ def perft(position: str, depth: int, divide: bool) -> None:
 def move(position: str, seconds: float | None, playouts: str | None, seed: int, as_json: bool,
          no_database: bool) -> None:
     """The best move for POSITION (or the empty BOARD), with its value for the player to
-    move and a principal line, as every front end answers it (solver.analyst): the
+    move and a principal line, as every front end answers it (solver.app.analyst): the
     opening database, else a df-pn proof, else the engine's estimate, each labelled.
 
     A won position's move is a proven winning move; a lost one's, the move that resists
@@ -388,7 +388,7 @@ def _engine_limit(seconds: float | None, playouts: str | None) -> Limit:
     try:
         if playouts is not None:
             # read here, not by click: its message repeats a value of thousands of digits
-            from .interactive import parse_playouts
+            from solver.app.interactive import parse_playouts
 
             playouts = parse_playouts(playouts)
         seconds = check_seconds(seconds, "--time")
@@ -400,10 +400,10 @@ def _engine_limit(seconds: float | None, playouts: str | None) -> Limit:
 
 
 def _analysed(pos: Position, limit: Limit, **options):
-    """:func:`solver.analyst.analyse` with a live status line of the engine's search on a
+    """:func:`solver.app.analyst.analyse` with a live status line of the engine's search on a
     terminal."""
-    from .analyst import analyse
-    from .search.progress import StatusLine, progress_mode
+    from solver.app.analyst import analyse
+    from solver.jobs.progress import StatusLine, progress_mode
 
     live = progress_mode(True, sys.stderr) == "live"
     status = StatusLine(sys.stderr)
@@ -438,7 +438,7 @@ def _echo_moves(a, most: int | None = None) -> None:
                     rows, indent="    ")
         if len(rated) > len(shown):
             click.echo(f"    ... {len(rated) - len(shown)} more")
-    from .analyst import MIN_VISITS
+    from solver.app.analyst import MIN_VISITS
 
     unseen = [m.move for m in a.moves.values() if not m.proven and m.estimate is None]
     if unseen:
@@ -494,8 +494,8 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
       meridians match engine:playouts=2000 mcts-flat:playouts=2000 --board 5/6 --jobs 2 --json
       meridians match engine:playouts=500 random --board 4/5 --games 10 --records games/
     """
-    from .match import MAX_JOBS, MatchError, default_state, parse_player, run_match
-    from .search.progress import progress_mode
+    from solver.app.match import MAX_JOBS, MatchError, default_state, parse_player, run_match
+    from solver.jobs.progress import progress_mode
 
     board = Board.parse(board_name)
     a, b = parse_player(player_a), parse_player(player_b)
@@ -572,7 +572,7 @@ class _MatchBar:
         text = (f"{done}/{self.games} games: A {r.a_wins}, B {r.b_wins}, draws {r.draws}, "
                 f"score of A {r.score:.3f}{eta}" if done else f"0/{self.games} games")
         if self.mode == "live":
-            from .search.progress import StatusLine
+            from solver.jobs.progress import StatusLine
 
             if self.status is None:
                 self.status = StatusLine(sys.stderr)
@@ -641,9 +641,9 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
       meridians solve 2/3
       meridians solve 3/4 --jobs 2 --time 600 --map 3-4.svg
     """
-    from .openings import default_checkpoint, pie_map_svg, solve_openings
-    from .search.jobs import JobError
-    from .svg import map_svg
+    from solver.app.openings import default_checkpoint, pie_map_svg, solve_openings
+    from solver.jobs.runner import JobError
+    from solver.app.svg import map_svg
 
     if scheduler and backend != "dask":
         _fail("--scheduler needs --backend dask")
@@ -775,7 +775,7 @@ def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
     an option asks for a search or a checkpoint of an earlier search is there to resume."""
     from pathlib import Path
 
-    from .openings.database import database_solution
+    from solver.app.openings.database import database_solution
 
     if any(ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
            for name in _SEARCH_OPTIONS) or Path(checkpoint).exists():
@@ -793,7 +793,7 @@ def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
 def lookup(position: str, seconds: float, as_json: bool, no_database: bool) -> None:
     """The value of POSITION (or the empty BOARD) for the player to move, and of every
     legal move for the player who plays it, as every front end answers it
-    (solver.analyst): the opening database of the board (2/3, 3/4) when it holds it,
+    (solver.app.analyst): the opening database of the board (2/3, 3/4) when it holds it,
     else a df-pn proof within --time, else the engine's estimate, each labelled.
 
     Exit code 0 when every value is decided, 3 when one is not, 2 bad input.
@@ -863,7 +863,7 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
       meridians verify '2/3/4/3/2 L' --claim win --jobs 2
       meridians verify --game game.txt --time 30 --certificate proof.json.gz
     """
-    from .verify import EXIT, default_seconds, replay, start_position, verdict_of, verify_position
+    from solver.app.verify import EXIT, default_seconds, replay, start_position, verdict_of, verify_position
 
     limit = _limit(seconds=seconds, tt_mb=tt_mb)
     record_result = None
@@ -895,7 +895,7 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
         claim = Value.from_outcome(record_result, pos.to_move).value
     if pos.outcome is not None:
         value = Value.from_outcome(pos.outcome, pos.to_move).value
-        from .verify import Verdict
+        from solver.app.verify import Verdict
 
         v = Verdict(str(pos), value, verdict_of(value, claim), claim, method="rules")
         v.notes.append(f"the game is over: {pos.outcome_reason}")
@@ -904,7 +904,7 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
         searched = any(ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
                        for name in ("jobs_n", "tt_mb", "knowledge"))
         if not (no_database or cert_file or searched):
-            from .verify import database_verdict
+            from solver.app.verify import database_verdict
 
             v = database_verdict(pos, claim)
             if v is not None:
@@ -917,14 +917,14 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
     out = v.as_dict()
     out["to_move"] = pos.to_move
     out["budget_seconds"] = budget
-    from .verify import territory
+    from solver.app.verify import territory
 
     out["territory"] = territory(pos)
     if move_list:
         out["game"] = {"start": str(pos0), "moves": len(move_list), "claimed_result": record_result}
     if cert_file:
         # imported only here: it loads the certificate checker and its networkx rules
-        from .search.certificate import CertificateError, write_certificate
+        from solver.search.certificate import CertificateError, write_certificate
 
         try:
             if v.value in ("win", "loss") and (v.method == "dfpn" or pos.outcome is not None):
@@ -1001,7 +1001,7 @@ def serve(host: str, port: int, workers: int | None, puzzles_dir: str | None) ->
             s.bind((host, port))
     except OSError as e:
         _fail(f"cannot listen on {host}:{port}: {e.strerror or e}")
-    from .web import serve as run
+    from solver.app.web import serve as run
 
     click.echo(f"meridians: serving on http://{host}:{port}/ (trainer: /trainer; Ctrl-C stops)", err=True)
     run(host, port, workers=workers, puzzles=puzzles_dir)
@@ -1026,7 +1026,7 @@ def check_certificate(file: str, jobs_n: int | None) -> None:
     """
     import os
 
-    from .certificate_check import CertificateError, CertificateFileError, CheckerProcessError, check_file, summary
+    from solver.reference.certificate import CertificateError, CertificateFileError, CheckerProcessError, check_file, summary
 
     def progress(stage: str, done: int, total: int) -> None:
         click.echo(f"  {stage} {done:,} of {total:,} positions ({time.perf_counter() - t0:.0f} s)", err=True)
@@ -1057,7 +1057,7 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
       meridians bench --board 6/7
       meridians bench --board 3/4 --seconds 10 --json
     """
-    from .bench import playout_rate
+    from solver.app.bench import playout_rate
 
     try:
         seconds = check_seconds(seconds, "--seconds", maximum=MAX_BENCH_SECONDS)
@@ -1077,15 +1077,15 @@ def bench(board_name: str, seconds: float, seed: int, as_json: bool) -> None:
 
 
 
-# -- game records: reading, showing, importing, writing (solver.record, solver.importers) --------------
+# -- game records: reading, showing, importing, writing (solver.rules.record, solver.app.importers) --------------
 
 
 def _read_game_record(path: str, position: str | None = None, board_name: str | None = None):
-    """The :class:`~solver.record.GameRecord` in ``path`` (new or old format, gzip too);
+    """The :class:`~solver.rules.record.GameRecord` in ``path`` (new or old format, gzip too);
     a record naming no start starts from ``position`` (else the empty ``board_name``,
     default 6/7).  One line and exit 2 for anything wrong, naming the file and line."""
-    from .files import read_text
-    from .record import RecordError, parse_record
+    from solver.util.files import read_text
+    from solver.rules.record import RecordError, parse_record
 
     try:
         text = read_text(path, "game record")
@@ -1135,11 +1135,11 @@ def _record_position(position: str | None, game_file: str | None, ply: int | Non
 
 
 def _write_game_record(path: str, game, headers: dict[str, str], comments: dict[int, str] | None = None) -> None:
-    """Write ``game`` (a :class:`~solver.position.Game`) as a game record, dated today,
+    """Write ``game`` (a :class:`~solver.rules.position.Game`) as a game record, dated today,
     with ``comments`` (ply count -> text) after the moves they follow."""
     import datetime
 
-    from .record import GameRecord
+    from solver.rules.record import GameRecord
 
     headers = {**headers, "Date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")}
     record = GameRecord.from_game(game, headers, comments)
@@ -1162,8 +1162,8 @@ def import_record(file: str, source: str, out_file: str | None) -> None:
     Example:
       meridians import game.json --from abstractplay -o game.txt
     """
-    from .files import read_json
-    from .importers import SOURCES, RecordImportError
+    from solver.util.files import read_json
+    from solver.app.importers import SOURCES, RecordImportError
 
     try:
         data = read_json(file, "Abstract Play game record", dict)
@@ -1209,8 +1209,8 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
       meridians analyse --game game.txt
       meridians analyse --game game.txt --board 3/4 --time-per-move 5 --svg out/
     """
-    from .analysis import analyse_game
-    from .search.progress import StatusLine, progress_mode
+    from solver.app.analysis import analyse_game
+    from solver.jobs.progress import StatusLine, progress_mode
 
     try:
         seconds = check_seconds(seconds, "--time-per-move", maximum=MAX_SECONDS_PER_MOVE)
@@ -1242,7 +1242,7 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
     if svg_dir is not None:
         import os
 
-        from .svg import analysis_svg
+        from solver.app.svg import analysis_svg
 
         path = os.path.join(svg_dir, "analysis.svg")
         write_atomic(path, analysis_svg(a.as_dict()))
@@ -1345,7 +1345,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as e:  # a library's own ValueError that no reader typed: one line too
         _fail(_one_line(str(e)))
     # the last resort: each of these has its cause fixed where it is known (the readers
-    # of solver.files, the checks of solver.search.limit); one line all the same
+    # of solver.util.files, the checks of solver.search.limit); one line all the same
     except RecursionError:
         _fail("the input is nested too deeply")
     except MemoryError:

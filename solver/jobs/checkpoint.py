@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .. import RULES_VERSION, __version__
-from ..errors import MeridiansError
-from ..files import ExclusiveLock, FileFormatError, FileLockedError, read_json, write_atomic
-from .values import Value
+from solver.util.errors import MeridiansError
+from solver.util.files import ExclusiveLock, FileFormatError, FileLockedError, read_json, write_atomic
+from solver.search.values import Value
 
 if TYPE_CHECKING:
-    from .jobs import Job, JobResult
+    from solver.jobs.runner import Job, JobResult
 
 __all__ = ["CHECKPOINT_FORMAT", "CheckpointError", "Checkpoint", "record_problem"]
 
@@ -62,7 +62,7 @@ class Checkpoint:
 
     def acquire(self) -> None:
         """Create the status folder and lock it (its file ``lock``,
-        :class:`solver.files.ExclusiveLock`): one solve per checkpoint at a time.
+        :class:`solver.util.files.ExclusiveLock`): one solve per checkpoint at a time.
         :class:`CheckpointError` at once when another solve holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.status_dir.mkdir(exist_ok=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 if TYPE_CHECKING:
-    from .jobs import Job, JobResult
+    from solver.jobs.runner import Job, JobResult
 
 __all__ = ["Progress", "progress_mode", "StatusLine", "live_console"]
 

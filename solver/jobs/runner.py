@@ -6,7 +6,7 @@ cluster (:mod:`.workers`), splits a wall-time budget fairly among them, shows pr
 (:mod:`.progress`), and writes each finished job to a checkpoint file at once
 (:mod:`.checkpoint`), so that a killed or interrupted run resumes without redoing
 finished jobs.  The jobs of an opening (one per class of first moves, or of pie pairs)
-and the solve of a whole position are in :mod:`solver.openings`.
+and the solve of a whole position are in :mod:`solver.app.openings`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
-from ..errors import Interrupted, MeridiansError
+from solver.util.errors import Interrupted, MeridiansError
 from .checkpoint import Checkpoint, CheckpointError
-from .limit import Limit, limit_of
+from solver.search.limit import Limit, limit_of
 from .progress import Progress, progress_mode
-from .methods import DEFAULT_METHOD
-from .values import Value
+from solver.search.methods import DEFAULT_METHOD
+from solver.search.values import Value
 from .workers import BACKENDS, Pool, run_job
 
 __all__ = [
@@ -169,7 +169,7 @@ def run_jobs(
     (default: :func:`prove`'s) bounds the nodes between two looks at the clock.
 
     Raises :class:`CheckpointError` (a corrupt, mismatched or busy checkpoint),
-    :class:`JobError` (a job failed) and :class:`~solver.errors.Interrupted` (Ctrl-C:
+    :class:`JobError` (a job failed) and :class:`~solver.util.errors.Interrupted` (Ctrl-C:
     workers stopped, checkpoint kept: its ``path``).
     """
     stream = stream or sys.stderr
@@ -192,8 +192,8 @@ def run_jobs(
             # compile (or load) the kernels here, once, before the clock of ``seconds``
             # starts: a cold compile takes tens of seconds that no class's share pays
             # for, and loky workers then load them from the cache
-            from ..position import Position
-            from .prove import load_kernels
+            from solver.rules.position import Position
+            from solver.search.prove import load_kernels
 
             load_kernels(Position.parse(jobs[0].position).board, method)  # a job's position is notation
         t_start = time.time()

@@ -19,12 +19,12 @@ import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import MeridiansError
-from ..files import write_atomic
-from .limit import Limit
+from solver.util.errors import MeridiansError
+from solver.util.files import write_atomic
+from solver.search.limit import Limit
 
 if TYPE_CHECKING:
-    from .jobs import Job
+    from solver.jobs.runner import Job
 
 __all__ = ["BACKENDS", "Pool", "run_job", "SchedulerAddressError", "check_scheduler_address"]
 
@@ -80,8 +80,8 @@ def run_job(
     time, None: none) and the absolute wall-clock ``deadline``.  Returns ``Proof.as_dict()``, or ``{'stopped': True}`` when
     the solve that sent it is gone (its process died, or a Dask client set the stop
     event)."""
-    from ..position import Position
-    from .prove import load_kernels, prove
+    from solver.rules.position import Position
+    from solver.search.prove import load_kernels, prove
 
     position = Position.parse(job.position)
     load_kernels(position.board, method)  # a worker's own load: not the search's share

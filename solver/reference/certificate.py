@@ -9,11 +9,11 @@ position is one node, so no line of play in it repeats a position: the win holds
 repetition rule.
 
 This module is layer 2 of the package (the reference and the checker): it imports only
-:mod:`solver.reference` (the networkx rules), :mod:`solver.board` and
-:mod:`solver.notation` (geometry and the position parser), numpy and the standard
+:mod:`solver.reference` (the networkx rules), :mod:`solver.rules.board` and
+:mod:`solver.rules.notation` (geometry and the position parser), numpy and the standard
 library; no search code, no compiled core, no numba, so that its verdict does not depend
 on the fast engine or its install (``tests/test_layers.py`` holds it to that).  Run it
-alone as ``python -m solver.certificate_check FILE`` or as ``meridians check FILE``.
+alone as ``python -m solver.reference.certificate FILE`` or as ``meridians check FILE``.
 Certificates are *built* from df-pn proofs by :mod:`solver.search.certificate`.
 
 File format (JSON, one object; each node on a line of its own)::
@@ -33,9 +33,9 @@ Node 0 is the root.  A node is one of: a **winner node** (the winner to move: ``
 the point played, and ``next``, the id of the position after it), a **loser node** (the
 other player to move: ``replies``, every legal point mapped to the id of the position
 after it), a **leaf** (a finished game: ``won``, the winner), a **settled leaf** (a game
-that the winner wins by the settled rule of :mod:`solver.settled`: ``settled``, the claim
+that the winner wins by the settled rule of :mod:`solver.reference.settled`: ``settled``, the claim
 ``{"owner", "supply", "bound"}``; the owner must be the winner, and
-:func:`solver.settled.check_settled` must recompute exactly that supply and bound, the
+:func:`solver.reference.settled.check_settled` must recompute exactly that supply and bound, the
 decision must hold, and no node of the certificate but the leaf itself may be a position
 that the leaf's continuation could repeat).  Positions are in the position notation,
 "after removal".
@@ -65,10 +65,10 @@ from array import array
 
 import numpy
 
-from . import reference as ref
-from .board import Board, BoardError
-from .errors import MeridiansError
-from .notation import parse_position
+from solver.reference import rules as ref
+from solver.rules.board import Board, BoardError
+from solver.util.errors import MeridiansError
+from solver.rules.notation import parse_position
 from .settled import SettledError, check_settled
 
 __all__ = ["CertificateError", "CertificateFileError", "CheckerProcessError",
@@ -121,7 +121,7 @@ def check(path: str | os.PathLike, progress=None, jobs: int = 1) -> int:
 
     Raises :class:`CertificateFileError` if the file is not a certificate file, else
     :class:`CertificateError` naming the first problem.  Uses only
-    :mod:`solver.reference`, :mod:`solver.board` and :mod:`solver.notation`.
+    :mod:`solver.reference`, :mod:`solver.rules.board` and :mod:`solver.rules.notation`.
     """
     return check_file(path, progress, jobs)[1]
 
@@ -146,13 +146,13 @@ def summary(head: dict, n: int, seconds: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m solver.certificate_check FILE [--jobs N]``: ``meridians check``
+    """``python -m solver.reference.certificate FILE [--jobs N]``: ``meridians check``
     without the rest of the command (and so without numba).  Exit code 0 accepted,
     1 rejected, 2 not a certificate file."""
     import argparse
     import time
 
-    ap = argparse.ArgumentParser(prog="python -m solver.certificate_check",
+    ap = argparse.ArgumentParser(prog="python -m solver.reference.certificate",
                                  description="Check a proof certificate with the reference rules only.")
     ap.add_argument("file")
     ap.add_argument("--jobs", type=int, default=1, help="processes checking positions at once (default 1)")
@@ -395,7 +395,7 @@ class _Certificate:
 class _LoserIndex:
     """Every node of a certificate indexed by the loser's stones: the history that the
     settled rule's repetition guard reads at a settled leaf (see
-    :class:`solver.settled.History`).  A hash of the loser's stones per node, sorted, in a
+    :class:`solver.reference.settled.History`).  A hash of the loser's stones per node, sorted, in a
     numpy array: 16 bytes a node, one binary search a lookup."""
 
     def __init__(self, c: _Certificate):
@@ -737,6 +737,6 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
 if __name__ == "__main__":  # pragma: no cover
     # run the module as imported, not as __main__: the worker processes find the functions
     # they are sent by the module's name
-    from solver.certificate_check import main as _main
+    from solver.reference.certificate import main as _main
 
     _main()

@@ -2,7 +2,7 @@
 
 This module is the "networkx reference": the twin against which the fast core is
 tested.  It is written straight from ``RULES.md`` and favours readability over speed.
-It uses only the standard library, :mod:`networkx` and :mod:`solver.board`.
+It uses only the standard library, :mod:`networkx` and :mod:`solver.rules.board`.
 
 A position is plain data: ``(board, light, dark, to_move)`` where ``light`` and
 ``dark`` are frozensets of point indices and ``to_move`` is ``'L'`` or ``'D'``.
@@ -21,7 +21,7 @@ On the 14-point 2/3 board (rows, bottom to top: ``a1 a2 / b1 b2 b3 / c1 c2 c3 c4
 d1 d2 d3 / e1 e2``), Light may open anywhere; after Light c1 and Dark e2, Light's
 second stone must see c1 across at least one empty point:
 
->>> from solver.board import Board
+>>> from solver.rules.board import Board
 >>> b = Board.get(2)
 >>> len(legal_moves(b, frozenset(), frozenset(), 'L'))
 14
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from solver.board import Board
+from solver.rules.board import Board
 
 __all__ = [
     "stone_graph",
@@ -210,7 +210,7 @@ def normal_moves(board: Board, own: Stones, other: Stones) -> list[int]:
     some ray, the first stone met is one of ``own`` (adjacent counts).
 
     For a player with two or more stones this is :func:`legal_moves`.  The settled rule
-    (:mod:`solver.settled`) also asks it of a model board where the player's stones may
+    (:mod:`solver.reference.settled`) also asks it of a model board where the player's stones may
     be a single one, which :func:`legal_moves` would read as the second-stone phase.
     """
     occupied = own | other

@@ -35,10 +35,10 @@ that is not finished and where both players have two or more stones.
    Z with both (whatever its side to move and X's stones outside I ∪ W) blocks the claim.
 
 Layer 2: this module uses only :mod:`solver.reference` (the networkx rules),
-:mod:`solver.board` and the standard library, and imports without numba, so that the
+:mod:`solver.rules.board` and the standard library, and imports without numba, so that the
 certificate checker can recompute a claim.  A *position* here is the reference's own
 ``(board, light, dark, to_move)`` (stones as frozensets of point indices), what
-:func:`solver.notation.parse_position` returns; a :class:`solver.position.Position` (or
+:func:`solver.rules.notation.parse_position` returns; a :class:`solver.rules.position.Position` (or
 anything with ``board``, ``stones(colour)`` and ``to_move``) is read through
 :func:`as_reference` by every public function.  The fast twin is
 ``solver/search/knowledge.py``; the two must agree on ``h_X``, ``v_Y`` and the decision
@@ -50,9 +50,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-from . import reference as ref
-from .board import Board
-from .errors import MeridiansError
+from solver.reference import rules as ref
+from solver.rules.board import Board
+from solver.util.errors import MeridiansError
 
 __all__ = ["Settled", "SettledError", "History", "as_reference", "enclosure", "supply", "bound",
            "settle", "check_settled", "DEFAULT_BUDGET"]
@@ -98,7 +98,7 @@ def as_reference(position) -> tuple[Board, Stones, Stones, str]:
     """``(board, light, dark, to_move)`` with stones as point indices: the reference's
     representation of ``position``, which is either that tuple already or an object with
     ``board``, ``stones(colour)`` (point names) and ``to_move``, such as a
-    :class:`solver.position.Position` (read without importing the compiled core)."""
+    :class:`solver.rules.position.Position` (read without importing the compiled core)."""
     if isinstance(position, tuple):
         board, light, dark, side = position
         return board, frozenset(light), frozenset(dark), side

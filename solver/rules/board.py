@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from itertools import product
 
-from .errors import MeridiansError
+from solver.util.errors import MeridiansError
 
 __all__ = ["Board", "BoardError", "MIN_M", "MAX_M", "DIRECTIONS"]
 

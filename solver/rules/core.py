@@ -5,7 +5,7 @@ that search and generators can call it from their own compiled loops with no Pyt
 objects and no allocation per move.  The Python side builds the constant tables of a
 board once (:func:`tables`).
 
-**Cells.**  The kernels do not number points as :mod:`solver.board` does.  A point at
+**Cells.**  The kernels do not number points as :mod:`solver.rules.board` does.  A point at
 axial ``(q, r)`` is bit ``cell = q + S * (r + m) - m`` with row stride ``S = 2m + 1``:
 one unused column separates the rows, so a step along any of the three lines is a
 shift by a constant (``+-1``, ``+-S``, ``+-(S - 1)``) and a step off the board always
@@ -13,7 +13,7 @@ lands on an unused bit.  Moving along lines is then a handful of shifts for all 
 at once (Kogge-Stone fills) instead of a walk per stone.  ``Tables.cell_of`` and
 ``Tables.point_of`` translate; the board 3/4 fits one 64-bit word (42 cells), 6/7 three.
 
-**Bitboards** are ``UniTuple(uint64, w)`` values handled by :mod:`solver.bits`; a
+**Bitboards** are ``UniTuple(uint64, w)`` values handled by :mod:`solver.rules.bits`; a
 position is a ``(2, w)`` uint64 array ``st`` (``st[0]`` Light, ``st[1]`` Dark) in cell
 order.  Colours are ``0`` (Light) and ``1`` (Dark); ``side`` is the colour to move.
 
@@ -277,6 +277,11 @@ def _neighbours(T, g):
     for d in range(6):
         out = bb_or(out, bb_shift(g, _offset(T, d)))
     return out
+
+
+#: the line kernels the searches build on (search/alphabeta.py, search/knowledge.py),
+#: under public names: the same kernels
+offset, fill, neighbours = _offset, _fill, _neighbours
 
 
 @kernel
@@ -608,7 +613,7 @@ def _drop_stale_cache() -> None:
     import os
 
     here = os.path.dirname(os.path.abspath(__file__))
-    search = os.path.join(here, "search")
+    search = os.path.join(os.path.dirname(here), "search")
     sources = [os.path.join(here, "bits.py"), os.path.join(here, "core.py")]
     try:
         sources += sorted(os.path.join(search, n) for n in os.listdir(search) if n.endswith(".py"))
@@ -639,9 +644,9 @@ def _drop_stale_cache() -> None:
         # the search modules cache in their own __pycache__ beside this one's (or, with
         # NUMBA_CACHE_DIR, in the folder named after theirs)
         if os.path.basename(cache_dir) == "__pycache__":
-            search_cache = os.path.join(os.path.dirname(cache_dir), "search", "__pycache__")
+            search_cache = os.path.join(os.path.dirname(os.path.dirname(cache_dir)), "search", "__pycache__")
         else:
-            search_cache = os.path.join(cache_dir, "search")
+            search_cache = os.path.join(os.path.dirname(cache_dir), "search")
         for folder in (cache_dir, search_cache):
             try:
                 names = os.listdir(folder)

@@ -22,7 +22,7 @@ import re
 from typing import Iterable
 
 from .board import MAX_M, Board, BoardError, _shown
-from .errors import MeridiansError
+from solver.util.errors import MeridiansError
 
 __all__ = ["NotationError", "parse_position", "format_position"]
 

@@ -10,7 +10,7 @@
 >>> pos.play("c2")
 Traceback (most recent call last):
 ...
-solver.position.IllegalMoveError: c2 does not see Light's first stone c1 through an empty point (rule 2: the second stone must have a path to the first)
+solver.rules.position.IllegalMoveError: c2 does not see Light's first stone c1 through an empty point (rule 2: the second stone must have a path to the first)
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 from . import core
 from .board import Board, BoardError
-from .errors import MeridiansError
+from solver.util.errors import MeridiansError
 from .notation import format_position, parse_position
 
 __all__ = ["Position", "Game", "IllegalMoveError", "InvalidPositionError", "COLORS"]
@@ -131,7 +131,7 @@ class Position:
         history: Iterable[tuple] = (),
         check: bool = True,
     ) -> "Position":
-        """A position from the compiled kernels' layout (:mod:`solver.core`), for searches
+        """A position from the compiled kernels' layout (:mod:`solver.rules.core`), for searches
         and file readers that hold positions as arrays.
 
         ``bitboards``: a ``(2, w)`` uint64 array, row 0 Light, row 1 Dark, one bit per
@@ -185,7 +185,7 @@ class Position:
     # -- reading ------------------------------------------------------------------------
     @property
     def bitboards(self) -> np.ndarray:
-        """The stones in the compiled kernels' layout (:mod:`solver.core`): a read-only
+        """The stones in the compiled kernels' layout (:mod:`solver.rules.core`): a read-only
         ``(2, w)`` uint64 array, row 0 Light, row 1 Dark, one bit per cell.  Searches
         load it as it is; :meth:`array` gives a copy to change."""
         return self._st
@@ -294,7 +294,7 @@ class Position:
         return (self.board.m, self._st.tobytes(), self._side)
 
     def array(self) -> np.ndarray:
-        """A copy of the stones in the compiled kernels' layout (:mod:`solver.core`): a
+        """A copy of the stones in the compiled kernels' layout (:mod:`solver.rules.core`): a
         ``(2, w)`` uint64 array, row 0 Light, row 1 Dark, one bit per cell."""
         return self._st.copy()
 
@@ -373,13 +373,13 @@ class Position:
     def diagram(self, coordinates: bool = True) -> str:
         """An ASCII picture, top row first: ``L``/``D`` stones, ``.`` empty, ``x``/``X``
         a dead Light/Dark stone, row letters at both ends and column numbers below."""
-        from .diagram import ascii_diagram  # display only; the core does not need it
+        from solver.app.diagram import ascii_diagram  # display only; the core does not need it
 
         return ascii_diagram(self, coordinates=coordinates)
 
     def svg(self, **kwargs) -> str:
-        """An SVG picture (see :func:`solver.svg.position_svg` for the options)."""
-        from .svg import position_svg
+        """An SVG picture (see :func:`solver.app.svg.position_svg` for the options)."""
+        from solver.app.svg import position_svg
 
         dead = [self.board.index(n) for n in self.marked_dead()]
         last = self.board.index(self.last_move) if self.last_move else None

@@ -50,7 +50,7 @@ on); without ``swap`` the second player kept Dark.  ``swap`` is allowed only wit
 
 **Checks.**  :func:`parse_record` replays every move from the start with the position
 history kept, so a repeated position ends the game in a draw (RULES.md) exactly as
-:class:`~solver.position.Position` rules it; a move after the game ended, an illegal move
+:class:`~solver.rules.position.Position` rules it; a move after the game ended, an illegal move
 and a stated result that contradicts the replayed end are errors.  A stated win when the
 game is not over is accepted (a resignation); a stated draw then is not (the rules know
 no other draw than a repetition).  Every error is a :class:`RecordError` whose message
@@ -71,7 +71,7 @@ import re
 from dataclasses import dataclass, field
 
 from .board import Board
-from .errors import MeridiansError
+from solver.util.errors import MeridiansError
 from .position import Game, IllegalMoveError, Position
 
 __all__ = ["GameRecord", "RecordError", "parse_record", "old_format_items", "is_date", "RESULTS", "SWAP", "VARIANTS"]
@@ -154,7 +154,7 @@ class GameRecord:
     @classmethod
     def from_game(cls, game: Game, headers: dict[str, str] | None = None,
                   comments: dict[int, str] | None = None) -> "GameRecord":
-        """The record of a played :class:`~solver.position.Game` (its start, moves and
+        """The record of a played :class:`~solver.rules.position.Game` (its start, moves and
         result, None while it goes on), with ``headers`` and ``comments`` as given."""
         return cls(dict(headers or {}), game.positions[0], list(game.moves), dict(comments or {}), game.outcome)
 
@@ -475,7 +475,7 @@ def old_format_items(text: str):
     start position (notation or a board name, not yet parsed), ``("result", "L" | "D" |
     "draw", n)`` and ``("move", name, n)`` (not yet checked); move numbers such as ``12.``
     and ``#`` comments are skipped.  A result word other than those is a
-    :class:`RecordError` naming its line.  (:func:`solver.verify.parse_game` lists the
+    :class:`RecordError` naming its line.  (:func:`solver.app.verify.parse_game` lists the
     same items without replaying them.)"""
     first = True
     for lineno, raw in enumerate(text.splitlines(), 1):

@@ -40,9 +40,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core
-from ..bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
-from ..core import kernel
+from solver.rules import core
+from solver.rules.bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
+from solver.rules.core import kernel
 from . import knowledge
 from .memory import zeroed
 from .path import child_keys, enter_child, repeats

@@ -20,7 +20,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from . import RULES_VERSION, __version__
+from solver import RULES_VERSION, __version__
 
 __all__ = ["provenance", "code_revision", "CODE_PATHS"]
 
@@ -33,7 +33,7 @@ def code_revision(top: str | Path | None = None) -> str:
     package runs from): ``'6d34ef3'``, ``'6d34ef3-dirty'`` or ``'unknown'`` (see the
     module docstring).  Take it once when a long run starts: later commits do not change
     the code the run imported."""
-    top = Path(__file__).resolve().parent.parent if top is None else Path(top)
+    top = Path(__file__).resolve().parents[2] if top is None else Path(top)
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=top, capture_output=True,
                               text=True, check=True, timeout=10).stdout.strip()

@@ -4,7 +4,7 @@ Two ways to the same values, both over the classes of first moves up to the boar
 symmetries (:func:`opening_jobs`, :func:`pie_jobs`):
 
 - :mod:`.solution`: :func:`solve_openings` runs every class as a job of
-  :func:`solver.search.jobs.run_jobs` (in parallel, within one time budget, resumable
+  :func:`solver.jobs.runner.run_jobs` (in parallel, within one time budget, resumable
   from a checkpoint) and puts their values together (``meridians solve``);
   :mod:`.piemap` draws the pie variant's map.
 - :mod:`.classes`: one class at a time, each to the end, with a record per class, saved

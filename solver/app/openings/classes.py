@@ -1,7 +1,7 @@
 """Proving the first-move classes of a board one at a time, each to the end, and the
 board's opening table collected from them (``scripts/solve_openings.py`` is the command).
 
-Each class of first moves (:func:`~solver.openings.solution.opening_jobs`; a class is
+Each class of first moves (:func:`~solver.app.openings.solution.opening_jobs`; a class is
 named by its first member) is one df-pn search from the position after the move, Dark to
 move.  Its *record*, ``<folder>/<board>-<hash>-value.json`` (:func:`value_path`; the
 format ``scripts/prove_position.py`` writes too), is written as soon as the search ends:
@@ -10,7 +10,7 @@ effort of every run, and the provenance stamp.  A decided class is never searche
 a class whose budget ran out is written ``unknown`` with its effort, and its df-pn table
 is saved (:func:`table_path`) so that the next run goes on where the search stopped.
 While a process works on a class, ``<record>.running`` holds its process id
-(:func:`solver.files.claim`) and other processes pass over that class.
+(:func:`solver.util.files.claim`) and other processes pass over that class.
 
 A class may also get a *certificate* (:func:`certify_class`): its proof written out in
 the format ``meridians check`` reads and checked at once by the reference checker; the
@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..board import Board
-from ..errors import Interrupted, MeridiansError
-from ..files import claim, write_atomic
-from ..position import Position
-from ..provenance import code_revision, provenance
-from ..search.jobs import Job
-from ..search.limit import Limit
-from ..search.values import Value
+from solver.rules.board import Board
+from solver.util.errors import Interrupted, MeridiansError
+from solver.util.files import claim, write_atomic
+from solver.rules.position import Position
+from solver.util.provenance import code_revision, provenance
+from solver.jobs.runner import Job
+from solver.search.limit import Limit
+from solver.search.values import Value
 from .solution import opening_jobs
 
 __all__ = [
@@ -140,7 +140,7 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
     without a certificate, when certificates are asked for, gets one: its certificate
     file left by a stopped run is checked, else it is proven again), and so is a class
     another live process holds.  Raises ClassError (an unknown class, a corrupt record),
-    :class:`~solver.search.tablefile.TableFileError` and :class:`~solver.errors.Interrupted`
+    :class:`~solver.search.tablefile.TableFileError` and :class:`~solver.util.errors.Interrupted`
     (Ctrl-C or SIGTERM; the message says what was kept)."""
     jobs = opening_jobs(Position.start(board))
     names = {j.key: j for j in jobs}
@@ -177,9 +177,9 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
 def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
     """Search one class, write its record (and, when asked, its checked certificate);
     return the record."""
-    from ..certificate_check import CertificateError
-    from ..search.prove import prove
-    from ..search.tablefile import save_table
+    from solver.reference.certificate import CertificateError
+    from solver.search.prove import prove
+    from solver.search.tablefile import save_table
 
     say = settings.say
     pos = Position.parse(job.position)
@@ -239,7 +239,7 @@ def _certify_record(old: dict, pos: Position, path: Path, cert: Path, name: str,
                     settings: ClassSettings) -> bool:
     """Check the certificate file ``cert`` of a decided class and, if it proves the
     class record ``old``'s value, add it to the record (and drop the saved table)."""
-    from ..certificate_check import CertificateError
+    from solver.reference.certificate import CertificateError
 
     settings.say(f"{name}: checking the certificate already written, {cert}")
     try:
@@ -258,7 +258,7 @@ def certify_class(pos: Position, proof, name: str, settings: ClassSettings) -> d
     """Write the certificate of ``proof`` (gzip-compressed) to ``settings.certificates``
     and check it with ``meridians check``'s checker; return what the class record keeps
     of it.  Raises CertificateError."""
-    from ..search.certificate import write_certificate
+    from solver.search.certificate import write_certificate
 
     t0 = time.perf_counter()
 
@@ -283,7 +283,7 @@ def check_class_certificate(cert: Path, pos: Position, value: str, name: str,
     """Check the certificate file ``cert`` with ``meridians check``'s checker, and that it
     claims ``value`` for the player to move at ``pos``; what the class record keeps of it.
     Raises CertificateError."""
-    from ..certificate_check import CertificateError, check_data, read_certificate
+    from solver.reference.certificate import CertificateError, check_data, read_certificate
 
     t1 = time.perf_counter()
 
@@ -375,7 +375,7 @@ def collect(folder: Path, board: Board) -> dict:
 
 def status(folder: Path, board: Board, tables: Path | None) -> str:
     """One line per class: its value for Light, effort, certificate, saved table."""
-    from ..search.tablefile import TableFileError, read_header
+    from solver.search.tablefile import TableFileError, read_header
 
     lines = [f"{'class':<6} {'moves':<16} {'Light':<8} {'expansions':>14} {'seconds':>8}  certificate / table"]
     for job in opening_jobs(Position.start(board)):

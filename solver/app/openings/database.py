@@ -8,14 +8,14 @@ the player to move, where the value came from and the effort of the proof that g
 **Key.**  A position's key packs its stones exactly: bit 0 the side to move (1: Dark),
 bits ``1 .. n`` Light's points, bits ``n+1 .. 2n`` Dark's points (``n`` points on the
 board), and the canonical key is the least of these over the board's symmetries
-(:attr:`solver.board.Board.symmetries`).  It is not a hash: two positions have the same
+(:attr:`solver.rules.board.Board.symmetries`).  It is not a hash: two positions have the same
 canonical key exactly when one is the other under a symmetry of the board, so no lookup
 can ever return another position's value (a 64-bit Zobrist key would need the stones
 stored beside it to rule out a collision; this key *is* the stones).  It fits in 64 bits
 while ``2n + 1 <= 64``: boards up to 3/4 (30 points), the boards the database covers.
 
 **Values.**  For the player to move in the position as a fresh game (no earlier
-positions), as :func:`solver.openings.solve_openings` solves its jobs; only wins and
+positions), as :func:`solver.app.openings.solve_openings` solves its jobs; only wins and
 losses are stored, which hold under any repetition rule.
 
 **Storage.**  Uncompressed ``.npz`` (sorted ``keys`` uint64, ``values`` uint8,
@@ -44,11 +44,11 @@ from importlib import resources
 
 import numpy as np
 
-from ..board import Board
-from ..errors import MeridiansError
-from ..files import write_atomic
-from ..position import Position
-from ..search.values import Value
+from solver.rules.board import Board
+from solver.util.errors import MeridiansError
+from solver.util.files import write_atomic
+from solver.rules.position import Position
+from solver.search.values import Value
 
 __all__ = [
     "DatabaseError", "Entry", "OpeningDatabase", "position_key", "position_of_key", "database_for", "lookup_entry",
@@ -275,10 +275,10 @@ def lookup_entry(position: Position) -> Entry | None:
 
 
 def database_solution(position: Position):
-    """``meridians solve`` from the database: an :class:`~solver.openings.OpeningSolution`
+    """``meridians solve`` from the database: an :class:`~solver.app.openings.OpeningSolution`
     when the database holds ``position`` and every move's position (each class of moves
     reported with its entry's effort, method ``'database'``), else None."""
-    from ..search.jobs import JobResult
+    from solver.jobs.runner import JobResult
     from .solution import OpeningSolution, opening_jobs
 
     t0 = time.perf_counter()

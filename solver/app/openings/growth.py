@@ -2,7 +2,7 @@
 the positions after the first move (``scripts/measure_growth.py`` is the command).
 
 The positions are fixed by a seed (:func:`growth_positions`): random games
-(:mod:`solver.randomgame`) are played on the board with seeds ``seed``, ``seed+1``, ...
+(:mod:`solver.rules.randomgame`) are played on the board with seeds ``seed``, ``seed+1``, ...
 and from each game, for each empty-point count ``e`` asked for, the first position with
 ``e`` empty points and no result is taken.  Each is proven with df-pn (the solver's
 defaults) within a cap of expansions on one core (:func:`measure`).  Per count: the median
@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..board import Board
-from ..errors import Interrupted, MeridiansError
-from ..files import write_atomic
-from ..position import Position
-from ..provenance import code_revision, provenance
-from ..randomgame import empty_points, random_game
+from solver.rules.board import Board
+from solver.util.errors import Interrupted, MeridiansError
+from solver.util.files import write_atomic
+from solver.rules.position import Position
+from solver.util.provenance import code_revision, provenance
+from solver.rules.randomgame import empty_points, random_game
 
 __all__ = ["GrowthError", "growth_positions", "summarize", "class_costs", "against",
            "measure"]
@@ -140,10 +140,10 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
     class records and, given a ``baseline`` growth file, :func:`against` it) after each;
     return the last record.  Results of the same positions with at least this cap are
     kept.  Raises GrowthError (``out`` or ``baseline`` is not a growth file) and
-    :class:`~solver.errors.Interrupted` (Ctrl-C or SIGTERM; the message says
+    :class:`~solver.util.errors.Interrupted` (Ctrl-C or SIGTERM; the message says
     what was kept)."""
-    from ..search.limit import Limit
-    from ..search.prove import prove
+    from solver.search.limit import Limit
+    from solver.search.prove import prove
     from ..svg import growth_svg
 
     runs: list[dict] = []

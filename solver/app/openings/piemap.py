@@ -3,7 +3,7 @@ Light point."""
 
 from __future__ import annotations
 
-from ..position import Position
+from solver.rules.position import Position
 
 __all__ = ["pie_map_svg"]
 
@@ -12,7 +12,7 @@ def pie_map_svg(position: Position, pairs: dict[str, str], *, title: str | None 
                 board_px: float = 150) -> str:
     """An SVG picture of a pie map: one small board per Light point (where the Light
     stone is drawn), laid out like the board's rows, every other point marked by who
-    wins when the Dark stone goes there, in :func:`solver.svg.map_svg`'s colours and
+    wins when the Dark stone goes there, in :func:`solver.app.svg.map_svg`'s colours and
     shapes (a blue triangle Light, a vermillion cross Dark, a grey square a draw, a
     hollow ring unknown), with a legend of those marks.
 

@@ -3,7 +3,7 @@
 The jobs are the position after one class of first moves (the moves whose results are
 the same up to the board's symmetries), or under the pie variant the position after one
 class of pairs of first stones.  :func:`solve_openings` runs them with
-:func:`solver.search.jobs.run_jobs` (in parallel, checkpointed, resumable) and puts their
+:func:`solver.jobs.runner.run_jobs` (in parallel, checkpointed, resumable) and puts their
 values together; ``meridians solve`` calls it.
 
 Jobs are solved as fresh positions (their notation): the position before the first move
@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ..files import state_dir
-from ..position import Position
-from ..search.jobs import DEFAULT_METHOD, Job, JobResult, run_jobs
-from ..search.limit import Limit, limit_of
-from ..search.values import Value
+from solver.util.files import state_dir
+from solver.rules.position import Position
+from solver.jobs.runner import DEFAULT_METHOD, Job, JobResult, run_jobs
+from solver.search.limit import Limit, limit_of
+from solver.search.values import Value
 
 __all__ = ["opening_jobs", "pie_jobs", "default_checkpoint", "OpeningSolution", "solve_openings"]
 
@@ -74,7 +74,7 @@ def pie_jobs(position: Position) -> list[Job]:
 def default_checkpoint(position: Position, *, pie: bool = False, method: str = DEFAULT_METHOD,
                        folder: str | os.PathLike | None = None) -> Path:
     """``<folder>/solve-<board>[-<position hash>][-pie]-<method>.json``, ``folder`` by
-    default the user's state folder (:func:`solver.files.state_dir`, created if
+    default the user's state folder (:func:`solver.util.files.state_dir`, created if
     missing); the position hash is left out for the empty board with Light to move."""
     board = position.board.name.replace("/", "-")
     empty = not position.stones("L") and not position.stones("D") and position.to_move == "L"
@@ -107,10 +107,10 @@ class OpeningSolution:
 
     def svg(self, **kwargs) -> str:
         """A small SVG picture: the position with every move marked by its value for the
-        player who makes it (:func:`solver.svg.map_svg`: a triangle wins, a cross loses, a
+        player who makes it (:func:`solver.app.svg.map_svg`: a triangle wins, a cross loses, a
         square draws, a ring unknown) and the move of :attr:`line` ringed when the value is
         a win; the value in the title.  Under the pie variant, the pie map
-        (:func:`~solver.openings.piemap.pie_map_svg`, small boards).  ``kwargs`` go to
+        (:func:`~solver.app.openings.piemap.pie_map_svg`, small boards).  ``kwargs`` go to
         those functions.
 
         >>> import xml.etree.ElementTree as ET

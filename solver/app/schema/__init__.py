@@ -2,9 +2,9 @@
 
 Every command with ``--json`` prints one JSON object whose first key, ``"schema"``, names
 its format and version, ``"meridians.<command>/<version>"`` (:data:`SCHEMA_IDS`), and the
-package ships the schema of that format as ``solver/schema/<command>.schema.json``
+package ships the schema of that format as ``solver/app/schema/<command>.schema.json``
 (``puzzles audit``, a plugin command, ships its own as ``puzzles/schema/audit.schema.json``);
-``lookup`` and ``move`` print the same object, a position's analysis (:mod:`solver.analyst`),
+``lookup`` and ``move`` print the same object, a position's analysis (:mod:`solver.app.analyst`),
 whose one schema is ``analysis.schema.json`` (:data:`SHARED`), its ``"schema"`` const set to
 the command's.
 The version goes up whenever a field is added, removed, renamed, or changes its type or
@@ -51,7 +51,7 @@ def tagged(command: str, output: dict[str, Any]) -> dict[str, Any]:
 
 def output_schema(command: str) -> dict[str, Any]:
     """The JSON Schema of ``command``'s ``--json`` output, read from the package
-    (``solver/schema/<command>.schema.json``).  ValueError for a command without one."""
+    (``solver/app/schema/<command>.schema.json``).  ValueError for a command without one."""
     if command not in SCHEMA_IDS:
         raise ValueError(f"no JSON output schema for {command!r} (one of {', '.join(SCHEMA_IDS)})")
     name = SHARED.get(command, command)

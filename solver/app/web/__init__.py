@@ -1,12 +1,12 @@
 """``meridians serve``: a local web application, an analysis board and a puzzle trainer
-over a JSON API (:mod:`solver.web.app`), on Starlette and uvicorn (the optional extra
+over a JSON API (:mod:`solver.app.web.app`), on Starlette and uvicorn (the optional extra
 ``pip install -e '.[web]'``).
 
 An application layer: nothing in the rules or the searches imports it; it uses the
 opening database, the proofs and the engine through the same functions as the CLI
-(:mod:`solver.web.work`), and the puzzle book's drawing and lines
+(:mod:`solver.app.web.work`), and the puzzle book's drawing and lines
 (:mod:`puzzles.book`).  The pages are plain HTML and JavaScript served from
-``solver/web/static`` (no build step).
+``solver/app/web/static`` (no build step).
 """
 
 from __future__ import annotations

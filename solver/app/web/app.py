@@ -6,13 +6,13 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``GET /`` the analysis board, ``GET /trainer`` the puzzle trainer, ``GET /static/NAME``
   their script and style (package data, no build step);
 - ``GET /api/position?position=P`` -> ``{position, to_move, legal_moves, outcome, dead, threatened, ...}``
-  (:func:`solver.web.work.position_info`);
+  (:func:`solver.app.web.work.position_info`);
 - ``POST /api/play`` with ``{position, move}`` -> the position after the move
-  (:func:`~solver.web.work.play_move`), or 400 naming the rule an illegal move breaks;
+  (:func:`~solver.app.web.work.play_move`), or 400 naming the rule an illegal move breaks;
 - ``GET /api/analyse?position=P&time=S`` -> the position's analysis, as ``meridians lookup
-  --json`` prints it (:func:`~solver.web.work.analyse`, :func:`solver.analyst.analyse`);
+  --json`` prints it (:func:`~solver.app.web.work.analyse`, :func:`solver.app.analyst.analyse`);
 - ``GET /api/move?position=P&time=S`` -> ``{move, after, ...}``: the analysis's best move
-  played (:func:`~solver.web.work.engine_move`);
+  played (:func:`~solver.app.web.work.engine_move`);
 - ``GET /api/explain?position=P&move=M`` -> ``{move, legal, reason}``: why a move is refused;
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
 - ``GET /api/board?board=B`` -> the board's SVG ``<defs>`` and point geometry;
@@ -56,8 +56,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..board import Board
-from ..errors import MeridiansError
+from solver.rules.board import Board
+from solver.util.errors import MeridiansError
 from . import work
 
 __all__ = ["create_app", "MIN_SECONDS", "MAX_SECONDS", "DEFAULT_SECONDS", "GRACE_SECONDS", "MAX_PENDING",
@@ -130,7 +130,7 @@ def _worker_start(flags) -> None:
     """A worker ignores Ctrl-C: the terminal sends it to the whole process group, and the
     server, which gets it too, stops the workers itself (else each idle worker would
     print a KeyboardInterrupt traceback).  It stops a search whose flag the server
-    raises (:func:`solver.web.work.listen`)."""
+    raises (:func:`solver.app.web.work.listen`)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -416,14 +416,14 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
 
     async def page(request: Request):
         name = _PAGES[request.url.path]
-        text = resources.files("solver.web").joinpath("static", name).read_text(encoding="utf-8")
+        text = resources.files("solver.app.web").joinpath("static", name).read_text(encoding="utf-8")
         return Response(text, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": _CSP})
 
     async def static(request: Request):
         name = request.path_params["name"]
         if name not in _STATIC:
             raise WebError(f"no file {name[:60]!r}", 404)
-        data = resources.files("solver.web").joinpath("static", name).read_bytes()
+        data = resources.files("solver.app.web").joinpath("static", name).read_bytes()
         return Response(data, media_type=_STATIC[name], headers={"Cache-Control": "no-cache"})
 
     async def on_value_error(request: Request, exc: ValueError):

@@ -1,11 +1,11 @@
 """What the web application computes, as plain functions of JSON-ready values.
 
-Nothing here knows of HTTP: :mod:`solver.web.app` checks a request's parameters, calls
+Nothing here knows of HTTP: :mod:`solver.app.web.app` checks a request's parameters, calls
 these (the rules' ones in a thread, the searches in a worker process) and sends back
 what they return.  Every error the user can cause is a :class:`ValueError` (the
-project's typed errors: :class:`~solver.notation.NotationError`,
-:class:`~solver.position.InvalidPositionError`,
-:class:`~solver.position.IllegalMoveError`, ...), whose message the app sends as the one
+project's typed errors: :class:`~solver.rules.notation.NotationError`,
+:class:`~solver.rules.position.InvalidPositionError`,
+:class:`~solver.rules.position.IllegalMoveError`, ...), whose message the app sends as the one
 line of a 400 answer.
 
 An analysis is the CLI's (``meridians lookup --json``): ``value`` for the player to move,
@@ -23,7 +23,7 @@ rate with its visits and interval) is not.
 from __future__ import annotations
 
 
-from ..position import Position
+from solver.rules.position import Position
 from ..verify import start_position
 
 __all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record",
@@ -47,7 +47,7 @@ def position_info(text: object) -> dict:
     """``{position, board, to_move, legal_moves, outcome, reason, dead, threatened, light,
     dark, last_move, removed}`` of a position (notation or a board name).  ``outcome``:
     ``'L'``/``'D'`` (the winner) or None; ``dead``: the stones of dead groups, as
-    pictures mark them (:meth:`~solver.position.Position.marked_dead`); ``threatened``:
+    pictures mark them (:meth:`~solver.rules.position.Position.marked_dead`); ``threatened``:
     :func:`threatened`."""
     return _info(parse(text))
 
@@ -90,7 +90,7 @@ def _move_text(move: object) -> str:
 
 def play_move(text: object, move: object) -> dict:
     """:func:`position_info` of the position after ``move``, with ``last_move`` and the
-    ``removed`` stones; :class:`~solver.position.IllegalMoveError` names the rule an
+    ``removed`` stones; :class:`~solver.rules.position.IllegalMoveError` names the rule an
     illegal move breaks."""
     pos = parse(text)
     return _info(pos.play(_move_text(move)))
@@ -99,9 +99,9 @@ def play_move(text: object, move: object) -> dict:
 def explain_move(text: object, move: object) -> dict:
     """``{move, legal, reason}``: whether ``move`` is legal in the position and, when it
     is not, the rule it breaks (the message of
-    :class:`~solver.position.IllegalMoveError`), so that a page can say why a click is
+    :class:`~solver.rules.position.IllegalMoveError`), so that a page can say why a click is
     refused without an error answer.  A point not on the board is a ValueError."""
-    from ..position import IllegalMoveError
+    from solver.rules.position import IllegalMoveError
 
     pos = parse(text)
     name = pos.board.name_of(pos.board.index(_move_text(move)))
@@ -113,9 +113,9 @@ def explain_move(text: object, move: object) -> dict:
 
 
 def read_record(text: object, board: object = None) -> dict:
-    """A pasted game record (:func:`solver.record.parse_record`, both formats; every
+    """A pasted game record (:func:`solver.rules.record.parse_record`, both formats; every
     move checked): ``{start, moves, positions}``, the positions after 0, 1, ... moves."""
-    from ..record import parse_record
+    from solver.rules.record import parse_record
 
     if not isinstance(text, str) or not text.strip():
         raise ValueError("give a game record: a start position or board, then the moves")
@@ -150,12 +150,12 @@ def _stop(slot: int | None):
 
 
 def analyse(text: str, seconds: float, seed: int = 1, slot: int | None = None) -> dict:
-    """The analysis of a position within ``seconds`` (:func:`solver.analyst.analyse`,
+    """The analysis of a position within ``seconds`` (:func:`solver.app.analyst.analyse`,
     the answer of every front end), as JSON-ready values; ``slot``: the server's flag
     that stops it (:func:`listen`).  Runs in a worker process: the compiled kernels hold
     the interpreter lock."""
     from ..analyst import analyse as analyse_position
-    from ..search.limit import Limit
+    from solver.search.limit import Limit
 
     return analyse_position(parse(text), Limit(seconds=seconds), seed=seed, stop=_stop(slot)).as_dict()
 
@@ -165,7 +165,7 @@ def engine_move(text: str, seconds: float, seed: int = 1, slot: int | None = Non
     ``{move, after, ...the analysis}`` (``after``: :func:`position_info` of the new
     position)."""
     from ..analyst import analyse as analyse_position
-    from ..search.limit import Limit
+    from solver.search.limit import Limit
 
     pos = parse(text)
     if pos.outcome is not None:
@@ -180,7 +180,7 @@ def warm(boards: tuple[str, ...] = ()) -> int:
     compile; returns the process id."""
     import os
 
-    from ..search import mcts
+    from solver.search import mcts
 
     for b in boards:
         board = parse(b).board
