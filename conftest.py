@@ -5,4 +5,4 @@ collected; ``tests/test_openspiel.py`` skips itself the same way."""
 
 import importlib.util
 
-collect_ignore = [] if importlib.util.find_spec("pyspiel") else ["solver/openspiel.py"]
+collect_ignore = [] if importlib.util.find_spec("pyspiel") else ["solver/app/openspiel.py"]

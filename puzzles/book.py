@@ -6,19 +6,19 @@ is answered "right" and played, the defender answers with the line's next move, 
 reader plays the line's next move, and so on to the capture; any other point is
 answered "wrong" at once.  Once solved, or after "Show solution", the reader steps
 through the whole line (first, back, forward, last).  The target's whole group is
-marked, dead groups carry the red cross of :mod:`solver.svg` and captured stones leave
+marked, dead groups carry the red cross of :mod:`solver.app.svg` and captured stones leave
 the board as the line is played.  Filters (N, theme, rating) and paging (20 a page) sit
 at the top.
 
 The page stays small (0.73 MB for 500 puzzles on 6/7, where 1,000 inline SVGs took
-30.8 MB): the board's picture (:func:`solver.svg.position_svg` of the empty board) and one
+30.8 MB): the board's picture (:func:`solver.app.svg.position_svg` of the empty board) and one
 stone, mark, dead cross and last-move dot are drawn once per board size in an SVG
 ``<defs>``; each board is a few ``<use>`` elements written by a small inline script
 from the puzzle's data, for the cards of the page shown only.  That data is computed
 here with the rules (:class:`solver.Position`), so the script needs none: the start
 position as one character a point, and for every move of the line the point, the stones
 it removed, the dead stones and the target's group after it, and the legal points where
-the attacker is to move.  The points' coordinates are those :mod:`solver.svg` draws,
+the attacker is to move.  The points' coordinates are those :mod:`solver.app.svg` draws,
 read from its picture of the board, once per board.  CSS and script are inline and a
 Content-Security-Policy forbids every network request, so the page works from
 ``file://`` and offline.
@@ -56,9 +56,9 @@ from typing import Any, Iterable
 
 import solver
 from solver import Position
-from solver.board import Board
-from solver.files import write_atomic
-from solver.svg import SPACING, position_svg
+from solver.rules.board import Board
+from solver.util.files import write_atomic
+from solver.app.svg import SPACING, position_svg
 
 from .record import Puzzle
 
@@ -302,7 +302,7 @@ _DATA_POINT = re.compile(r' data-point="[^"]*"')
 def _board_drawing(b: Board, k: int) -> tuple[str, dict[str, Any]]:
     """The ``<defs>`` of board ``b`` (number ``k`` in the book) and its geometry.
 
-    Everything is taken from :func:`solver.svg.position_svg`, so the book looks like
+    Everything is taken from :func:`solver.app.svg.position_svg`, so the book looks like
     our other pictures: the empty board (``lattice-k``), and a Light stone, a Dark
     stone, a mark, a dead cross and a last-move dot drawn at point 0 and moved to the
     origin (``stone-L-k``, ...), which the script places with ``<use x= y=>``; the

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from solver import Interrupted, MeridiansError
-from solver.files import interrupt_on_sigterm, write_atomic
+from solver.util.files import interrupt_on_sigterm, write_atomic
 from solver.search.limit import MAX_CAPTURE_N as MAX_N
 
 # light modules only: the group is loaded to list its commands (meridians --help), and the
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .record import Puzzle
 
 #: the format and version of ``audit --json``'s lines (their ``"schema"`` key); its JSON Schema is
-#: puzzles/schema/audit.schema.json (see solver/schema/__init__.py for the other commands)
+#: puzzles/schema/audit.schema.json (see solver/app/schema/__init__.py for the other commands)
 AUDIT_SCHEMA = "meridians.puzzles-audit/1"
 
 EXIT_USAGE = 2

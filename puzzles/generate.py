@@ -23,7 +23,7 @@ the exact verifier (:mod:`puzzles.verdict` over
 position of a seeded random game (:func:`seed_position`); ``selfplay``, positions of a
 game the engine plays against itself (:class:`solver.search.mcts.Engine`, a playout
 budget a move, :data:`SELFPLAY_PLAYOUTS` by default, no df-pn: the same game under any
-load); ``records``, positions of the game records of a folder (:mod:`solver.record`,
+load); ``records``, positions of the game records of a folder (:mod:`solver.rules.record`,
 as ``meridians match --records`` writes them), one record a unit in file-name order.
 A self-play game or a record gives a position every :data:`STRIDE` plies of the same
 30%-85% span, from a first ply the unit's seed draws.  Every puzzle records its
@@ -60,7 +60,7 @@ import time
 from dataclasses import dataclass, field
 
 from solver import Board, MeridiansError, Position
-from solver.files import ExclusiveLock
+from solver.util.files import ExclusiveLock
 from solver.search import capture
 from solver.search.limit import Limit
 
@@ -411,7 +411,7 @@ def one_point_changes(pos: Position, target: str) -> list[tuple[str, Position]]:
     >>> [c for c, _ in one_point_changes(pos, "g1")]
     ['-e2', '+e3', '+f1', '+f2', '+f3', '+g2']
     """
-    from solver.position import InvalidPositionError
+    from solver.rules.position import InvalidPositionError
 
     board = pos.board
     x = pos.to_move
@@ -483,11 +483,11 @@ def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str,
 
 def read_records(folder: str, board: Board) -> list[tuple[str, str, tuple[str, ...]]]:
     """The game records of ``folder`` (its ``*.txt`` files, by name) as ``(file name,
-    start position, moves)``, each replayed and checked (:func:`solver.record.parse_record`).
+    start position, moves)``, each replayed and checked (:func:`solver.rules.record.parse_record`).
     ``ValueError`` in one line naming the folder or file for a missing folder, a folder
     without records, an unreadable or bad record, or a game on another board."""
-    from solver.files import FileFormatError, read_text
-    from solver.record import parse_record
+    from solver.util.files import FileFormatError, read_text
+    from solver.rules.record import parse_record
 
     if not os.path.isdir(folder):
         raise ValueError(f"--source records {folder}: {'not a folder' if os.path.exists(folder) else 'no such folder'}")
@@ -651,9 +651,9 @@ def generate(
 
 @contextlib.contextmanager
 def exclusive(path: str):
-    """Hold the lock ``path`` (:class:`solver.files.ExclusiveLock`: created if missing,
+    """Hold the lock ``path`` (:class:`solver.util.files.ExclusiveLock`: created if missing,
     removed at the end): a second run on the same output refuses to start, with
-    :class:`solver.files.FileLockedError` (a ValueError) naming the output, instead of
+    :class:`solver.util.files.FileLockedError` (a ValueError) naming the output, instead of
     interleaving its writes.  ValueError too when the lock file cannot be created."""
     target = path[:-5] if path.endswith(".lock") else path
     lock = ExclusiveLock(path, busy=f"another run is writing {target} (it holds {path})")
@@ -710,7 +710,7 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
 
     from joblib import Parallel, delayed
 
-    from solver.files import uninterrupted, write_atomic
+    from solver.util.files import uninterrupted, write_atomic
 
     from .record import code_version, load_jsonl, write_jsonl
 

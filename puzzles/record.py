@@ -25,7 +25,7 @@ Traceback (most recent call last):
 puzzles.record.PuzzleFormatError: target b1 holds a Light stone, not a stone of Dark (the player not to move)
 
 Only the public API of :mod:`solver` is used (``Position``, ``Board``, the notation,
-``solver.files.write_atomic`` and the capture search's ``MAX_N``); ``solver`` never
+``solver.util.files.write_atomic`` and the capture search's ``MAX_N``); ``solver`` never
 imports this package.  Files are read whole and parsed line by line through
 :func:`read_lines` and :func:`parse_json`, so that no file, however malformed, raises
 anything but :class:`PuzzleFormatError` naming it.
@@ -45,7 +45,7 @@ from typing import Any, Iterable, Mapping
 
 import solver
 from solver import MeridiansError, Position
-from solver.files import write_atomic
+from solver.util.files import write_atomic
 from solver.search.capture import MAX_N
 
 __all__ = [
@@ -119,7 +119,7 @@ class PuzzleFormatError(MeridiansError):
 class Puzzle:
     """One capture-in-N puzzle.
 
-    ``position`` is in the project's notation (:mod:`solver.notation`); ``target`` a point
+    ``position`` is in the project's notation (:mod:`solver.rules.notation`); ``target`` a point
     holding a stone of the player *not* to move; ``key`` the unique first move (``None``
     when not known, as in files still to audit); ``line`` the key, the defender's longest
     resistance and the attacker's answers, as point names.  ``themes`` are the
@@ -195,7 +195,7 @@ class Puzzle:
 
     def svg(self, **kwargs) -> str:
         """The picture ``puzzles show --svg`` writes: the position with the target marked and
-        the task as the title (``kwargs`` go to :func:`solver.svg.position_svg`).  Raises
+        the task as the title (``kwargs`` go to :func:`solver.app.svg.position_svg`).  Raises
         ``ValueError`` for a position that does not parse."""
         kwargs.setdefault("marks", [self.target])
         kwargs.setdefault("title", self.task())
@@ -641,8 +641,8 @@ def parse_puzzle_ref(text: str, search_files: Iterable[str | os.PathLike] | None
 
 def code_version(top: str | os.PathLike | None = None) -> str:
     """The version of the code for records: ``'0.1.0+6d34ef3'``, the package version and
-    :func:`solver.provenance.code_revision` (of the checkout ``top``, default this
+    :func:`solver.util.provenance.code_revision` (of the checkout ``top``, default this
     package's), with its one rule for ``-dirty``; ``+unknown`` outside a git checkout."""
-    from solver.provenance import code_revision
+    from solver.util.provenance import code_revision
 
     return f"{solver.__version__}+{code_revision(top)}"

@@ -32,9 +32,9 @@ most 8 columns) that is also board order.
 
 from __future__ import annotations
 
-from solver import reference as R
-from solver.board import Board
-from solver.position import Position
+from solver.reference import rules as R
+from solver.rules.board import Board
+from solver.rules.position import Position
 # one error type for both verifiers: a question one refuses, the other refuses alike
 from solver.search.capture import CaptureError
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from solver import Board, Position
 from solver.search.certificate import build_certificate, dumps, write_certificate
-from solver.files import write_atomic
-from solver.randomgame import random_positions
+from solver.util.files import write_atomic
+from solver.rules.randomgame import random_positions
 from solver.search.prove import prove
 
 

@@ -24,8 +24,8 @@ import tracemalloc
 from pathlib import Path
 
 from solver import Board
-from solver.certificate_check import CertificateError, read_certificate
-from solver.randomgame import random_positions
+from solver.reference.certificate import CertificateError, read_certificate
+from solver.rules.randomgame import random_positions
 from solver.search.certificate import write_certificate
 from solver.search.prove import prove
 

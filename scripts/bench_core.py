@@ -16,14 +16,14 @@ import sys
 import time
 
 from solver import RULES_VERSION, Board, __version__
-from solver import reference as ref
-from solver.bench import playout_rate
-from solver.provenance import provenance
+from solver.reference import rules as ref
+from solver.app.bench import playout_rate
+from solver.util.provenance import provenance
 
 
 def reference_rate(board: Board, seconds: float, seed: int = 1) -> dict:
     """Random playouts with solver.reference (no repetition tracking, like the core).
-    (Not :mod:`solver.randomgame`: this measures the reference's own moves.)"""
+    (Not :mod:`solver.rules.randomgame`: this measures the reference's own moves.)"""
     rng = random.Random(seed)
     games = plies = 0
     t0 = time.perf_counter()

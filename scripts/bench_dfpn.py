@@ -33,8 +33,8 @@ import json
 from pathlib import Path
 
 from solver import Board, Position
-from solver.openings import opening_jobs
-from solver.randomgame import random_positions
+from solver.app.openings import opening_jobs
+from solver.rules.randomgame import random_positions
 from solver.search import dfpn as F
 from solver.search.values import Value
 from solver.search.variants import PLAIN, dfpn_variant

@@ -6,7 +6,7 @@ Usage: python scripts/bench_engine.py [--seconds S] [--boards 5/6,6/7] [--plies 
 
 For each board and each start (the empty board, and positions ``--plies`` random moves
 in, seeded), one engine search of ``--seconds`` (the tree alone: no df-pn first) and
-``--seconds`` of bare playouts from the empty board (``solver.bench.playout_rate``).  The
+``--seconds`` of bare playouts from the empty board (``solver.app.bench.playout_rate``).  The
 ratio iterations/playouts is the share of the core's speed that the tree keeps: each
 iteration replays its path from the root, expands a leaf by playing all its moves, and
 ends in one playout.
@@ -18,8 +18,8 @@ import argparse
 import json
 
 from solver import Board, Position
-from solver.bench import playout_rate
-from solver.randomgame import random_position
+from solver.app.bench import playout_rate
+from solver.rules.randomgame import random_position
 from solver.search import mcts
 
 

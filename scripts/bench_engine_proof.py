@@ -24,13 +24,13 @@ import statistics
 import sys
 from pathlib import Path
 
-from solver.board import Board
-from solver.files import write_atomic
-from solver.interactive import Budget, engine_vs_engine, proven_from
-from solver.position import Game
-from solver.provenance import code_revision, provenance
-from solver.randomgame import empty_points
-from solver.record import GameRecord
+from solver.rules.board import Board
+from solver.util.files import write_atomic
+from solver.app.interactive import Budget, engine_vs_engine, proven_from
+from solver.rules.position import Game
+from solver.util.provenance import code_revision, provenance
+from solver.rules.randomgame import empty_points
+from solver.rules.record import GameRecord
 from solver.search.limit import LimitError
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "engine"

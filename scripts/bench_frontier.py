@@ -11,7 +11,7 @@ count); each is verified by df-pn with the knowledge and without it, one after t
 ``--seconds`` each on one core.  Writes ``results/frontier/<boards>.json`` (every run,
 and per board, count and mode the share decided and the median seconds) and the chart
 beside it after every run, so Ctrl-C loses at most the run in progress and the same
-command goes on.  The work is done by :mod:`solver.frontier`.
+command goes on.  The work is done by :mod:`solver.app.frontier`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 
 from solver import Board, Interrupted
-from solver.files import claim, interrupt_on_sigterm
-from solver.frontier import FrontierError, measure
-from solver.randomgame import parse_counts
+from solver.util.files import claim, interrupt_on_sigterm
+from solver.app.frontier import FrontierError, measure
+from solver.rules.randomgame import parse_counts
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "frontier"
 

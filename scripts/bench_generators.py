@@ -125,7 +125,7 @@ def main() -> int:
            "version": code_version(), "rows": rows}
     text = json.dumps(out, indent=1) + "\n"
     if args.out:
-        from solver.files import write_atomic
+        from solver.util.files import write_atomic
 
         try:
             write_atomic(args.out, text)

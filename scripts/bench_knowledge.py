@@ -24,7 +24,7 @@ import argparse
 import random
 
 from solver import Board, Position
-from solver.randomgame import random_game, random_positions
+from solver.rules.randomgame import random_game, random_positions
 from solver.search import knowledge as K
 from solver.search.variants import dfpn_variant
 

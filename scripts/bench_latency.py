@@ -5,7 +5,7 @@ and ``meridians verify`` on it in a fresh interpreter.
 Usage: python scripts/bench_latency.py [--board 6/7] [--seed 1] [--max-nodes 1000]
                                         [--tt-mb 16,256,2048] [--runs 3] [--no-verify]
 
-The position is fixed by the seed: the random games of :func:`solver.randomgame.random_game`
+The position is fixed by the seed: the random games of :func:`solver.rules.randomgame.random_game`
 with seeds seed, seed+1, ... are walked back from their ends, and the first position (at
 least 8 plies before an end) whose df-pn proof takes 100 to ``--max-nodes`` nodes is taken
 (seed 1 on 6/7: a 208-node loss for Dark).  Printed, in one run:
@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.randomgame import random_game
+from solver.rules.randomgame import random_game
 from solver.search.prove import load_kernels, prove
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ SEARCH_TARGET, VERIFY_TARGET = 0.05, 1.0
 _STAGES = """
 import json, sys, time
 t0 = time.perf_counter()
-import solver.cli, solver.verify
+import solver.cli, solver.app.verify
 from solver import Position
 from solver.search.prove import load_kernels, prove
 t1 = time.perf_counter()

@@ -32,7 +32,7 @@ import resource
 import time
 
 from solver import Position
-from solver.randomgame import random_positions
+from solver.rules.randomgame import random_positions
 from solver.search.prove import load_kernels, prove
 
 #: 3/4, 6 plies into the games of random_positions('3/4', 6, 6, seed=7) and seed=8, those

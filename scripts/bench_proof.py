@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 
 from solver import Board, Position
-from solver.randomgame import random_positions
+from solver.rules.randomgame import random_positions
 from solver.search.prove import prove
 from solver.search.variants import dfpn_variant
 

@@ -19,8 +19,9 @@ import argparse
 import random
 import time
 
-from solver import Board, Position, core
-from solver.randomgame import random_position
+from solver import Board, Position
+from solver.rules import core
+from solver.rules.randomgame import random_position
 from solver.search import alphabeta as ab
 from solver.search import horizon as hz
 from solver.search.solve import solve_value

@@ -42,8 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.files import write_atomic
-from solver.provenance import provenance
+from solver.util.files import write_atomic
+from solver.util.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 HELP_TARGET, MAIN_TARGET, FURTHER_TARGET = 0.3, 20.0, 5.0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The engine's strength: a table of seeded matches (solver.match), written to a results file.
+"""The engine's strength: a table of seeded matches (solver.app.match), written to a results file.
 
 Usage: python scripts/bench_strength.py [--boards 5/6,6/7] [--games 40] [--playouts 1000]
        [--seed 1] [--seconds S] [--out results/engine/strength.json]
@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 
 from solver import Board
-from solver.files import write_atomic
-from solver.match import parse_player, run_match
-from solver.provenance import code_revision, provenance
+from solver.util.files import write_atomic
+from solver.app.match import parse_player, run_match
+from solver.util.provenance import code_revision, provenance
 
 #: the folder of the results file
 OUT = Path("results/engine")

@@ -34,10 +34,10 @@ import json
 import sys
 
 from solver import Board, Position
-from solver.files import write_atomic
-from solver.openings import opening_jobs
-from solver.provenance import code_revision, provenance
-from solver.randomgame import random_game
+from solver.util.files import write_atomic
+from solver.app.openings import opening_jobs
+from solver.util.provenance import code_revision, provenance
+from solver.rules.randomgame import random_game
 from solver.search import knowledge as K
 from solver.search.variants import PLAIN, dfpn_variant
 

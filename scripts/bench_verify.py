@@ -7,7 +7,7 @@ The endgame set is fixed by the seed: random games are played on each board (see
 seed, seed+1, ...), and from each game that reaches one, a position with 8 to 24 empty
 points and no result yet is taken (the empty-point counts cycle through 8-12, 13-16,
 17-20, 21-24, the position nearest the middle of the range).  Each is verified with
-df-pn (solver.verify.verify_position) within --time seconds on one core.  Prints one
+df-pn (solver.app.verify.verify_position) within --time seconds on one core.  Prints one
 line per position, then decided/total and seconds per position by board and number of
 empty points.  A benchmark, not a test.
 """
@@ -19,8 +19,8 @@ import time
 from collections import defaultdict
 
 from solver import Board
-from solver.randomgame import empty_points, random_game
-from solver.verify import verify_position
+from solver.rules.randomgame import empty_points, random_game
+from solver.app.verify import verify_position
 
 BUCKETS = [(8, 12), (13, 16), (17, 20), (21, 24)]
 

@@ -39,8 +39,8 @@ from pathlib import Path
 import httpx
 
 from solver import Position
-from solver.files import write_atomic
-from solver.provenance import provenance
+from solver.util.files import write_atomic
+from solver.util.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "web"

@@ -23,7 +23,7 @@ Checks before writing: every entry's value is the negamax of its children's entr
 (every child present: equal; some present: a child lost for its mover makes a win), and
 the empty board's value and every first move's equal the board's results file.  The
 proofs go to a checkpoint (opening-db-<board>.jsonl in the user state folder,
-``solver.files.state_dir()``, one line a proof) as they
+``solver.util.files.state_dir()``, one line a proof) as they
 are found, so Ctrl-C and the same command again resume; the file is written atomically
 with the command and the code's revision in its meta.
 """
@@ -39,9 +39,9 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.files import read_json, state_dir
-from solver.openings.database import Entry, OpeningDatabase, database_file, position_key
-from solver.provenance import code_revision, provenance
+from solver.util.files import read_json, state_dir
+from solver.app.openings.database import Entry, OpeningDatabase, database_file, position_key
+from solver.util.provenance import code_revision, provenance
 from solver.search.values import Value
 
 ROOT = Path(__file__).resolve().parent.parent

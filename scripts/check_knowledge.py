@@ -5,8 +5,8 @@ Usage: python scripts/check_knowledge.py [--board 3/4[,4/5,...]] [--positions 10
                                          [--budget 2000] [--last 4] [--seconds 60]
 
 For each board, ``--positions`` positions from the last ``--last`` plies of random games
-(both players with two or more stones; see solver.settled_check): every claim of the
-settled rule (solver.settled, with ``--budget`` solitaire states an owner) is rechecked
+(both players with two or more stones; see solver.app.settled_check): every claim of the
+settled rule (solver.reference.settled, with ``--budget`` solitaire states an owner) is rechecked
 without a budget and compared with the winner that df-pn without the rule finds.  Prints
 per board: positions, claims, agreements, disagreements (each one listed), claims the
 search left undecided within ``--seconds``, and seconds.  Exit code 1 on any disagreement.
@@ -22,8 +22,8 @@ import argparse
 import sys
 
 from solver import Board
-from solver.board import BoardError
-from solver.settled_check import compare
+from solver.rules.board import BoardError
+from solver.app.settled_check import compare
 
 
 def main() -> None:

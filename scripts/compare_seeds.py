@@ -35,8 +35,8 @@ from pathlib import Path
 
 from puzzles.generate import SELFPLAY_PLAYOUTS, selfplay_game
 from solver import Board, Position
-from solver.files import write_atomic
-from solver.provenance import provenance
+from solver.util.files import write_atomic
+from solver.util.provenance import provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles" / "seed-sources.json"
 #: bands of empty points a board is cut into
@@ -133,7 +133,7 @@ def summarise(board: Board, games: list[list[str]]) -> dict:
 def versus_random(board: Board, playouts: int, games: int, seed: int) -> dict:
     """The engine at ``playouts`` a move (df-pn off, as in self-play) against random
     play, colours alternating."""
-    from solver.match import parse_player, play_game
+    from solver.app.match import parse_player, play_game
 
     engine = parse_player(f"engine:playouts={playouts},dfpn=0")
     rnd = parse_player("random")

@@ -9,7 +9,7 @@ Usage::
 Everything here is computed by :mod:`solver.reference` (networkx, written straight from
 RULES.md), never by the compiled core: the tests then hold the core to these numbers.
 Positions are written in the notation of docs/formats.md by a formatter of this script's own,
-so the data does not depend on :mod:`solver.notation` either.
+so the data does not depend on :mod:`solver.rules.notation` either.
 
 * ``perft.json``: the start position of boards 1/2 .. 4/5 to the deepest depth that the
   reference finishes in about 20 s on one core (the depths are fixed below, so the file
@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 
 from solver import RULES_VERSION
-from solver import reference as R
-from solver.board import Board
+from solver.reference import rules as R
+from solver.rules.board import Board
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 E: frozenset = frozenset()
@@ -82,7 +82,7 @@ def notation(board: Board, light: frozenset, dark: frozenset, to_move: str) -> s
 def random_game(board: Board, seed: int, max_plies: int | None):
     """Yield ``(position, move, removed)`` along a seeded random game, then the final
     ``(position, None, result)``.  A repeated position ends the game in a draw.  (Not
-    :mod:`solver.randomgame`: the golden games draw from the reference's moves, so that
+    :mod:`solver.rules.randomgame`: the golden games draw from the reference's moves, so that
     they depend on nothing but the reference.)"""
     rng = random.Random(seed)
     pos = (E, E, "L")

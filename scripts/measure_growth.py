@@ -22,7 +22,7 @@ most the position in progress, and the same command resumes) and the chart
 (:mod:`solver.search.knowledge`) and the files are ``<board>-growth-knowledge.json`` and
 ``.svg``, which also set the run beside ``<board>-growth.json`` on the positions both
 measured (expansions and seconds, and the fit without the rule on those positions): run
-both with the same seed, games and cap.  The work is done by :mod:`solver.openings.growth`.
+both with the same seed, games and cap.  The work is done by :mod:`solver.app.openings.growth`.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ import sys
 from pathlib import Path
 
 from solver import Board, Interrupted
-from solver.files import claim, interrupt_on_sigterm
-from solver.openings.growth import GrowthError, measure
-from solver.randomgame import parse_counts
+from solver.util.files import claim, interrupt_on_sigterm
+from solver.app.openings.growth import GrowthError, measure
+from solver.rules.randomgame import parse_counts
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
 

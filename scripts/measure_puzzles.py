@@ -23,8 +23,8 @@ from pathlib import Path
 from puzzles.quality import measure_set
 from puzzles.record import PuzzleFormatError, load_jsonl
 from puzzles.similar import WITHIN
-from solver.files import write_atomic
-from solver.provenance import provenance
+from solver.util.files import write_atomic
+from solver.util.provenance import provenance
 
 #: the folder of the committed sets, where quality.json is written
 OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles"

@@ -33,8 +33,8 @@ from pathlib import Path
 
 from puzzles.rating import RatingError, find_key, quantile_cuts, rating, record_features, score, spearman
 from puzzles.record import PuzzleFormatError, load_jsonl
-from solver.files import write_atomic
-from solver.provenance import provenance
+from solver.util.files import write_atomic
+from solver.util.provenance import provenance
 
 #: the folder of the committed sets, where ratings.json is written
 OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""OpenSpiel's MCTS bot against the project's engine, on the OpenSpiel game of solver/openspiel.py.
+"""OpenSpiel's MCTS bot against the project's engine, on the OpenSpiel game of solver/app/openspiel.py.
 
 Usage: python scripts/openspiel_match.py [--board 3/4] [--games 4] [--seed 1]
        [--simulations 1000] [--rollouts 1] [--engine-playouts 1000] [--out FILE]
@@ -8,13 +8,13 @@ The OpenSpiel side is ``open_spiel.python.algorithms.mcts.MCTSBot`` with random 
 (``RandomRolloutEvaluator``: ``--rollouts`` random games a leaf), ``--simulations``
 simulations a move, UCT constant 2 and its solver on (``solve=True``, its default),
 searching afresh at every move.  The project's side is the engine as ``meridians match``
-drives it (:mod:`solver.match`: the player ``engine:playouts=P``, one
+drives it (:mod:`solver.app.match`: the player ``engine:playouts=P``, one
 :class:`solver.search.mcts.Engine` a game so that its tree is kept from move to move,
 df-pn first with its default node budget).  Both play the same game: every move goes
 through the OpenSpiel state, whose position is the project's.
 
 Colours alternate: the OpenSpiel bot is Light (OpenSpiel's player 0) in games 1, 3, 5, ...
-Game ``i`` is seeded by ``--seed`` and ``i`` alone (:func:`solver.match.game_seed`; the
+Game ``i`` is seeded by ``--seed`` and ``i`` alone (:func:`solver.app.match.game_seed`; the
 bot's numpy random state and the engine's seeds come from it), and both sides have
 playout budgets, not time, so the same command replays the same games.
 
@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from solver import Board
-from solver.files import write_atomic
-from solver.match import choose_move, elo, engine_of, game_seed, parse_player
-from solver.provenance import code_revision, provenance
+from solver.util.files import write_atomic
+from solver.app.match import choose_move, elo, engine_of, game_seed, parse_player
+from solver.util.provenance import code_revision, provenance
 
 #: the folder of the results file
 OUT = Path("results/openspiel")
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         import pyspiel
         from open_spiel.python.algorithms import mcts  # noqa: F401  (the bot, imported again per game)
 
-        import solver.openspiel  # noqa: F401  (registers the game)
+        import solver.app.openspiel  # noqa: F401  (registers the game)
     except ImportError as e:
         return _fail(f"needs OpenSpiel, the optional extra: pip install -e '.[openspiel]' ({e})")
     from importlib.metadata import PackageNotFoundError, version

@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.files import write_atomic
-from solver.openings.classes import value_path
-from solver.provenance import code_revision, provenance
+from solver.util.files import write_atomic
+from solver.app.openings.classes import value_path
+from solver.util.provenance import code_revision, provenance
 from solver.search.prove import prove
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"

@@ -21,7 +21,7 @@ A pie board too large for one sitting (3/4: about 218 classes of pairs) takes a 
 started) and ``--pie-max-nodes`` (per class).  Classes still open at the end are
 ``unknown`` with their effort, and the file says so.  Every finished class goes to the
 checkpoint ``solve-<board>-pie-<method>.json`` in the user state folder
-(``solver.files.state_dir()``: ``$MERIDIANS_STATE_DIR`` or platformdirs' user state
+(``solver.util.files.state_dir()``: ``$MERIDIANS_STATE_DIR`` or platformdirs' user state
 folder) at once, so Ctrl-C loses at most
 the classes in progress, and the same command (any budget) resumes: decided classes are
 kept, open ones run again with their effort added up.
@@ -35,12 +35,12 @@ import sys
 from pathlib import Path
 
 from solver import Board, Interrupted, Position
-from solver.files import write_atomic
-from solver.openings import default_checkpoint, pie_map_svg, solve_openings
-from solver.provenance import provenance
-from solver.search.jobs import DEFAULT_METHOD, CheckpointError
+from solver.util.files import write_atomic
+from solver.app.openings import default_checkpoint, pie_map_svg, solve_openings
+from solver.util.provenance import provenance
+from solver.jobs.runner import DEFAULT_METHOD, CheckpointError
 from solver.search.solve import solve
-from solver.svg import map_svg
+from solver.app.svg import map_svg
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
 

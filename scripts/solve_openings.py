@@ -15,7 +15,7 @@ work); a class already decided there is skipped, so the same command resumes aft
 interruption and two commands with different ``--classes`` share the work of two cores.
 A class whose budget runs out is written as ``unknown`` with its effort; its df-pn table
 is saved to ``--tables DIR/<board>-<class>.table`` (default ``tables`` in the user cache
-folder, ``solver.files.cache_dir()``: ``~/.cache/meridians/tables`` on Linux;
+folder, ``solver.util.files.cache_dir()``: ``~/.cache/meridians/tables`` on Linux;
 a 9,000 MiB search writes a 7.2 GB file), and so it is when Ctrl-C or SIGTERM stops the
 search: the next run of the class loads it and goes on where the search stopped, with the
 same ``--tt-mb``.  Its record's expansions and seconds then count every run.  The table
@@ -36,7 +36,7 @@ value, expansions, seconds, command, revision and checked certificate (its file 
 positions, size, SHA-256), and the first player's value (a win if one class wins, a loss if
 every class loses, else unknown), with the map ``<board>-map.svg``.
 
-The work is done by :mod:`solver.openings.classes`; this is its command line.
+The work is done by :mod:`solver.app.openings.classes`; this is its command line.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ import sys
 from pathlib import Path
 
 from solver import Board, Interrupted
-from solver.files import cache_dir, interrupt_on_sigterm
-from solver.openings.classes import ClassError, ClassSettings, collect, prove_classes, status
-from solver.provenance import code_revision
+from solver.util.files import cache_dir, interrupt_on_sigterm
+from solver.app.openings.classes import ClassError, ClassSettings, collect, prove_classes, status
+from solver.util.provenance import code_revision
 from solver.search.tablefile import TableFileError
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"

@@ -26,7 +26,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from solver.web.app import create_app
+from solver.app.web.app import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "screens"
@@ -90,7 +90,7 @@ def main() -> None:
         pid = text("puzzle-id")
         with urllib.request.urlopen(f"{url}/api/puzzle?id={pid}") as r:
             data = json.load(r)
-        from solver.board import Board
+        from solver.rules.board import Board
 
         names = Board.parse(data["board"]).names
         click(names[data["data"]["k"]])

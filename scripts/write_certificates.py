@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.certificate_check import check
+from solver.reference.certificate import check
 from solver.search.certificate import write_certificate
 from solver.search.prove import prove
 
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         proof = prove(pos, method="dfpn", tt_mb=args.tt_mb)
         path = OUT / f"{name.replace('/', '-')}.json"
-        # the header's "code" is the provenance stamp of this command (solver.provenance)
+        # the header's "code" is the provenance stamp of this command (solver.util.provenance)
         cert = write_certificate(path, pos, proof, tt_mb=args.tt_mb, command=command)
         t1 = time.perf_counter()
         n = check(path)

@@ -6,13 +6,13 @@ rules and the certificate checker, and exact search (:mod:`solver.search`).
 ['a1', 'a2', 'b1', 'b2']
 
 The names below are imported on first use (a module-level ``__getattr__``), not when the
-package is: ``import solver.reference`` or the certificate checker
-(:mod:`solver.certificate_check`) must not load ``Position``, whose compiled core needs
+package is: ``import solver.reference`` (the reference rules and the certificate checker
+:mod:`solver.reference.certificate`) must not load ``Position``, whose compiled core needs
 numba; the checker's verdict does not depend on the fast core or its install.
 
 Every error a user can cause is a :class:`MeridiansError` (a ``ValueError``), each
 module's typed one under it; a long run stopped by Ctrl-C raises :class:`Interrupted`
-(:mod:`solver.errors`).
+(:mod:`solver.util.errors`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ RULES_VERSION = "2026-11-30"
 
 #: public name -> the module (in this package) that defines it
 _LAZY = {
-    "Board": "board", "BoardError": "board",
-    "NotationError": "notation",
-    "Position": "position", "Game": "position", "IllegalMoveError": "position",
-    "InvalidPositionError": "position", "COLORS": "position",
-    "MeridiansError": "errors", "Interrupted": "errors",
+    "Board": "rules.board", "BoardError": "rules.board",
+    "NotationError": "rules.notation",
+    "Position": "rules.position", "Game": "rules.position", "IllegalMoveError": "rules.position",
+    "InvalidPositionError": "rules.position", "COLORS": "rules.position",
+    "MeridiansError": "util.errors", "Interrupted": "util.errors",
 }
 
 __all__ = [

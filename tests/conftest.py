@@ -89,8 +89,8 @@ def state_folder(tmp_path_factory, monkeypatch):
     ``$MERIDIANS_CACHE_DIR``, so subprocesses and workers get them too) are fresh
     temporary folders: nothing a test runs lands in the user's folders, and no test sees
     another's checkpoints.  The folders themselves are created only when something
-    writes there (or asks :func:`solver.files.state_dir`)."""
-    from solver.files import CACHE_DIR_ENV, STATE_DIR_ENV
+    writes there (or asks :func:`solver.util.files.state_dir`)."""
+    from solver.util.files import CACHE_DIR_ENV, STATE_DIR_ENV
 
     root = tmp_path_factory.mktemp("user")
     monkeypatch.setenv(STATE_DIR_ENV, str(root / "state"))

@@ -1,5 +1,5 @@
 """Helpers the search tests share: positions from seeded random games (the package's
-:func:`solver.randomgame.random_position`, imported from here by the tests), a position in
+:func:`solver.rules.randomgame.random_position`, imported from here by the tests), a position in
 the networkx reference's terms, plain minimax on the reference rules, and replaying a line.
 
 The minimax shares nothing with the searches but the board geometry: it plays the moves
@@ -10,8 +10,8 @@ of solver.reference, counts a repetition of a position on the current path as a 
 from __future__ import annotations
 
 from solver import Position
-from solver import reference as R
-from solver.randomgame import random_position
+from solver.reference import rules as R
+from solver.rules.randomgame import random_position
 
 __all__ = ["random_position", "reference_of", "minimax", "replay_line", "VALUE"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from puzzles import reference as PR
 from puzzles.record import THEMES
-from solver import reference as R
+from solver.reference import rules as R
 
 
 def _other(c):

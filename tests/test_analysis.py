@@ -1,4 +1,4 @@
-"""Game analysis (solver/analysis.py, ``meridians analyse``) and the opening database
+"""Game analysis (solver/app/analysis.py, ``meridians analyse``) and the opening database
 answering ``meridians move`` and ``meridians verify``.
 
 Every expected value is derived here by plain df-pn (:func:`solver.search.prove.prove`),
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from solver.analysis import analyse_game, forced_from
-from solver.position import Game, Position
-from solver.randomgame import random_game
-from solver.record import GameRecord
+from solver.app.analysis import analyse_game, forced_from
+from solver.rules.position import Game, Position
+from solver.rules.randomgame import random_game
+from solver.rules.record import GameRecord
 from solver.search.prove import prove
 from solver.search.values import Value
 
@@ -157,7 +157,7 @@ def test_proven_values_agree_with_dfpn_and_estimates_are_labelled():
 
 
 def test_a_database_win_whose_moves_it_does_not_hold_gets_its_winning_move_from_dfpn():
-    from solver.openings.database import known_moves, lookup_entry
+    from solver.app.openings.database import known_moves, lookup_entry
 
     # a 2/3 game whose ply-10 position (the database's last ply) is won for its mover,
     # none of whose moves' positions the database holds, and whose move there loses
@@ -182,7 +182,7 @@ def test_a_database_win_whose_moves_it_does_not_hold_gets_its_winning_move_from_
 
 def test_forced_from_definition():
     def entry(ply, to_move, value, source="proof"):
-        from solver.analysis import PositionAnalysis
+        from solver.app.analysis import PositionAnalysis
 
         return PositionAnalysis(ply, "", to_move, None, Value(value), source)
 
@@ -271,7 +271,7 @@ def test_cli_analyse_missing_file_and_svg_folder_that_is_a_file(tmp_path, run_cl
 
 
 def test_cli_analyse_interrupted_prints_what_it_has(tmp_path, run_cli, monkeypatch):
-    import solver.analysis as A
+    import solver.app.analysis as A
 
     path, moves, _ = _record(tmp_path)
     real = A._analyse_one

@@ -1,4 +1,4 @@
-"""The analyst (solver/analyst.py): one answer for a position, the same from every front end.
+"""The analyst (solver/app/analyst.py): one answer for a position, the same from every front end.
 
 Its guarantees are checked on every position of the shipped 2/3 and 3/4 opening databases
 (the database itself is the oracle: each entry is a df-pn proof of record, and the build
@@ -17,9 +17,9 @@ import time
 import pytest
 
 from solver import Position
-from solver.analyst import MIN_VISITS, Analysis, Estimate, analyse
-from solver.board import Board
-from solver.openings.database import database_for, lookup_entry, position_key, position_of_key
+from solver.app.analyst import MIN_VISITS, Analysis, Estimate, analyse
+from solver.rules.board import Board
+from solver.app.openings.database import database_for, lookup_entry, position_key, position_of_key
 from solver.search.limit import Limit
 from solver.search.prove import prove
 from solver.search.values import Value
@@ -182,10 +182,10 @@ def test_proven_endgames_of_larger_boards(board):
 # -- one answer everywhere ------------------------------------------------------------------
 def _answers(position: str, run_cli) -> dict[str, dict]:
     """The same position, asked of each front end with a 2 s budget: its value and moves."""
-    from solver.interactive import Budget, _search
-    from solver.match import choose_move, engine_of, parse_player
+    from solver.app.interactive import Budget, _search
+    from solver.app.match import choose_move, engine_of, parse_player
     from solver.search.mcts import Engine
-    from solver.web import work
+    from solver.app.web import work
 
     def core(d: dict) -> dict:
         return {"value": d["value"], "source": d["source"],
@@ -193,7 +193,7 @@ def _answers(position: str, run_cli) -> dict[str, dict]:
 
     import io
 
-    from solver.verify import start_position
+    from solver.app.verify import start_position
 
     pos = start_position(position, None)
     out = {"lookup": core(json.loads(run_cli("lookup", position, "--time", "2", "--json").stdout)),
@@ -210,7 +210,7 @@ def test_every_front_end_gives_the_same_answer(position, run_cli):
     answers, match_move = _answers(position, run_cli)
     first = answers["lookup"]
     assert all(a == first for a in answers.values()), answers
-    from solver.verify import start_position
+    from solver.app.verify import start_position
 
     assert first["value"] in ("win", "loss") and len(first["moves"]) == len(start_position(position, None).legal_moves())
     if first["value"] == "win":

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numba import njit
 
-from solver.bits import (
+from solver.rules.bits import (
     bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_eq, bb_highest, bb_load,
     bb_lowest, bb_or, bb_popcount, bb_shift, bb_store, bb_test, bb_xor, bb_zero,
 )
@@ -68,9 +68,9 @@ def test_bitboard_operations_match_python_integers(case):
 def test_a_changed_kernel_source_empties_every_kernel_cache(tmp_path, monkeypatch):
     """df-pn's cached kernels have the settled rule and the core compiled in: when any
     kernel source changes, the caches of the core and of the search modules go."""
-    from solver import core
+    from solver.rules import core
 
-    cache = tmp_path / "solver" / "__pycache__"
+    cache = tmp_path / "solver" / "rules" / "__pycache__"
     search = tmp_path / "solver" / "search" / "__pycache__"
     for folder in (cache, search):
         folder.mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Board geometry (solver/board.py) against RULES.md and against networkx.
+"""Board geometry (solver/rules/board.py) against RULES.md and against networkx.
 
 Expected values are derived by hand from RULES.md:
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from solver.board import DIRECTIONS, MAX_M, MIN_M, Board, BoardError
+from solver.rules.board import DIRECTIONS, MAX_M, MIN_M, Board, BoardError
 
 MS = list(range(MIN_M, MAX_M + 1))
 BOARD_IDS = [f"{m}/{m + 1}" for m in MS]

@@ -24,8 +24,8 @@ import pytest
 
 from puzzles.book import ANY, PER_PAGE, book_data, book_html, write_book
 from puzzles.record import COMMITTED, Puzzle, load_jsonl, write_jsonl
-from solver import reference
-from solver.board import Board
+from solver.reference import rules as reference
+from solver.rules.board import Board
 from test_puzzle_record import random_puzzle
 
 CHROMIUM = "/usr/bin/chromium"

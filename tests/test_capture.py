@@ -32,8 +32,8 @@ from puzzles.reference import (
     reference_verdict,
 )
 from solver import Board, Position
-from solver import reference as R
-from solver.randomgame import empty_points, random_game
+from solver.reference import rules as R
+from solver.rules.randomgame import empty_points, random_game
 from refplay import random_position, reference_of, replay_line
 
 from puzzles.verdict import verify
@@ -359,7 +359,7 @@ def test_enough_compared():
 
 def test_an_empty_capture_table_is_all_zeros():
     # zero bits in every field of an empty slot: the table can come from memory.zeroed
-    from solver import core
+    from solver.rules import core
     from solver.search import capture
 
     S = capture.new_capture(core.tables(Board.parse("2/3")), tt_mb=1)

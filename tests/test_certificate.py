@@ -1,5 +1,5 @@
 """Proof certificates: built from df-pn proofs (solver/search/certificate.py), checked with
-the networkx reference rules only (solver/certificate_check.py), rejected when tampered
+the networkx reference rules only (solver/reference/certificate.py), rejected when tampered
 with, and refused in one line when the file is not a certificate at all.
 
 That the checker imports nothing of the engine is tests/test_layers.py's business."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from solver import Position
-from solver.certificate_check import CertificateError, CertificateFileError, check, check_data, read_certificate
+from solver.reference.certificate import CertificateError, CertificateFileError, check, check_data, read_certificate
 from solver.search.certificate import build_certificate, dumps, write_certificate
 from solver.search import dfpn as F
 from solver.search.prove import prove
@@ -226,7 +226,7 @@ def test_a_gzip_certificate_checks_and_a_cut_one_is_refused(cert23, tmp_path):
 
 
 def test_checking_in_two_processes_finds_what_one_finds(cert23, monkeypatch):
-    import solver.certificate_check as C
+    import solver.reference.certificate as C
 
     monkeypatch.setattr(C, "_CHUNK", 40)  # many chunks even for this small certificate
     n = len(cert23["nodes"])
@@ -250,7 +250,7 @@ def test_a_checking_process_that_dies_is_an_error_and_none_is_left(cert23, monke
     import multiprocessing
     import os
 
-    import solver.certificate_check as C
+    import solver.reference.certificate as C
 
     monkeypatch.setattr(C, "_CHUNK", 40)
     check_range = C._check_range
@@ -505,7 +505,7 @@ def test_wrong_types_at_every_level_are_refused_in_one_line(cert23, level):
 def test_the_committed_certificate_checks_without_numba(tree_env):
     # the checker's verdict must not depend on the compiled core or its install: with
     # numba and llvmlite unimportable, the committed 2/3 certificate is still accepted by
-    # `python -m solver.certificate_check FILE --jobs 2` (as -m runs it, forked workers too)
+    # `python -m solver.reference.certificate FILE --jobs 2` (as -m runs it, forked workers too)
     import subprocess
     import sys
 
@@ -514,12 +514,12 @@ def test_the_committed_certificate_checks_without_numba(tree_env):
     code = (
         "import runpy, sys, warnings\n"
         "sys.modules['numba'] = sys.modules['llvmlite'] = None  # import numba: ImportError\n"
-        "import solver.certificate_check as C\n"
+        "import solver.reference.certificate as C\n"
         "C._CHUNK = 40  # small chunks: two worker processes even for 394 positions\n"
         "warnings.simplefilter('ignore', RuntimeWarning)  # runpy: the module is imported already\n"
         f"sys.argv = ['certificate_check', {str(path)!r}, '--jobs', '2']\n"
-        "try:\n    runpy.run_module('solver.certificate_check', run_name='__main__', alter_sys=True)\n"
-        "finally:\n    print(sorted(m for m in ('solver.core', 'solver.position') if m in sys.modules))\n"
+        "try:\n    runpy.run_module('solver.reference.certificate', run_name='__main__', alter_sys=True)\n"
+        "finally:\n    print(sorted(m for m in ('solver.rules.core', 'solver.rules.position') if m in sys.modules))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                           cwd=ROOT, env=tree_env)
@@ -561,14 +561,14 @@ def _settled_cert(nodes: list[dict], version: int = 2) -> dict:
 
 
 def _one_leaf(claim: object = "settle", text: str = SETTLED_34) -> dict:
-    from solver.settled import settle
+    from solver.reference.settled import settle
 
     claim = settle(Position.parse(text)).claim() if claim == "settle" else claim
     return _settled_cert([{"id": 0, "position": text, "settled": claim}])
 
 
 def _move_then_leaf(move: str) -> dict:
-    from solver.settled import settle
+    from solver.reference.settled import settle
 
     root = Position.parse(BEFORE_SETTLED_34)
     child = root.play(move)

@@ -1,4 +1,4 @@
-"""The ``meridians`` command (solver/cli.py).
+"""The ``meridians`` command (solver/cli/__init__.py).
 
 Every command runs in this process through the ``run_cli`` fixture (tests/conftest.py),
 which calls ``solver.cli.main``: the exit codes and the one-line errors a user gets.
@@ -344,7 +344,7 @@ def test_solve_refuses_a_malformed_scheduler_at_once(address, run_cli):
 
 
 def test_scheduler_address_forms():
-    from solver.search.workers import SCHEDULER_ADDRESS as _SCHEDULER  # the one rule, which the CLI uses
+    from solver.jobs.workers import SCHEDULER_ADDRESS as _SCHEDULER  # the one rule, which the CLI uses
 
     for good in ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786",
                  "ws://localhost:8787"]:
@@ -411,12 +411,12 @@ def test_diagram_labels_every_column_on_6_7(run_cli):
     (ValueError("first line\nsecond line"), "first line second line"),
 ])
 def test_main_turns_the_last_resort_errors_into_one_line(monkeypatch, run_cli, error, fragment):
-    import solver.verify
+    import solver.app.verify
 
     def broken(text, board):
         raise error
 
-    monkeypatch.setattr(solver.verify, "start_position", broken)
+    monkeypatch.setattr(solver.app.verify, "start_position", broken)
     lines = run_cli("show", "2/3", code=2).stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("meridians: error: ") and fragment in lines[0], lines
 

@@ -4,7 +4,7 @@ Hypothesis draws a board (1/2 .. 7/8), a seed and a number of plies; the test pl
 many random legal moves from the empty board, with a ``random.Random(seed)``, twice in
 step: through the public API (``Position.play``, which runs the numba kernels) and
 through :mod:`solver.reference` (networkx, written straight from RULES.md, sharing only
-:mod:`solver.board` with the core).  At *every* ply the two must agree on:
+:mod:`solver.rules.board` with the core).  At *every* ply the two must agree on:
 
 * the stones and the player to move, the phase;
 * the groups and the dead groups of both colours;
@@ -37,9 +37,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import Position, core
-from solver import reference as R
-from solver.board import MAX_M, MIN_M, Board
+from solver import Position
+from solver.rules import core
+from solver.reference import rules as R
+from solver.rules.board import MAX_M, MIN_M, Board
 
 E: frozenset = frozenset()
 BOARDS = list(range(MIN_M, MAX_M + 1))

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import Board, Position, core
-from solver import reference as R
+from solver import Board, Position
+from solver.rules import core
+from solver.reference import rules as R
 from solver.search import dfpn as F
 from solver.search.prove import prove
 from solver.search.solve import solve

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import Board, Position, core
+from solver import Board, Position
+from solver.rules import core
 from solver.search import dfpn as F
 from solver.search.solve import solve
 from solver.search.variants import PLAIN

@@ -1,8 +1,8 @@
-"""One base for the project's errors (solver/errors.py).
+"""One base for the project's errors (solver/util/errors.py).
 
 Every exception class that the packages ``solver`` and ``puzzles`` define is a
-:class:`~solver.errors.MeridiansError` (a ``ValueError``), or is the one
-:class:`~solver.errors.Interrupted` (a run stopped by Ctrl-C, not bad input); the
+:class:`~solver.util.errors.MeridiansError` (a ``ValueError``), or is the one
+:class:`~solver.util.errors.Interrupted` (a run stopped by Ctrl-C, not bad input); the
 modules are walked with :mod:`pkgutil`, so a new module's new exception is seen too.
 Both CLIs turn a MeridiansError that reaches their ``main`` into one line and exit code
 2, and an Interrupted into exit code 130.
@@ -19,15 +19,15 @@ import pytest
 
 import puzzles
 import solver
-from solver.errors import Interrupted, MeridiansError
+from solver.util.errors import Interrupted, MeridiansError
 
 #: the exceptions that never leave their module, each caught where it is raised; they
 #: are control flow, not errors, and must not be ValueErrors (an ``except ValueError``
 #: between the raise and the catch would swallow them)
 PRIVATE = {
-    "solver.search.workers._Stop": "ends an abandoned job from its progress callback",
-    "solver.files._BadNumber": "a JSON number the readers refuse, turned into FileFormatError",
-    "solver.settled._Undefined": "a solitaire with no value, turned into a result",
+    "solver.jobs.workers._Stop": "ends an abandoned job from its progress callback",
+    "solver.util.files._BadNumber": "a JSON number the readers refuse, turned into FileFormatError",
+    "solver.reference.settled._Undefined": "a solitaire with no value, turned into a result",
 }
 
 
@@ -50,7 +50,7 @@ EXCEPTIONS = sorted(
 
 def test_the_walk_sees_every_package():
     names = {m.__name__ for m in MODULES}
-    assert {"solver.errors", "solver.search.jobs", "solver.openings.classes", "solver.web.app",
+    assert {"solver.util.errors", "solver.jobs.runner", "solver.app.openings.classes", "solver.app.web.app",
             "puzzles.record", "puzzles.generate"} <= names
     assert len(EXCEPTIONS) >= 35  # 38 when the five Interrupted became one
 
@@ -69,7 +69,7 @@ def test_every_exception_is_a_meridians_error_or_the_interrupted():
 
 def test_there_is_one_interrupted():
     named = [f"{mod}.{name}" for (mod, name), _ in EXCEPTIONS if name.endswith("Interrupted")]
-    assert named == ["solver.errors.Interrupted"]
+    assert named == ["solver.util.errors.Interrupted"]
     # not bad input: a handler of ValueError (exit 2) must not take a stopped run for one
     assert not issubclass(Interrupted, ValueError)
     e = Interrupted("interrupted with 3 of 5 jobs finished", "ck.json", 3, 5)
@@ -88,12 +88,12 @@ def test_the_base_is_a_value_error_exported_by_the_package():
 
 
 def test_typed_errors_keep_their_other_bases():
-    from solver.board import BoardError
-    from solver.certificate_check import CertificateError, CertificateFileError, CheckerProcessError
-    from solver.match import MatchError
-    from solver.openspiel import MeridiansError as OpenSpielBase, OpenSpielError
-    from solver.position import IllegalMoveError
-    from solver.search.jobs import JobError
+    from solver.rules.board import BoardError
+    from solver.reference.certificate import CertificateError, CertificateFileError, CheckerProcessError
+    from solver.app.match import MatchError
+    from solver.app.openspiel import MeridiansError as OpenSpielBase, OpenSpielError
+    from solver.rules.position import IllegalMoveError
+    from solver.jobs.runner import JobError
 
     # a failure in a worker is still a RuntimeError for the callers that catch one
     for c in (JobError, MatchError, CheckerProcessError):
@@ -108,11 +108,11 @@ def test_typed_errors_keep_their_other_bases():
 
 @pytest.mark.parametrize("error", ["IllegalMoveError", "FileFormatError", "JobError", "PuzzleFormatError"])
 def test_the_cli_turns_a_meridians_error_into_one_line(monkeypatch, run_cli, error):
-    import solver.verify
+    import solver.app.verify
     from puzzles.record import PuzzleFormatError
-    from solver.files import FileFormatError
-    from solver.position import IllegalMoveError
-    from solver.search.jobs import JobError
+    from solver.util.files import FileFormatError
+    from solver.rules.position import IllegalMoveError
+    from solver.jobs.runner import JobError
 
     made = {
         "IllegalMoveError": lambda: IllegalMoveError("first line\nsecond line"),
@@ -124,19 +124,19 @@ def test_the_cli_turns_a_meridians_error_into_one_line(monkeypatch, run_cli, err
     def broken(text, board):
         raise made()
 
-    monkeypatch.setattr(solver.verify, "start_position", broken)
+    monkeypatch.setattr(solver.app.verify, "start_position", broken)
     r = run_cli("show", "2/3", code=2)
     line = "first line: second: line" if error == "FileFormatError" else "first line second line"
     assert r.stderr.splitlines() == [f"meridians: error: {line}"]
 
 
 def test_the_cli_exits_130_on_interrupted(monkeypatch, run_cli):
-    import solver.verify
+    import solver.app.verify
 
     def stopped(text, board):
         raise Interrupted("interrupted with 1 of 2 jobs finished; run the same command to resume from ck.json")
 
-    monkeypatch.setattr(solver.verify, "start_position", stopped)
+    monkeypatch.setattr(solver.app.verify, "start_position", stopped)
     r = run_cli("show", "2/3", code=130)
     assert r.stderr.splitlines() == [
         "meridians: interrupted with 1 of 2 jobs finished; run the same command to resume from ck.json"]

@@ -1,4 +1,4 @@
-"""Reading and writing files, file locks and the state folder (solver/files.py), and search
+"""Reading and writing files, file locks and the state folder (solver/util/files.py), and search
 budgets (solver/search/limit.py)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.files import (CACHE_DIR_ENV, STATE_DIR_ENV, ExclusiveLock, FileFormatError, FileLockedError, cache_dir,
+from solver.util.files import (CACHE_DIR_ENV, STATE_DIR_ENV, ExclusiveLock, FileFormatError, FileLockedError, cache_dir,
                           read_json, read_text, state_dir, write_atomic, write_atomic_chunks)
 from solver.search.limit import MAX_NODES, MAX_SECONDS, Limit, LimitError, check_seconds
 
@@ -228,7 +228,7 @@ def test_file_format_error_parts_and_pickling(tmp_path):
 def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
     import signal
 
-    from solver.files import uninterrupted
+    from solver.util.files import uninterrupted
 
     done = []
     # Ctrl-C's usual handler, also where this test runs with SIGINT ignored (a background
@@ -249,7 +249,7 @@ def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
 def test_uninterrupted_hands_sigterm_to_the_handler_set_before():
     import signal
 
-    from solver.files import interrupt_on_sigterm, uninterrupted
+    from solver.util.files import interrupt_on_sigterm, uninterrupted
 
     old = signal.getsignal(signal.SIGTERM)
     interrupt_on_sigterm()
@@ -273,7 +273,7 @@ def test_uninterrupted_hands_sigterm_to_the_handler_set_before():
 _HOLDER = """
 import sys, time
 import filelock  # imported first: the time below is the lock's alone
-from solver.files import ExclusiveLock, FileLockedError
+from solver.util.files import ExclusiveLock, FileLockedError
 t0 = time.monotonic()
 try:
     lock = ExclusiveLock(sys.argv[1], busy=f"{sys.argv[1]} is busy").acquire()
@@ -388,8 +388,8 @@ def test_state_dir_is_platformdirs_user_state_dir_otherwise(tmp_path, monkeypatc
 
 def test_default_checkpoint_and_match_state_go_to_the_state_folder(state_folder):
     from solver import Board, Position
-    from solver.match import default_state, parse_player
-    from solver.openings import default_checkpoint
+    from solver.app.match import default_state, parse_player
+    from solver.app.openings import default_checkpoint
 
     assert default_checkpoint(Position.start(Board.parse("2/3"))) == state_folder / "solve-2-3-dfpn.json"
     r = parse_player("random")

@@ -1,4 +1,4 @@
-"""scripts/bench_frontier.py and solver/frontier.py under it: the positions, the summary,
+"""scripts/bench_frontier.py and solver/app/frontier.py under it: the positions, the summary,
 the record, its chart and its resumption, bad input."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 
 from conftest import load_script, run_script
 from solver import Board, Position
-from solver import frontier
-from solver.randomgame import empty_points
+from solver.app import frontier
+from solver.rules.randomgame import empty_points
 
 
 @pytest.fixture()

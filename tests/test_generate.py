@@ -22,7 +22,7 @@ from puzzles.verdict import verify
 from puzzles.record import load_jsonl
 from puzzles.reference import reference_verdict
 from solver import Board, Position
-from solver import reference as R
+from solver.reference import rules as R
 
 
 def _position(board: str, seed: int) -> Position:

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import Board, Position, core
-from solver import reference as R
-from solver.randomgame import random_game
+from solver import Board, Position
+from solver.rules import core
+from solver.reference import rules as R
+from solver.rules.randomgame import random_game
 from solver.search import horizon as hz
 from solver.search.horizon import LOSS, UNKNOWN, VALUE_NAMES, WIN, shortest_win, solve_horizon
 from solver.search.solve import solve

@@ -1,4 +1,4 @@
-"""The importer of Abstract Play's game records (solver.importers) and ``meridians import``.
+"""The importer of Abstract Play's game records (solver.app.importers) and ``meridians import``.
 
 The fixtures in tests/data/abstractplay/ follow Abstract Play's published game record
 schema (AbstractPlay/recranks, src/schemas/gamerecord.json); their moves are seeded random
@@ -24,9 +24,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Board
-from solver.importers import (RecordImportError, abstractplay_board, abstractplay_point, import_abstractplay)
-from solver.randomgame import random_game
-from solver.record import parse_record
+from solver.app.importers import RecordImportError, abstractplay_board, abstractplay_point, import_abstractplay
+from solver.rules.randomgame import random_game
+from solver.rules.record import parse_record
 
 DATA = Path(__file__).parent / "data" / "abstractplay"
 PASS = DATA / "meridians-size6-pass.json"

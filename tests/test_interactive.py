@@ -1,5 +1,5 @@
 """Playing the engine: ``meridians play --engine`` / ``--engine-vs-engine`` and the loop of
-:mod:`solver.interactive`, over io.StringIO and through a pseudo-terminal.
+:mod:`solver.app.interactive`, over io.StringIO and through a pseudo-terminal.
 
 Playout budgets make the engine's moves depend only on the positions and the seed, so the
 games the tests expect are derived by playing :class:`~solver.search.mcts.Engine` directly,
@@ -21,10 +21,10 @@ import time
 
 import pytest
 
-from solver.analyst import analyse
-from solver.interactive import Budget, HumanVsEngine, engine_vs_engine, players, result_line, value_text
-from solver.position import Game, Position
-from solver.record import GameRecord, parse_record
+from solver.app.analyst import analyse
+from solver.app.interactive import Budget, HumanVsEngine, engine_vs_engine, players, result_line, value_text
+from solver.rules.position import Game, Position
+from solver.rules.record import GameRecord, parse_record
 from solver.search.limit import Limit
 from solver.search.mcts import Engine
 
@@ -391,7 +391,7 @@ def test_ctrl_c_in_a_terminal_ends_cleanly(tmp_path, tree_env):
 def test_bench_engine_proof_reports_from_where_the_engine_proved(tmp_path, monkeypatch):
     from conftest import load_script, run_script
 
-    from solver.randomgame import empty_points
+    from solver.rules.randomgame import empty_points
 
     script = load_script("bench_engine_proof", monkeypatch, tmp_path)
     run_script(script, monkeypatch, "--board", "2/3", "--games", "1", "--playouts", "300")

@@ -1,4 +1,4 @@
-"""Opening jobs (solver/openings/, run by solver/search/jobs.py) and ``meridians solve`` on top of them.
+"""Opening jobs (solver/app/openings/, run by solver/jobs/runner.py) and ``meridians solve`` on top of them.
 
 The jobs use method 'alphabeta' (exact on 2/3 and on the late 3/4 position below).  The
 kill and Ctrl-C tests run the installed command in a subprocess on a 3/4 position whose
@@ -21,9 +21,9 @@ import psutil
 import pytest
 
 from solver import Board, Position
-from solver.files import ExclusiveLock
-from solver.openings import opening_jobs, pie_jobs, solve_openings
-from solver.search.jobs import CheckpointError, run_jobs
+from solver.util.files import ExclusiveLock
+from solver.app.openings import opening_jobs, pie_jobs, solve_openings
+from solver.jobs.runner import CheckpointError, run_jobs
 from solver.search.solve import solve
 
 _SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
@@ -356,7 +356,7 @@ def test_solve_openings_resumes_its_kept_checkpoint(tmp_path, kept_checkpoint):
 @pytest.mark.parametrize("address", ["garbage", "tcp://", "tcp://host", "host:99999", "tcp://host:0",
                                      "http://x:1", "tcp://a b:8786", "tcp://host:8786/path"])
 def test_pool_refuses_a_malformed_scheduler_at_once(address, capfd):
-    from solver.search.workers import Pool, SchedulerAddressError
+    from solver.jobs.workers import Pool, SchedulerAddressError
 
     t0 = time.perf_counter()
     with pytest.raises(SchedulerAddressError, match="not a Dask scheduler address") as e:
@@ -367,7 +367,7 @@ def test_pool_refuses_a_malformed_scheduler_at_once(address, capfd):
 
 
 def test_solve_openings_refuses_a_malformed_scheduler_at_once(tmp_path):
-    from solver.search.workers import SchedulerAddressError
+    from solver.jobs.workers import SchedulerAddressError
 
     t0 = time.perf_counter()
     with pytest.raises(SchedulerAddressError):
@@ -376,7 +376,7 @@ def test_solve_openings_refuses_a_malformed_scheduler_at_once(tmp_path):
 
 
 def test_the_cli_and_the_pool_read_scheduler_addresses_by_one_rule(run_cli):
-    from solver.search.workers import SchedulerAddressError, check_scheduler_address
+    from solver.jobs.workers import SchedulerAddressError, check_scheduler_address
 
     for good in ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786",
                  "ws://localhost:8787"]:
@@ -391,7 +391,7 @@ def test_the_cli_and_the_pool_read_scheduler_addresses_by_one_rule(run_cli):
 def test_ctrl_c_summary_counts_what_the_progress_counted(tmp_path, monkeypatch, run_cli):
     # two jobs end undecided (out of budget), Ctrl-C comes in the third: the progress said
     # 2 done, and the summary must say 2 finished, not 0 (the decided ones)
-    import solver.search.jobs as J
+    import solver.jobs.runner as J
 
     calls = []
 

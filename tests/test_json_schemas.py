@@ -1,4 +1,4 @@
-"""The published JSON Schemas of the ``--json`` outputs (``solver/schema/*.schema.json``,
+"""The published JSON Schemas of the ``--json`` outputs (``solver/app/schema/*.schema.json``,
 ``puzzles/schema/audit.schema.json``) against the commands' real output.
 
 Every command of the ``meridians`` tree that has a ``--json`` option (found by walking
@@ -23,7 +23,7 @@ import click
 import jsonschema
 import pytest
 
-from solver.schema import SCHEMA_IDS, SHARED, output_schema, tagged
+from solver.app.schema import SCHEMA_IDS, SHARED, output_schema, tagged
 from solver.search.values import Value
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,11 +58,14 @@ def json_commands() -> dict[tuple[str, ...], click.Command]:
 
 
 def schema_file(path: tuple[str, ...], cmd: click.Command):
-    """Where the schema of a command's ``--json`` output is: ``<package>/schema/<name>.schema.json``
-    in the package that defines the command (``solver`` or a plugin such as ``puzzles``), the
-    name a shared format's (solver.schema.SHARED) or the command's."""
+    """Where the schema of a command's ``--json`` output is: ``solver/app/schema/<name>.schema.json``
+    for the ``meridians`` commands, ``<package>/schema/<name>.schema.json`` in a plugin's
+    package (such as ``puzzles``); the name a shared format's (solver.app.schema.SHARED) or
+    the command's."""
     package = cmd.callback.__module__.split(".")[0]
-    name = SHARED.get(path[-1], path[-1]) if package == "solver" else path[-1]
+    if package == "solver":
+        return importlib.resources.files("solver.app").joinpath("schema", f"{SHARED.get(path[-1], path[-1])}.schema.json")
+    name = path[-1]
     return importlib.resources.files(package).joinpath("schema", f"{name}.schema.json")
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from solver import Board, Position, core
-from solver.randomgame import random_game
+from solver import Board, Position
+from solver.rules import core
+from solver.rules.randomgame import random_game
 from solver.search import dfpn as F
 from solver.search import knowledge as K
 from solver.search.prove import prove
@@ -200,7 +201,7 @@ def test_verify_takes_the_rule_on_and_off(run_cli):
     assert json.loads(on.stdout)["value"] == json.loads(off.stdout)["value"]
 
 
-# --- against the reference (solver.settled) ---------------------------------------------------
+# --- against the reference (solver.reference.settled) ---------------------------------------------------
 def sample(board: str, games: int, seed: int, most_empty: int = 12):
     """Positions of seeded random games with at most ``most_empty`` empty points (both
     players with two stones or more, not finished), without history: the reference's
@@ -219,7 +220,7 @@ def sample(board: str, games: int, seed: int, most_empty: int = 12):
 def test_the_numbers_are_the_reference_s(board, games, most_empty):
     """h_X, v_Y and the claim of the fast twin (without pre-filters) are the reference's,
     wherever both are defined within their budgets."""
-    from solver import settled as S
+    from solver.reference import settled as S
 
     compared = claims = 0
     for pos in sample(board, games, 4000, most_empty):
@@ -244,7 +245,7 @@ def test_a_certificate_of_a_proof_with_the_rule_is_accepted():
     """The builder writes a settled leaf only where the reference confirms it against
     every node (else it walks or proves the subtree as an ordinary one): the checker
     accepts what it writes."""
-    from solver.certificate_check import VERSION, VERSION_SETTLED, check_data
+    from solver.reference.certificate import VERSION, VERSION_SETTLED, check_data
     from solver.search.certificate import build_certificate
 
     built = 0
@@ -266,7 +267,7 @@ def test_the_claims_on_3_4_are_the_reference_s():
     """On 3/4 the reference's bound is too slow to compare everywhere: every claim of
     the fast twin (without pre-filters) on positions of random games is the reference's
     claim, and check_settled confirms its numbers."""
-    from solver import settled as S
+    from solver.reference import settled as S
 
     n = 0
     for pos, (_, owner, supply, bound) in claimed("3/4", 40, 300):

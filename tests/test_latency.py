@@ -4,7 +4,7 @@
 starting Python, numba and the cached kernels, not searching (scripts/bench_latency.py
 measures it).  The heavy modules it does not need stay out: networkx and the certificate
 checker (only ``--certificate`` loads them), and scipy.linalg, which numba imports for
-BLAS when its registries load unless :func:`solver.core.tables` loads them first.
+BLAS when its registries load unless :func:`solver.rules.core.tables` loads them first.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ try:
 except SystemExit as e:
     code = e.code
 print("exit", code)
-print("loaded", " ".join(m for m in ("networkx", "scipy.linalg", "solver.certificate_check",
+print("loaded", " ".join(m for m in ("networkx", "scipy.linalg", "solver.reference.certificate",
                                      "solver.reference", "solver.search.certificate")
                          if m in sys.modules))
 # scipy imports as usual afterwards, and numba compiles an inner product (without BLAS)

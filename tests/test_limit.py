@@ -11,11 +11,11 @@ import pytest
 
 from solver import Board, Position
 from solver.search.capture import CaptureSearch, capture_limit, capture_within
-from solver.search.jobs import Job, run_jobs
+from solver.jobs.runner import Job, run_jobs
 from solver.search.limit import Limit, LimitError, limit_of
 from solver.search.prove import prove
-from solver.openings import solve_openings
-from solver.verify import verify_position
+from solver.app.openings import solve_openings
+from solver.app.verify import verify_position
 from puzzles.record import load_jsonl
 from puzzles.verdict import verify as verify_puzzle
 

@@ -1,4 +1,4 @@
-"""Matches (solver.match, ``meridians match``): players, the Elo interval, seeded games."""
+"""Matches (solver.app.match, ``meridians match``): players, the Elo interval, seeded games."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from solver.match import Player, elo, parse_player, play_game, run_match
+from solver.app.match import Player, elo, parse_player, play_game, run_match
 
 
 def test_players_are_parsed_with_their_budgets():
@@ -101,7 +101,7 @@ def test_a_stopped_match_resumes_to_the_same_table(run_cli, tmp_path, monkeypatc
 
 
 def test_ctrl_c_keeps_the_finished_games(run_cli, tmp_path, monkeypatch, state_folder):
-    import solver.match as match_module
+    import solver.app.match as match_module
 
     monkeypatch.chdir(tmp_path)
     play = match_module.play_indexed
@@ -172,7 +172,7 @@ def test_a_corrupt_state_file_is_one_line(run_cli, tmp_path, kind):
 
 
 def test_records_are_written_and_read_back(run_cli, tmp_path):
-    from solver.record import parse_record
+    from solver.rules.record import parse_record
 
     state, records = tmp_path / "s.json", tmp_path / "games"
     flat = "mcts-flat:playouts=20"
@@ -206,7 +206,7 @@ def test_bad_jobs_are_refused(run_cli, tmp_path, jobs):
 
 
 def test_a_state_file_in_use_is_refused(run_cli, tmp_path):
-    from solver.match import MatchState
+    from solver.app.match import MatchState
 
     state = tmp_path / "s.json"
     other = MatchState(state, parse_player("random"), parse_player("random"), "2/3", 1)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from solver import Position
-from solver.analyst import MIN_VISITS
-from solver.randomgame import random_game, random_positions
+from solver.app.analyst import MIN_VISITS
+from solver.rules.randomgame import random_game, random_positions
 from solver.search import mcts
 from solver.search.prove import prove
 from solver.search.values import Value
@@ -248,7 +248,7 @@ def test_the_engine_keeps_its_tree_through_a_game_and_its_proofs_hold():
 
 
 def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
-    from solver import core
+    from solver.rules import core
     from solver.search import mcts_tree as M
 
     pos = random_positions("3/4", 1, 20, seed=4)[0]

@@ -1,4 +1,4 @@
-"""scripts/measure_growth.py and solver/openings/growth.py under it: the fitted growth, the
+"""scripts/measure_growth.py and solver/app/openings/growth.py under it: the fitted growth, the
 record and its resumption, bad input."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from conftest import load_script, run_script
 from solver import Board, Position
-from solver.openings import growth
-from solver.randomgame import empty_points
+from solver.app.openings import growth
+from solver.rules.randomgame import empty_points
 from solver.search import prove as prove_module
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -150,7 +150,7 @@ SOLUTIONS = Path(__file__).resolve().parent.parent / "results" / "solutions"
 
 @pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*-growth.json")), ids=lambda p: p.name)
 def test_the_committed_positions_are_the_ones_their_seeds_give(path):
-    """(solver.randomgame draws the same games as the loop that chose them)"""
+    """(solver.rules.randomgame draws the same games as the loop that chose them)"""
     rec = json.loads(path.read_text())
     seeds = {r["seed"] for r in rec["runs"]}
     counts = sorted({r["empty"] for r in rec["runs"]})

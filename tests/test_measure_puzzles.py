@@ -14,7 +14,7 @@ from collections import Counter
 from conftest import load_script, run_script
 from refthemes import ref_themes
 from puzzles.record import load_jsonl, write_jsonl
-from solver.provenance import code_revision
+from solver.util.provenance import code_revision
 
 COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 

@@ -1,4 +1,4 @@
-"""Position notation (solver/notation.py through Position.parse / str(Position)).
+"""Position notation (solver/rules/notation.py through Position.parse / str(Position)).
 
 docs/formats.md ("Position notation"): ``<rows> <side>``, the rows from the top row to the bottom row separated by
 ``/``; within a row, left to right, ``L``, ``D`` or a number ``k`` of empty points;
@@ -13,15 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Board, InvalidPositionError, NotationError, Position
-from solver.board import MAX_M, MIN_M
-from solver.notation import format_position, parse_position
-from solver.randomgame import random_game
+from solver.rules.board import MAX_M, MIN_M
+from solver.rules.notation import format_position, parse_position
+from solver.rules.randomgame import random_game
 
 MS = list(range(MIN_M, MAX_M + 1))
 
 
 def encode(board: Board, light, dark, side: str) -> str:
-    """The notation, written independently of solver.notation: from the row letters."""
+    """The notation, written independently of solver.rules.notation: from the row letters."""
     rows = []
     for i in reversed(range(2 * board.m + 1)):  # top row first
         row_letter = chr(ord("a") + i)
@@ -192,7 +192,7 @@ def test_malformed_positions_rejected(text, fragment):
 
 
 def test_huge_count_is_a_notation_error():
-    # BUG (solver/notation.py): the run of empty points is expanded into a list before
+    # BUG (solver/rules/notation.py): the run of empty points is expanded into a list before
     # the row width is checked, so a count too big for a list raises OverflowError (not
     # a ValueError: the command then prints a traceback and exits 1)
     with pytest.raises(NotationError, match="row"):
@@ -200,7 +200,7 @@ def test_huge_count_is_a_notation_error():
 
 
 def test_long_count_is_rejected_without_building_the_row():
-    # BUG (solver/notation.py), the same cause: "2/3/100000000/3/2 L" takes 1.6 GB before
+    # BUG (solver/rules/notation.py), the same cause: "2/3/100000000/3/2 L" takes 1.6 GB before
     # it is rejected, and a count of 10**9 exhausts memory.  A wrong row width should be
     # rejected from the counts alone.
     import tracemalloc

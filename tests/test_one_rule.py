@@ -1,6 +1,6 @@
 """The shared vocabulary has one rule each: the value of a finished game
 (:meth:`Value.from_outcome`) and the provenance stamp with its rule for ``-dirty``
-(:mod:`solver.provenance`) are written once, and every user goes through them."""
+(:mod:`solver.util.provenance`) are written once, and every user goes through them."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _git_checkout(top: Path) -> None:
 def test_puzzle_records_use_the_one_dirty_rule(tmp_path):
     import solver
     from puzzles.record import code_version
-    from solver.provenance import code_revision
+    from solver.util.provenance import code_revision
 
     _git_checkout(tmp_path)
     clean = code_version(tmp_path)
@@ -62,8 +62,8 @@ def test_puzzle_records_use_the_one_dirty_rule(tmp_path):
 
 def test_a_certificate_header_holds_the_provenance_stamp(tmp_path):
     from solver import Board, Position
-    from solver.certificate_check import check
-    from solver.provenance import provenance
+    from solver.reference.certificate import check
+    from solver.util.provenance import provenance
     from solver.search.certificate import write_certificate
 
     path = tmp_path / "c.json"
@@ -77,7 +77,7 @@ def test_write_certificates_script_stamps_its_command(tmp_path, monkeypatch, cap
     import importlib.util
     import json
 
-    from solver.provenance import provenance
+    from solver.util.provenance import provenance
 
     spec = importlib.util.spec_from_file_location("write_certificates", ROOT / "scripts" / "write_certificates.py")
     script = importlib.util.module_from_spec(spec)

@@ -1,4 +1,4 @@
-"""The opening database (solver/openings/database.py) and ``meridians lookup``.
+"""The opening database (solver/app/openings/database.py) and ``meridians lookup``.
 
 The shipped files are checked against fresh proofs (df-pn on a sample, the alpha-beta
 twin on a smaller one), the canonical key against the board's symmetries, the reader
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from solver import Board, Position
-from solver.openings.database import (DatabaseError, Entry, OpeningDatabase, database_for,
+from solver.app.openings.database import (DatabaseError, Entry, OpeningDatabase, database_for,
                                       lookup_entry, position_key)
 from solver.search.prove import prove
 from solver.search.solve import solve

@@ -1,4 +1,4 @@
-"""The OpenSpiel game (:mod:`solver.openspiel`) against the project's rules and the
+"""The OpenSpiel game (:mod:`solver.app.openspiel`) against the project's rules and the
 networkx reference, move for move, and OpenSpiel's own consistency test.
 
 Skipped without the optional extra (``pip install -e '.[openspiel]'``; the ``test`` extra
@@ -15,10 +15,10 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import solver.openspiel as O  # noqa: E402  (after the skip: it imports pyspiel)
+import solver.app.openspiel as O  # noqa: E402  (after the skip: it imports pyspiel)
 from solver import Board, Game, IllegalMoveError, Position  # noqa: E402
-from solver import reference as R  # noqa: E402
-from solver.record import GameRecord  # noqa: E402
+from solver.reference import rules as R  # noqa: E402
+from solver.rules.record import GameRecord  # noqa: E402
 
 
 def _load(m: int, pie: bool = False):

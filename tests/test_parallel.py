@@ -129,7 +129,7 @@ def test_jobs_1_is_the_sequential_path(monkeypatch):
 
 
 def test_virtual_numbers_only_order():
-    from solver import core
+    from solver.rules import core
 
     table = parallel.SharedTable(1, 2)
     D = F.new_dfpn(core.tables(Position.start("2/3").board), 0, 0.01, shared=table.arrays, worker=0)

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from solver import Position, core
-from solver import reference as R
+from solver import Position
+from solver.rules import core
+from solver.reference import rules as R
 
 DATA = json.loads((Path(__file__).parent / "data" / "perft.json").read_text(encoding="utf-8"))
 ENTRIES = DATA["perft"]

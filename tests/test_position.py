@@ -1,4 +1,4 @@
-"""The public API: Position and Game (solver/position.py).
+"""The public API: Position and Game (solver/rules/position.py).
 
 The 2/3 board, as drawn in RULES.md (notation rows run from e at the top to a)::
 
@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from solver import Board, BoardError, Game, IllegalMoveError, InvalidPositionError, Position
-from solver import reference as R
-from solver.board import MAX_M, MIN_M
+from solver.reference import rules as R
+from solver.rules.board import MAX_M, MIN_M
 
 MS = list(range(MIN_M, MAX_M + 1))
 

@@ -1,4 +1,4 @@
-"""solver/search/progress.py: the live displays (drawn by rich) on a terminal, the plain
+"""solver/jobs/progress.py: the live displays (drawn by rich) on a terminal, the plain
 lines elsewhere, NO_COLOR; and the plain tables of the command's text output."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from solver.search.jobs import Job, JobResult
-from solver.search.progress import Progress, StatusLine, progress_mode
+from solver.jobs.runner import Job, JobResult
+from solver.jobs.progress import Progress, StatusLine, progress_mode
 
 #: an SGR sequence that sets a colour (foreground or background, 8, 16, 256 or 24-bit)
 COLOUR_SGR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|4[0-9]|9[0-7]|10[0-7])(?:;[0-9;]*)?m")

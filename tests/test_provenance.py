@@ -1,4 +1,4 @@
-"""solver.provenance: the stamp of every results file, and its one rule for "-dirty"."""
+"""solver.util.provenance: the stamp of every results file, and its one rule for "-dirty"."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from solver import RULES_VERSION, __version__
-from solver.provenance import code_revision, provenance
+from solver.util.provenance import code_revision, provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -18,7 +18,7 @@ from puzzles import rating as R
 from puzzles.record import load_jsonl, write_jsonl
 from puzzles.verdict import _late
 from solver import Position
-from solver.provenance import code_revision
+from solver.util.provenance import code_revision
 from solver.search.capture import CaptureSearch, capture_limit
 from solver.search.mcts import search
 

@@ -1,4 +1,4 @@
-"""Game records (solver.record): round trips, the old format, every error naming its line,
+"""Game records (solver.rules.record): round trips, the old format, every error naming its line,
 the pie choice, repetition, and the commands that read and write records."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Board, Position
-from solver.randomgame import random_game
-from solver.record import GameRecord, RecordError, parse_record
-from solver.verify import parse_game
+from solver.rules.randomgame import random_game
+from solver.rules.record import GameRecord, RecordError, parse_record
+from solver.app.verify import parse_game
 
 EMPTY_23 = "2/3/4/3/2 L"
 
@@ -135,7 +135,7 @@ OLD = [
 
 @pytest.mark.parametrize("text", OLD)
 def test_the_old_format_reads_as_the_old_reader_does(text):
-    # the old reader (solver.verify.parse_game) is the twin: same start, moves and claim
+    # the old reader (solver.app.verify.parse_game) is the twin: same start, moves and claim
     start, moves, result = parse_game(text)
     board = "2/3"
     record = parse_record(text, default_board=board)
@@ -270,7 +270,7 @@ CYCLE = ["d5", "e5", "e2", "d2"]
 
 def test_the_cycle_repeats_under_the_reference_rules():
     # the slow twin: the networkx rules play the same four moves back to the start
-    from solver import reference
+    from solver.reference import rules as reference
 
     start = Position.parse(CYCLE_START)
     board = start.board

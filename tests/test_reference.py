@@ -1,4 +1,4 @@
-"""Hand-checked facts about the reference rules (solver/reference.py), from RULES.md.
+"""Hand-checked facts about the reference rules (solver/reference/rules.py), from RULES.md.
 
 The 2/3 board, as drawn in RULES.md (short sides at top and bottom)::
 
@@ -21,8 +21,8 @@ import random
 
 import pytest
 
-from solver.board import Board
-from solver.reference import (
+from solver.rules.board import Board
+from solver.reference.rules import (
     dead_groups,
     groups,
     is_valid,

@@ -23,7 +23,7 @@ from puzzles.record import ANY, Puzzle, PuzzleFormatError, load_jsonl, write_jso
 from puzzles.themes import themes
 from puzzles.verdict import any_escapes, verify
 from solver import Board, Position
-from solver.record import parse_record
+from solver.rules.record import parse_record
 
 # m45-c1-0059 of the committed set: the key f5 leaves the group at f4 dead, every reply
 # removes it; a1 leaves it alive
@@ -40,7 +40,7 @@ def _sound(p: Puzzle) -> None:
 @pytest.fixture(scope="module")
 def records_dir(tmp_path_factory):
     """Three 4/5 games between random players, as ``meridians match --records`` writes them."""
-    from solver.match import parse_player, run_match
+    from solver.app.match import parse_player, run_match
 
     d = tmp_path_factory.mktemp("games")
     run_match(parse_player("random"), parse_player("random"), "4/5", 3, seed=2, records=d,

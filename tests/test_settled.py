@@ -1,4 +1,4 @@
-"""The settled rule's reference (solver/settled.py): its building blocks against twins
+"""The settled rule's reference (solver/reference/settled.py): its building blocks against twins
 written here, and its claims against exact search (plain df-pn, or the reference minimax
 of tests/refplay.py on 2/3) on late positions of random games and on hand-made ones.
 
@@ -13,9 +13,9 @@ import pytest
 
 from refplay import minimax, reference_of
 from solver import Board, Position
-from solver import reference as R
-from solver import settled as S
-from solver.settled_check import compare, exact_winner, late_positions
+from solver.reference import rules as R
+from solver.reference import settled as S
+from solver.app.settled_check import compare, exact_winner, late_positions
 
 OTHER = {"L": "D", "D": "L"}
 

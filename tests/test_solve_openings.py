@@ -1,4 +1,4 @@
-"""scripts/solve_openings.py and solver/openings/classes.py under it, on 2/3 (in a
+"""scripts/solve_openings.py and solver/app/openings/classes.py under it, on 2/3 (in a
 temporary results folder): one file per class, the collected opening table against
 alpha-beta's solution, resuming, and claimed classes."""
 
@@ -14,8 +14,8 @@ import pytest
 
 from conftest import load_script, run_script
 from solver import Board, Position
-from solver.openings import classes, opening_jobs
-from solver.openings.classes import value_path
+from solver.app.openings import classes, opening_jobs
+from solver.app.openings.classes import value_path
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 SOLVED_2_3 = Path(__file__).resolve().parent.parent / "results" / "solutions" / "2-3.json"
@@ -115,7 +115,7 @@ def test_a_committed_3_4_class_line_is_a_game_its_winner_wins(path):
 
 
 def test_certificates_are_written_checked_and_recorded(script, tmp_path, monkeypatch):
-    from solver.certificate_check import check
+    from solver.reference.certificate import check
     import gzip
     import hashlib
 
@@ -259,7 +259,7 @@ def test_status_shows_each_class_value_certificate_and_table(script, tmp_path, m
 
 
 def test_a_class_whose_certificate_failed_is_found_proven_in_its_saved_table(script, tmp_path, monkeypatch):
-    from solver.certificate_check import CertificateError
+    from solver.reference.certificate import CertificateError
 
     job = opening_jobs(Position.start(Board.parse("2/3")))[2]
     path = value_path(tmp_path, Position.parse(job.position))

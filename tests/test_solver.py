@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import Board, Position, core
-from solver import reference as R
+from solver import Board, Position
+from solver.rules import core
+from solver.reference import rules as R
 from solver.search import alphabeta as ab
-from solver.randomgame import random_game
+from solver.rules.randomgame import random_game
 from solver.search.solve import solve, solve_value
 
 from refplay import VALUE, minimax, random_position, reference_of

@@ -1,12 +1,12 @@
-"""Tests for solver/svg.py: well-formed SVG, the right elements, and the lattice layout."""
+"""Tests for solver/app/svg.py: well-formed SVG, the right elements, and the lattice layout."""
 
 import math
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from solver.board import MAX_M, MIN_M, Board, BoardError
-from solver.svg import SPACING, map_svg, point_xy, position_svg
+from solver.rules.board import MAX_M, MIN_M, Board, BoardError
+from solver.app.svg import SPACING, map_svg, point_xy, position_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 BOARDS = [Board.get(m) for m in range(MIN_M, MAX_M + 1)]
@@ -249,7 +249,7 @@ def test_map_win_and_loss_colours_stay_apart_for_colour_blind_eyes(eyes):
     """Win and loss stay far apart as protanopes and deuteranopes see them (the old
     green and red did not: the second check shows the measure can fail), and neither
     comes close to the draw's grey."""
-    from solver.svg import VALUE_COLORS
+    from solver.app.svg import VALUE_COLORS
 
     m = DICHROMATS[eyes]
 
@@ -317,8 +317,8 @@ def test_map_other_values_and_stones():
 def test_solve_results_show_as_svg(tmp_path):
     """A real Proof and OpeningSolution draw as parseable SVG: the value in the title, the
     winning move (the line's first) marked with the win triangle or ringed."""
-    from solver.openings import solve_openings
-    from solver.position import Position
+    from solver.app.openings import solve_openings
+    from solver.rules.position import Position
     from solver.search.prove import prove
 
     pos = Position.start(Board.parse("2/3")).play("c2")  # Dark to move: a loss (results/solutions)
@@ -371,7 +371,7 @@ def _growth_records() -> list[dict]:
 
 @pytest.mark.parametrize("rec", _growth_records(), ids=["3-4", "4-5", "4-5-knowledge", "bare"])
 def test_growth_chart_label_clear_of_points_and_legend_only_what_is_drawn(rec):
-    from solver.svg import growth_svg
+    from solver.app.svg import growth_svg
 
     root = parse(growth_svg(rec))
     marks = _growth_marks(root)

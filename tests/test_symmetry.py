@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Board, Position
-from solver.board import MAX_M, MIN_M
-from solver.randomgame import random_game
+from solver.rules.board import MAX_M, MIN_M
+from solver.rules.randomgame import random_game
 
 COLOURS = ("L", "D")
 

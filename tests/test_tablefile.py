@@ -107,7 +107,7 @@ def _as_format_1(f):
 def test_a_format_1_table_still_loads(tmp_path, whole):
     """Format 2 stores a move plus one (an empty slot is all zeros); a format 1 file is
     converted as it is read, and the search goes on from it."""
-    from solver import core
+    from solver.rules import core
     from solver.search import dfpn as F
     from solver.search.tablefile import load_table
 

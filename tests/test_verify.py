@@ -1,5 +1,5 @@
-"""Verifying claims (solver/verify.py) and the commands ``meridians verify`` and
-``meridians check`` (solver/cli.py)."""
+"""Verifying claims (solver/app/verify.py) and the commands ``meridians verify`` and
+``meridians check`` (solver/cli/__init__.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 import pytest
 
 from solver import Board, Position
-from solver.randomgame import random_game
-from solver.verify import GameRecordError, parse_game, reaches, replay, start_position, territory, verify_position
+from solver.rules.randomgame import random_game
+from solver.app.verify import GameRecordError, parse_game, reaches, replay, start_position, territory, verify_position
 
 EMPTY_23 = "2/3/4/3/2 L"
 
@@ -200,7 +200,7 @@ def test_cli_verify_empty_game_record(tmp_path, run_cli):
 
 
 def test_default_budget_only_where_a_proof_cannot_finish():
-    from solver.verify import DEFAULT_SECONDS, default_seconds
+    from solver.app.verify import DEFAULT_SECONDS, default_seconds
 
     assert DEFAULT_SECONDS == 60
     assert default_seconds(Position.start(Board.parse("6/7"))) == DEFAULT_SECONDS
@@ -210,9 +210,9 @@ def test_default_budget_only_where_a_proof_cannot_finish():
 
 
 def test_cli_verify_without_time_uses_the_default_budget(monkeypatch, run_cli):
-    import solver.verify
+    import solver.app.verify
 
-    monkeypatch.setattr(solver.verify, "DEFAULT_SECONDS", 0.5)  # 60 s in use
+    monkeypatch.setattr(solver.app.verify, "DEFAULT_SECONDS", 0.5)  # 60 s in use
     out = run_cli("verify", "4/5", code=3).stdout
     assert "verdict: unknown (the budget ran out)" in out
     assert "of a budget of 0.5 s" in out
@@ -270,7 +270,7 @@ def test_cli_verify_table_checked_against_the_available_memory(monkeypatch, run_
 def _reaches_by_the_reference(position: Position) -> tuple[frozenset, frozenset] | None:
     """The slow twin of :func:`reaches`: each side's reach by the networkx reference
     rules' legal moves (the implementation verify used before it read the core)."""
-    from solver import reference as ref
+    from solver.reference import rules as ref
 
     board = position.board
     light = frozenset(board.index(n) for n in position.stones("L"))
@@ -292,7 +292,7 @@ def _reaches_by_the_reference(position: Position) -> tuple[frozenset, frozenset]
 
 
 def test_reaches_agree_with_their_reference_twin_on_random_games():
-    from solver.randomgame import random_game
+    from solver.rules.randomgame import random_game
 
     compared = 0
     for board in ("3/4", "4/5"):

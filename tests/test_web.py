@@ -1,4 +1,4 @@
-"""``meridians serve`` (solver/web/): the JSON API through Starlette's TestClient, and the
+"""``meridians serve`` (solver/app/web/): the JSON API through Starlette's TestClient, and the
 pages in headless Chromium against a real uvicorn server on a loopback port.
 
 What the API answers is checked against independent sources: legal moves and moves
@@ -29,9 +29,10 @@ with warnings.catch_warnings():  # starlette 1.x: "install httpx2" (httpx works 
     from starlette.testclient import TestClient  # noqa: E402
 
 from puzzles.record import COMMITTED, load_jsonl  # noqa: E402
-from solver import Position, reference  # noqa: E402
-from solver.analyst import MIN_VISITS  # noqa: E402
-from solver.web.app import MAX_SECONDS, create_app  # noqa: E402
+from solver import Position  # noqa: E402
+from solver.reference import rules as reference  # noqa: E402
+from solver.app.analyst import MIN_VISITS  # noqa: E402
+from solver.app.web.app import MAX_SECONDS, create_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

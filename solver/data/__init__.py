@@ -1,1 +1,1 @@
-"""Data files shipped with the package: the opening databases (solver.openings.database)."""
+"""Data files shipped with the package: the opening databases (solver.app.openings.database)."""

@@ -9,7 +9,7 @@
 - jobs run in parallel, checkpointed and resumable (:mod:`.jobs`, :mod:`.workers`,
   :mod:`.checkpoint`, :mod:`.progress`);
 - proof certificates built from df-pn proofs (:mod:`.certificate`; they are checked by
-  :mod:`solver.certificate_check`, which needs none of this).
+  :mod:`solver.reference.certificate`, which needs none of this).
 
 Nothing is imported here: ``import solver.search.dfpn`` loads what it needs.
 """

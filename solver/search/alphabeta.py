@@ -24,12 +24,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core
-from ..bits import (
+from solver.rules import core
+from solver.rules.bits import (
     bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_load, bb_lowest, bb_or, bb_shift,
     bb_store, bb_test,
 )
-from ..core import kernel
+from solver.rules.core import kernel
 from .memory import zeroed
 from .path import child_keys, repeats
 
@@ -134,8 +134,8 @@ def _gap_cells(T, st, color):
     empty = bb_andnot(T.full, bb_or(own, bb_load(st, 1 - color, T.zero)))
     out = T.zero
     for d in range(0, 6, 2):
-        ahead = bb_and(core._fill(T, own, empty, d), empty)
-        behind = bb_and(core._fill(T, own, empty, d + 1), empty)
+        ahead = bb_and(core.fill(T, own, empty, d), empty)
+        behind = bb_and(core.fill(T, own, empty, d + 1), empty)
         out = bb_or(out, bb_and(ahead, behind))
     return out
 
@@ -148,7 +148,7 @@ def _seen_cells(T, st, stones):
     empty = bb_andnot(T.full, occupied)
     out = T.zero
     for d in range(6):
-        out = bb_or(out, bb_shift(core._fill(T, stones, empty, d), core._offset(T, d)))
+        out = bb_or(out, bb_shift(core.fill(T, stones, empty, d), core.offset(T, d)))
     return bb_and(out, empty)
 
 

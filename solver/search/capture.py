@@ -66,13 +66,13 @@ from typing import NamedTuple
 import numpy as np
 
 from solver import Position
-from solver import core
-from solver.bits import (
+from solver.rules import core
+from solver.rules.bits import (
     bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_highest, bb_load, bb_lowest,
     bb_or, bb_popcount, bb_store, bb_test,
 )
-from solver.core import kernel
-from solver.errors import MeridiansError
+from solver.rules.core import kernel
+from solver.util.errors import MeridiansError
 from solver.search.limit import MAX_CAPTURE_N, Limit, limit_of
 from solver.search.memory import zeroed
 from solver.search.path import enter_child, repeats

@@ -2,7 +2,7 @@
 
 :func:`build_certificate` and :func:`write_certificate` turn a
 :class:`~solver.search.prove.Proof` of df-pn (its table, walked with the compiled core)
-into a certificate in the format that :mod:`solver.certificate_check` describes and
+into a certificate in the format that :mod:`solver.reference.certificate` describes and
 checks.  Building uses the search (sub-positions whose table entries were evicted are
 proven again); checking uses none of it, so a bug here can only produce a certificate the
 checker rejects, never a false one accepted.
@@ -18,11 +18,11 @@ from array import array
 
 import numpy as np
 
-from .. import core
-from ..certificate_check import FORMAT, PROGRESS_EVERY, VERSION, VERSION_SETTLED, CertificateError
-from ..files import write_atomic_chunks
-from ..position import Position
-from ..provenance import provenance
+from solver.rules import core
+from solver.reference.certificate import FORMAT, PROGRESS_EVERY, VERSION, VERSION_SETTLED, CertificateError
+from solver.util.files import write_atomic_chunks
+from solver.rules.position import Position
+from solver.util.provenance import provenance
 from . import dfpn as F
 from .prove import prove
 
@@ -151,9 +151,9 @@ def build_certificate(
     command: str = LIBRARY_COMMAND,
 ) -> dict:
     """The certificate (a dict, as :func:`check_data` reads it) of a df-pn ``proof`` of
-    ``position`` (a :class:`~solver.position.Position`).  Without ``proof`` the position
+    ``position`` (a :class:`~solver.rules.position.Position`).  Without ``proof`` the position
     is proven first.  The header's ``code`` is the provenance stamp
-    (:func:`solver.provenance.provenance`) of ``command``, the command that writes it.
+    (:func:`solver.util.provenance.provenance`) of ``command``, the command that writes it.
 
     The walk from the root takes at the winner's turns a move that ends the game at once,
     else the table's move if the table has its child as won, else any child already in
@@ -176,7 +176,7 @@ def _build(position, proof, *, max_nodes: int = 2_000_000, reprove_seconds: floa
 
     With ``settled`` and a proof that used the rule, a position that the settled rule decides for the winner (df-pn's
     knowledge, :mod:`solver.search.knowledge`) is a settled leaf, its claim confirmed by
-    the reference (:func:`solver.settled.check_settled`, with the path to it and, at the
+    the reference (:func:`solver.reference.settled.check_settled`, with the path to it and, at the
     end, every node as the earlier positions, as the checker has them); when one cannot be
     confirmed against every node, the certificate is built again without settled leaves
     (the subtrees are then walked or proven as ordinary ones)."""
@@ -269,7 +269,7 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
         return int(t.point_of[cell]) if cell >= 0 else None
 
     def reference_of(st, side) -> tuple:
-        """(light, dark, side) with point indices, as solver.settled reads positions."""
+        """(light, dark, side) with point indices, as solver.reference.settled reads positions."""
         return (frozenset(point_of[c] for c in _cells(st[0])), frozenset(point_of[c] for c in _cells(st[1])),
                 "LD"[side])
 
@@ -281,7 +281,7 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
         reference confirms them against the path."""
         if not settled or result(st, side) is not None or graph.pack(st, side) in refused:
             return None
-        from .. import settled as S
+        from solver.reference import settled as S
         from . import knowledge as K_
 
         if not scratch:
@@ -396,7 +396,7 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
 
     if graph.claims:
         # the checker guards each settled leaf against every node of the certificate
-        from .. import settled as S
+        from solver.reference import settled as S
 
         everyone = S.History(reference_of(*graph.unpack(i)) for i in range(len(graph)))
         blocked = False

@@ -42,9 +42,9 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .. import core
-from ..bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
-from ..core import kernel
+from solver.rules import core
+from solver.rules.bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
+from solver.rules.core import kernel
 from . import knowledge
 from .memory import zeroed
 from .path import child_keys, enter_child, repeats

@@ -15,9 +15,9 @@ Shortest(plies=2, depth=2, nodes=...)
 >>> VALUE_NAMES[r.value], r.plies, r.line
 ('loss', 2, ['a1', 'b1'])
 
-**Functions** (``t`` = :func:`solver.core.tables` of the board; ``path`` = the positions
+**Functions** (``t`` = :func:`solver.rules.core.tables` of the board; ``path`` = the positions
 before ``position`` in the game, oldest first, whose repetition counts as a failure of
-the prover; a :class:`~solver.position.Position` ``prover`` colour is ``'L'``/``'D'``/0/1,
+the prover; a :class:`~solver.rules.position.Position` ``prover`` colour is ``'L'``/``'D'``/0/1,
 ``None`` for the player to move):
 
 - ``new_horizon(t, tt_mb=64, max_nodes=0, use_table=True, use_symmetry=True,
@@ -59,7 +59,7 @@ is never stored.  Wins never depend on a repetition, so they are stored as found
 no earlier positions given, the root's answer is exact: a shortest win never repeats a
 position of its own line (the distance to the win falls at every ply).  A win found
 through the table could, in principle, pass through a position of a given ``path``
-(the graph-history problem): replay with :class:`~solver.position.Game` when that matters.
+(the graph-history problem): replay with :class:`~solver.rules.position.Game` when that matters.
 
 **Moves** are tried in alpha-beta's order (:mod:`solver.search.alphabeta`): the table's
 move, moves that kill or save a group, killers, history.
@@ -72,10 +72,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core
-from ..bits import bb_any, bb_load, bb_store
-from ..core import kernel
-from ..position import COLORS, Position
+from solver.rules import core
+from solver.rules.bits import bb_any, bb_load, bb_store
+from solver.rules.core import kernel
+from solver.rules.position import COLORS, Position
 from . import alphabeta as ab
 from .memory import zeroed
 from .path import child_keys, repeats

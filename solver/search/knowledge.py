@@ -3,7 +3,7 @@
 A position where both players have two or more stones and the game goes on is *settled*
 for an owner X (the other player Y) when X has an enclosure that supplies more harmless
 moves than Y has moves left.  The rule, its proof and its numbers are those of
-KNOWLEDGE.md; :mod:`solver.settled` is its slow, reference twin and the tests compare the
+KNOWLEDGE.md; :mod:`solver.reference.settled` is its slow, reference twin and the tests compare the
 two.  In short:
 
 - **Enclosure** (section 1).  A = the flood from Y's stones over points without an X
@@ -53,12 +53,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core
-from ..bits import (
+from solver.rules import core
+from solver.rules.bits import (
     bb_and, bb_andnot, bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_or, bb_popcount,
     bb_shift, bb_store,
 )
-from ..core import kernel
+from solver.rules.core import kernel
 
 __all__ = [
     "Scratch", "new_scratch", "settle", "settled_child", "settled_value", "supply_value",
@@ -204,7 +204,7 @@ def _placements(T, own, other):
     empty = bb_andnot(T.full, bb_or(own, other))
     seen = T.zero
     for d in range(6):
-        seen = bb_or(seen, bb_shift(core._fill(T, own, empty, d), core._offset(T, d)))
+        seen = bb_or(seen, bb_shift(core.fill(T, own, empty, d), core.offset(T, d)))
     return bb_and(seen, empty)
 
 
@@ -301,7 +301,7 @@ def _spread(T, g, own):
     """The stones of ``own`` connected to ``g`` (as core._flood, inlined: the rule's
     pre-filter runs for every child of df-pn, and a call costs as much as the fill)."""
     while True:
-        grown = bb_and(core._neighbours(T, g), own)
+        grown = bb_and(core.neighbours(T, g), own)
         if bb_eq(grown, g):
             return g
         g = grown
@@ -322,7 +322,7 @@ def _enclosure(T, st, x):
     """(I, W) of owner ``x`` (KNOWLEDGE.md section 1)."""
     interior = _interior(T, st, x)
     X = bb_load(st, x, T.zero)
-    return interior, _spread(T, bb_and(core._neighbours(T, interior), X), X)
+    return interior, _spread(T, bb_and(core.neighbours(T, interior), X), X)
 
 
 @kernel(inline="always")
@@ -334,7 +334,7 @@ def _passes(T, K, st, x):
     n = bb_popcount(empty)
     # I lies among the empty points not next to a Y stone, and the surplus limit needs
     # at least (n - surplus) / 2 of them: six shifts decide most children, not a flood
-    loose = bb_popcount(bb_andnot(empty, core._neighbours(T, bb_load(st, 1 - x, T.zero))))
+    loose = bb_popcount(bb_andnot(empty, core.neighbours(T, bb_load(st, 1 - x, T.zero))))
     if 2 * loose < n - K.settings[SURPLUS_LIMIT]:
         return False
     k = bb_popcount(_interior(T, st, x))
@@ -539,7 +539,7 @@ def _history_rows(t: core.Tables, history) -> np.ndarray:
 
 
 def settled_value(position, history=(), budget: int = DEFAULT_BUDGET, *, filters: bool = True):
-    """The rule on ``position`` (a :class:`~solver.position.Position`) with the earlier
+    """The rule on ``position`` (a :class:`~solver.rules.position.Position`) with the earlier
     positions ``history`` (Positions or ``(stones, side)`` pairs, any order): ``(winner,
     owner, supply, bound)`` ('L'/'D', the winner is the owner) or None (no claim: the
     rule does not apply, the claim fails, a cycle, the budget, the guard; with

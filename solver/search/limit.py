@@ -21,7 +21,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from ..errors import MeridiansError
+from solver.util.errors import MeridiansError
 
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
            "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "limit_of", "MAX_PLAYOUTS",

@@ -35,8 +35,8 @@ from typing import Callable
 
 import numpy as np
 
-from .. import core
-from ..position import Position
+from solver.rules import core
+from solver.rules.position import Position
 from . import mcts_tree as M
 from .limit import LimitError, check_seconds
 from .values import Value

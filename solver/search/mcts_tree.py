@@ -44,9 +44,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core
-from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_popcount, bb_store
-from ..core import kernel
+from solver.rules import core
+from solver.rules.bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_popcount, bb_store
+from solver.rules.core import kernel
 
 __all__ = [
     "OPEN", "WON", "LOST", "DRAWN", "Tree", "new_tree", "grow", "set_root", "iterate", "subtree", "refresh",

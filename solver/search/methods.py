@@ -4,7 +4,7 @@ methods (``--method``) without loading the compiled core."""
 
 from __future__ import annotations
 
-from ..errors import MeridiansError
+from solver.util.errors import MeridiansError
 
 __all__ = ["METHODS", "DEFAULT_METHOD", "UnknownMethodError", "check_method"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core
-from ..bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_store
-from ..core import kernel
+from solver.rules import core
+from solver.rules.bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_store
+from solver.rules.core import kernel
 
 __all__ = ["child_keys", "repeats", "enter_child"]
 

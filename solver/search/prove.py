@@ -19,9 +19,9 @@ from typing import Callable
 
 import numpy as np
 
-from .. import core
-from ..board import Board
-from ..position import Position
+from solver.rules import core
+from solver.rules.board import Board
+from solver.rules.position import Position
 from . import alphabeta as ab
 from . import knowledge as K
 from .limit import Limit, limit_of

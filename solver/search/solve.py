@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 
 
-from .. import core
-from ..position import Position
+from solver.rules import core
+from solver.rules.position import Position
 from . import alphabeta as ab
 from .values import Value
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import core
-from ..errors import MeridiansError
+from solver.rules import core
+from solver.util.errors import MeridiansError
 from . import dfpn as F
 
 __all__ = ["TableFileError", "save_table", "load_table", "read_header"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 
-from .. import core
-from ..position import Position
+from solver.rules import core
+from solver.rules.position import Position
 from . import dfpn as F
 
 __all__ = ["PLAIN", "dfpn_variant"]

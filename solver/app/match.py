@@ -1,0 +1,570 @@
+"""Matches between players (``meridians match``): the engine, flat Monte Carlo, random.
+
+Players are named by a spec: ``engine``, ``engine:time=1`` (seconds a move),
+``engine:playouts=200``, ``engine:playouts=200,dfpn=0`` (df-pn's nodes before the tree,
+default :data:`solver.search.mcts.DFPN_NODES`), the options ``time`` and ``playouts``
+for ``mcts`` and ``mcts-flat``, and ``random``.
+
+- ``engine``: the answer of every front end (:func:`solver.app.analyst.analyse`: the opening
+  database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver), with
+  one Engine a game, so that its tree is kept from move to move; default 1 s a move;
+- ``mcts``: the engine's tree search without its solver and without df-pn (plain
+  UCT: no proof backed up), to measure what the solver adds; default 1 s a move;
+- ``mcts-flat``: flat Monte Carlo: the same playouts spread evenly over the moves of the
+  position (no tree below them, no df-pn), the move with the best win rate; a move that
+  ends the game at once is seen, as the engine sees it; default 1 s a move;
+- ``random``: a uniformly random legal move.
+
+Games alternate colours: player A is Light in games 0, 2, 4, ... (the odd-numbered ones,
+counting from 1).  Game ``i`` is seeded by the match's seed and ``i`` alone
+(:func:`game_seed`), so with playout budgets (no ``time``) a match replays exactly,
+whether its games are played one after the other or at once in worker processes
+(``jobs``), and whether it ran in one go or was stopped and resumed.
+
+:func:`run_match` writes every finished game (index, colours, outcome, moves) to a state
+file at once (:class:`MatchState`); run again with the same players, board and seed, it
+plays only the missing games.  Each game can also be written as a game record
+(:func:`game_record`, :func:`record_path`), which ``meridians show --game`` and
+``meridians verify --game`` read.
+
+>>> parse_player("engine:playouts=200")
+Player(spec='engine:playouts=200', kind='engine', seconds=None, playouts=200, dfpn=20000)
+>>> elo(0.5, 10)[0]
+0.0
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import math
+import os
+import random
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from solver import RULES_VERSION, __version__
+from solver.util.errors import Interrupted, MeridiansError
+from solver.util.files import ExclusiveLock, FileFormatError, FileLockedError, read_json, state_dir, write_atomic
+from solver.rules.position import Game, Position
+from solver.rules.record import GameRecord, is_date
+from solver.search import mcts
+from solver.search.limit import Limit, LimitError, check_seconds
+
+__all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "play_indexed", "game_seed",
+           "run_match", "tally", "MatchResult", "PlayedGame", "MatchState", "MatchStateError", "MatchError",
+           "default_state", "record_path", "game_record", "elo", "KINDS", "MAX_JOBS",
+           "RECORD_SUFFIX", "STATE_FORMAT"]
+
+KINDS = ("engine", "mcts", "mcts-flat", "random")
+#: the default thinking time of a searching player, seconds a move
+DEFAULT_SECONDS = 1.0
+#: the most games at once (worker processes)
+MAX_JOBS = 256
+#: the state file's format
+STATE_FORMAT = "meridians-match/1"
+#: the ending of a match's game record files (as the project's examples name records)
+RECORD_SUFFIX = ".txt"
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player of a match: ``kind`` one of :data:`KINDS`, with a budget a move."""
+
+    spec: str
+    kind: str
+    seconds: float | None = None
+    playouts: int | None = None
+    dfpn: int = 0  # the engine's df-pn nodes before its tree
+
+
+def parse_player(spec: str) -> Player:
+    """The player named by ``spec`` (see the module's text); ValueError naming what is
+    wrong otherwise."""
+    kind, _, opts = spec.strip().partition(":")
+    if kind not in KINDS:
+        raise ValueError(f"player {spec!r}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
+    seconds = playouts = None
+    dfpn = mcts.DFPN_NODES if kind == "engine" else 0
+    known = {"engine": ("time", "playouts", "dfpn"), "mcts": ("time", "playouts"), "mcts-flat": ("time", "playouts"),
+             "random": ()}[kind]
+    for opt in filter(None, (o.strip() for o in opts.split(","))):
+        key, eq, value = opt.partition("=")
+        if not eq or key not in known:
+            raise ValueError(f"player {spec!r}: unknown option {opt!r}"
+                             + (f" ({', '.join(k + '=' for k in known)})" if known else ""))
+        try:
+            if key == "time":
+                seconds = check_seconds(float(value), f"player {spec!r}: time")
+            elif key == "playouts":
+                playouts = int(value)
+                if not 1 <= playouts <= mcts.MAX_PLAYOUTS:
+                    raise ValueError
+            else:
+                dfpn = int(value)
+                if not 0 <= dfpn <= 10**9:
+                    raise ValueError
+        except LimitError:
+            raise
+        except ValueError:
+            want = {"time": "number of seconds", "playouts": "whole number of playouts >= 1",
+                    "dfpn": "whole number of nodes >= 0"}[key]
+            raise ValueError(f"player {spec!r}: {key}={value!r} is not a {want}") from None
+    if kind != "random" and seconds is None and playouts is None:
+        seconds = DEFAULT_SECONDS
+    return Player(spec.strip(), kind, seconds, playouts, dfpn)
+
+
+def engine_of(player: Player, seed: int) -> mcts.Engine | None:
+    """The engine a searching player keeps through one game (its tree is reused from
+    move to move); None for the others."""
+    if player.kind == "engine":
+        return mcts.Engine(seed=seed, dfpn_nodes=player.dfpn)
+    if player.kind == "mcts":
+        return mcts.Engine(seed=seed, dfpn_nodes=0, solver=False)
+    return None
+
+
+def choose_move(player: Player, position: Position, rng: random.Random, seed: int,
+                engine: mcts.Engine | None = None) -> str:
+    """``player``'s move in ``position`` (a game not over); ``engine``: the one
+    :func:`engine_of` gave it for this game (else a fresh search)."""
+    if player.kind == "random":
+        return rng.choice(position.legal_moves())
+    if player.kind == "engine":  # the answer of every front end: the database, a proof, the engine
+        from .analyst import analyse
+
+        r = analyse(position, Limit(seconds=player.seconds, playouts=player.playouts), seed=seed,
+                    engine=engine or engine_of(player, seed))
+    elif player.kind == "mcts":
+        engine = engine or engine_of(player, seed)
+        r = engine.search(position, playouts=player.playouts, seconds=player.seconds)
+    else:  # flat: the root expanded, no leaf ever expanded, moves visited evenly
+        r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed, dfpn_nodes=0,
+                        expand_at=2**62, exploration=1e9)
+        if not r.proven:
+            rated = [m for m in r.moves if m.win_rate is not None]
+            if rated:
+                return max(rated, key=lambda m: m.win_rate).move
+    if r.best is None:  # a search always tries every root move: a bug, not to be hidden by a random move
+        raise RuntimeError(f"{player.spec} found no move in {position} ({'; '.join(r.notes)})")
+    return r.best
+
+
+def play_game(light: Player, dark: Player, board: str, seed: int) -> tuple[str, list[str]]:
+    """One game from the empty ``board``: its outcome (``'L'``, ``'D'`` or ``'draw'``) and moves."""
+    rng = random.Random(seed)
+    pos = Position.start(board)
+    moves: list[str] = []
+    engines = (engine_of(light, 2 * seed), engine_of(dark, 2 * seed + 1))
+    while pos.outcome is None:
+        player = light if pos.to_move == "L" else dark
+        move = choose_move(player, pos, rng, seed * 1000 + len(moves), engines[pos.side_index])
+        pos = pos.play(move)
+        moves.append(move)
+    return pos.outcome, moves
+
+
+def elo(score: float, games: int) -> tuple[float | None, float | None, float | None]:
+    """The Elo difference for a mean score ``score`` (draws half) over ``games``, and
+    its 95% interval: ``(diff, low, high)``.  The interval is Wilson's for the score as
+    a proportion (it stays informative at a score of 0 or 1, where the normal one
+    shrinks to a point), mapped through the logistic curve.  ``None`` where the score
+    is 0 or 1: no finite difference.
+
+    >>> [round(x) for x in elo(0.75, 100)]
+    [191, 113, 269]
+    >>> elo(1.0, 6)[0::2]
+    (None, None)
+    """
+
+    def to_elo(p: float) -> float | None:
+        if p <= 0.0 or p >= 1.0:
+            return None
+        return -400.0 * math.log10(1.0 / p - 1.0)
+
+    n = max(games, 1)
+    z2 = 1.96 ** 2
+    centre = (score + z2 / (2 * n)) / (1 + z2 / n)
+    half = 1.96 * math.sqrt(score * (1 - score) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    low = None if score <= 0 else to_elo(centre - half)
+    high = None if score >= 1 else to_elo(centre + half)
+    diff = to_elo(score)
+    return (None if diff is None else diff + 0.0), low, high  # + 0.0: no -0.0
+
+
+@dataclass
+class MatchResult:
+    """The tally of a match, for player A.  ``results``: per game, in order, ``'a'``,
+    ``'b'`` or ``'draw'`` (filled when the match is over)."""
+
+    a: str
+    b: str
+    board: str
+    games: int
+    a_wins: int
+    b_wins: int
+    draws: int
+    a_light_wins: int      # of A's wins, those as Light
+    b_light_wins: int
+    elo: float | None      # A's rating minus B's (None: A scored 0 or 1)
+    elo_low: float | None
+    elo_high: float | None
+    seed: int
+    results: list[str] = field(default_factory=list)  # per game: 'a', 'b' or 'draw'
+    a_light_games: int = 0   # the games A played as Light
+    a_light_draws: int = 0   # of the draws, those where A was Light
+    resumed: int = 0         # games read from the state file, not played now
+    state: str | None = None  # the state file, while it is kept
+
+    @property
+    def score(self) -> float:
+        return (self.a_wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def add(self, game: PlayedGame) -> None:
+        """Count one finished game (A is Light in the even-indexed games)."""
+        a_light = game.index % 2 == 0
+        self.games += 1
+        self.a_light_games += a_light
+        if game.outcome == "draw":
+            self.draws += 1
+            self.a_light_draws += a_light
+        elif (game.outcome == "L") == a_light:
+            self.a_wins += 1
+            self.a_light_wins += game.outcome == "L"
+        else:
+            self.b_wins += 1
+            self.b_light_wins += game.outcome == "L"
+        self.elo, self.elo_low, self.elo_high = elo(self.score, self.games)
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["score"] = self.score
+        return d
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One finished game of a match: its index (0 for the first game), who played Light
+    and Dark (player specs), the outcome (``'L'``, ``'D'``, ``'draw'``), the moves, and
+    the day it ended (``YYYY.MM.DD``, UTC)."""
+
+    index: int
+    light: str
+    dark: str
+    outcome: str
+    moves: tuple[str, ...]
+    date: str
+
+    def entry(self) -> dict:
+        """The state file's entry of this game."""
+        return {"index": self.index, "light": self.light, "dark": self.dark, "outcome": self.outcome,
+                "moves": list(self.moves), "date": self.date}
+
+
+class MatchStateError(MeridiansError):
+    """A match state file that is corrupt, belongs to another match, or is in use; the
+    message names the file."""
+
+
+class MatchError(MeridiansError, RuntimeError):
+    """A game failed in its worker (the message names the game and the error)."""
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a match with ``seed``: a game depends on nothing else
+    (neither the games before it nor the process that plays it)."""
+    return seed * 100_003 + index
+
+
+def play_indexed(a: Player, b: Player, board: str, seed: int, index: int,
+                 parent_pid: int | None = None) -> PlayedGame:
+    """Game ``index`` of a match of A against B (A is Light in the even-indexed games).
+    ``parent_pid`` is the worker pool's (unused: the pool's workers watch it)."""
+    light, dark = (a, b) if index % 2 == 0 else (b, a)
+    outcome, moves = play_game(light, dark, board, game_seed(seed, index))
+    return PlayedGame(index, light.spec, dark.spec, outcome, tuple(moves), _today())
+
+
+def _today() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
+
+
+def tally(a: Player, b: Player, board: str, seed: int, played: dict[int, PlayedGame]) -> MatchResult:
+    """The :class:`MatchResult` of the games ``played`` (by index), ``results`` in order."""
+    r = MatchResult(a.spec, b.spec, board, 0, 0, 0, 0, 0, 0, None, None, None, seed)
+    for i in sorted(played):
+        g = played[i]
+        r.add(g)
+        r.results.append("draw" if g.outcome == "draw" else "a" if (g.outcome == "L") == (i % 2 == 0) else "b")
+    return r
+
+
+# -- the state file: finished games, so that a stopped match resumes ------------------------
+def default_state(a: Player, b: Player, board: str, seed: int, folder: str | os.PathLike | None = None) -> Path:
+    """``<folder>/match-<board>-<hash of the players and seed>.json``, ``folder`` by
+    default the user's state folder (:func:`solver.util.files.state_dir`, created if
+    missing): one file per match (the number of games is not part of it: a longer
+    match resumes a shorter one)."""
+    key = json.dumps([a.spec, b.spec, board, seed])
+    return Path(state_dir() if folder is None else folder) / f"match-{board.replace('/', '-')}-{hashlib.sha1(key.encode()).hexdigest()[:10]}.json"
+
+
+class MatchState:
+    """The state file of a match: every finished game (index, colours, outcome, moves),
+    with the players, board, seed and the code and rules versions.  Written atomically;
+    a lock file beside it keeps two runs of one match from writing it at once."""
+
+    _HINT = "remove it or give another --state"
+
+    def __init__(self, path: str | os.PathLike, a: Player, b: Player, board: str, seed: int):
+        self.path = Path(path)
+        self.a, self.b, self.board, self.seed = a, b, board, seed
+        self._lock = None
+        self._saved_at = 0.0
+        self._save_seconds = 0.0
+
+    def identity(self) -> dict:
+        return {"a": self.a.spec, "b": self.b.spec, "board": self.board, "seed": self.seed}
+
+    def acquire(self) -> None:
+        """Lock the state file (its ``.lock`` beside it, :class:`solver.util.files.ExclusiveLock`):
+        one run per match at a time.  :class:`MatchStateError` at once when another
+        run holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = ExclusiveLock(str(self.path) + ".lock")
+        try:
+            lock.acquire()
+        except FileLockedError:
+            raise MatchStateError(f"match state {self.path} is in use by another match") from None
+        self._lock = lock
+
+    def release(self, remove: bool = False) -> None:
+        """Unlock (the lock file is removed); ``remove``: the state file too (the match is over)."""
+        if remove:
+            self.path.unlink(missing_ok=True)
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def load(self) -> dict[int, PlayedGame]:
+        """The finished games of a matching state file ({} when there is none), each
+        replayed by the rules: its moves legal, its outcome the one they reach.
+        :class:`MatchStateError` for a file that is not JSON, not a match state, of
+        another match (players, board, seed) or another code or rules version, or with
+        a malformed game."""
+        if not os.path.lexists(self.path):
+            return {}
+        bad = f"match state {self.path}"
+        try:
+            data = read_json(self.path, "match state", dict)
+        except FileFormatError as e:
+            raise MatchStateError(f"{bad}: {e.problem}: {self._HINT}") from None
+        if data.get("format") != STATE_FORMAT:
+            raise MatchStateError(f"{bad} is not a meridians match state: {self._HINT}")
+        for what, key, mine in (("code version", "version", __version__), ("rules version", "rules", RULES_VERSION)):
+            if data.get(key) != mine:
+                raise MatchStateError(f"{bad} was written with {what} {_short(data.get(key))}, not {mine}: {self._HINT}")
+        theirs = data.get("match")
+        if theirs != self.identity():
+            if isinstance(theirs, dict):
+                other = ", ".join(f"{k} {_short(theirs.get(k))}" for k in ("a", "b", "board", "seed"))
+                raise MatchStateError(f"{bad} belongs to another match ({other}): {self._HINT}")
+            raise MatchStateError(f"{bad}: 'match' is not an object: {self._HINT}")
+        entries = data.get("games")
+        if not isinstance(entries, list):
+            raise MatchStateError(f"{bad}: 'games' is not a list: {self._HINT}")
+        played: dict[int, PlayedGame] = {}
+        for k, entry in enumerate(entries):
+            try:
+                g = self._game(entry)
+            except ValueError as e:
+                raise MatchStateError(f"{bad}: game entry {k + 1}: {e}: {self._HINT}") from None
+            if g.index in played:
+                raise MatchStateError(f"{bad}: game {g.index + 1} is there twice: {self._HINT}")
+            played[g.index] = g
+        return played
+
+    def _game(self, entry: object) -> PlayedGame:
+        """One entry, checked; ValueError says what is wrong."""
+        if not isinstance(entry, dict):
+            raise ValueError("not an object")
+        for name, kind in (("index", int), ("light", str), ("dark", str), ("outcome", str), ("moves", list),
+                           ("date", str)):
+            value = entry.get(name)
+            if isinstance(value, bool) or not isinstance(value, kind):
+                raise ValueError(f"no {name!r} or a malformed one")
+        index = entry["index"]
+        if index < 0:
+            raise ValueError("a negative index")
+        colours = (self.a.spec, self.b.spec) if index % 2 == 0 else (self.b.spec, self.a.spec)
+        if (entry["light"], entry["dark"]) != colours:
+            raise ValueError(f"game {index + 1} has Light {_short(entry['light'])} and Dark {_short(entry['dark'])}, "
+                             f"not {colours[0]} and {colours[1]}")
+        if entry["outcome"] not in ("L", "D", "draw"):
+            raise ValueError(f"the unknown outcome {_short(entry['outcome'])}")
+        moves = entry["moves"]
+        if not all(isinstance(m, str) for m in moves):
+            raise ValueError("moves that are not strings")
+        if not is_date(entry["date"]):
+            raise ValueError(f"the date {_short(entry['date'])} is not YYYY.MM.DD")
+        game = Game(Position.start(self.board))
+        for i, m in enumerate(moves):
+            try:
+                game.play(m)
+            except ValueError as e:
+                raise ValueError(f"game {index + 1}, move {i + 1} ({_short(m)}): {e}") from None
+        if game.outcome != entry["outcome"]:
+            raise ValueError(f"game {index + 1} ends {game.outcome or 'not'}, not {entry['outcome']}")
+        return PlayedGame(index, entry["light"], entry["dark"], entry["outcome"], tuple(moves), entry["date"])
+
+    def save(self, played: dict[int, PlayedGame], force: bool = True) -> None:
+        """Write every finished game, atomically.  Not ``force``: skipped while the time
+        since the last write is under ten times what that write took (a long match's
+        file is rewritten at most ~10% of the time; a short one's after every game)."""
+        now = time.monotonic()
+        if not force and now - self._saved_at < 10 * self._save_seconds:
+            return
+        data = {"format": STATE_FORMAT, "version": __version__, "rules": RULES_VERSION, "match": self.identity(),
+                "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "games": [played[i].entry() for i in sorted(played)]}
+        write_atomic(self.path, json.dumps(data, separators=(",", ":")) + "\n")
+        self._saved_at = time.monotonic()
+        self._save_seconds = self._saved_at - now
+
+
+def _short(value: object) -> str:
+    """A value from a file, quoted and cut to fit in a one-line message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# -- game records --------------------------------------------------------------------------
+def record_path(folder: str | os.PathLike, index: int, games: int) -> Path:
+    """``<folder>/game-0001.txt`` for the first game (at least four digits)."""
+    return Path(folder) / f"game-{index + 1:0{max(4, len(str(games)))}d}{RECORD_SUFFIX}"
+
+
+def game_record(game: PlayedGame, board: str, seed: int, games: int) -> GameRecord:
+    """The game record of a finished game: Light and Dark the player specs, Source the
+    match and the game's number, the result."""
+    light, dark = shlex.quote(game.light), shlex.quote(game.dark)
+    a, b = (light, dark) if game.index % 2 == 0 else (dark, light)
+    source = f"meridians match {a} {b} --board {board} --games {games} --seed {seed}, game {game.index + 1}"
+    headers = {"Light": game.light, "Dark": game.dark, "Date": game.date, "Source": source}
+    return GameRecord(headers, Position.start(board), list(game.moves), result=game.outcome)
+
+
+# -- running -------------------------------------------------------------------------------
+def _load_kernels(board: str, players: tuple[Player, ...]) -> None:
+    """Compile (or load) the searches' kernels here, before workers start, so that they
+    load them from numba's cache instead of compiling them all at once."""
+    kinds = {p.kind for p in players}
+    if kinds - {"random"}:
+        mcts.search(Position.start(board), playouts=1, seed=0, dfpn_nodes=1 if "engine" in kinds else 0)
+
+
+def run_match(a: Player, b: Player, board: str, games: int, seed: int = 1,
+              progress: Callable[[int, MatchResult], None] | None = None, *, jobs: int = 1,
+              state: str | os.PathLike | None = None, remove_state: bool = False,
+              records: str | os.PathLike | None = None) -> MatchResult:
+    """``games`` games of A against B on ``board``, A Light in the even-indexed games.
+
+    Game ``i`` is seeded by ``seed`` and ``i`` alone (:func:`game_seed`), so with playout
+    budgets the result does not depend on ``jobs``, the games at once (in loky worker
+    processes when more than 1).  ``state``: a file that gets every finished game at once
+    (:class:`MatchState`); a matching one's games are taken as they are (``resumed``)
+    and only the missing ones played; ``remove_state``: removed once every game is
+    played.  ``records``: a folder that gets every game as a game record
+    (:func:`record_path`; a resumed game's only if its file is missing).
+    ``progress(done, tally)`` is called once before the first game and after each.
+
+    Raises :class:`MatchStateError` (a state file that is corrupt, of another match or
+    in use), :class:`MatchError` (a game failed in a worker) and
+    :class:`~solver.util.errors.Interrupted` (Ctrl-C: the finished games saved in its ``path``,
+    the state file, None if none was kept; the workers stopped).
+    """
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"--games {games!r}: give a whole number of at least 1")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"--jobs {jobs!r}: give a whole number from 1 to {MAX_JOBS}")
+    st = None if state is None else MatchState(state, a, b, board, seed)
+    played: dict[int, PlayedGame] = {}
+    if st is not None:
+        st.acquire()
+        try:
+            played = st.load()
+        except BaseException:
+            st.release()
+            raise
+    r = tally(a, b, board, seed, {i: g for i, g in played.items() if i < games})
+    r.resumed = r.games
+    r.results = []
+    r.state = None if st is None else str(st.path)
+    pending = [i for i in range(games) if i not in played]
+    complete = False
+    pool = None
+    try:
+        if records is not None:
+            for i in range(games):
+                if i in played and not record_path(records, i, games).exists():
+                    write_atomic(record_path(records, i, games), game_record(played[i], board, seed, games).text())
+        n = min(jobs, len(pending))
+        if n > 1:
+            from solver.jobs.workers import Pool
+
+            _load_kernels(board, (a, b))
+            pool = Pool("loky", n, None)
+        if progress is not None:
+            progress(r.games, r)
+
+        def finish(g: PlayedGame) -> None:
+            played[g.index] = g
+            if st is not None:
+                st.save(played, force=False)
+            if records is not None:
+                write_atomic(record_path(records, g.index, games), game_record(g, board, seed, games).text())
+            r.add(g)
+            if progress is not None:
+                progress(r.games, r)
+
+        if pool is None:
+            for i in pending:
+                finish(play_indexed(a, b, board, seed, i))
+        else:
+            queue, running = list(pending), {}
+            while queue or running:
+                while queue and len(running) < n:
+                    i = queue.pop(0)
+                    running[pool.submit(play_indexed, a, b, board, seed, i)] = i
+                pool.wake.wait(0.5)
+                pool.wake.clear()
+                for fut in [f for f in running if f.done()]:
+                    i = running.pop(fut)
+                    try:
+                        g = fut.result()
+                    except Exception as e:  # a crash in the worker
+                        raise MatchError(f"game {i + 1} failed: {type(e).__name__}: {e}") from e
+                    finish(g)
+        complete = True
+    except KeyboardInterrupt:
+        where = f"; run the same command to resume from {st.path}" if st is not None else ""
+        raise Interrupted(f"interrupted with {r.games} of {games} games finished{where}",
+                          None if st is None else st.path, r.games, games) from None
+    finally:
+        if pool is not None:
+            pool.shutdown(abandon=not complete)
+        if st is not None:
+            try:
+                if not (complete and remove_state):
+                    st.save(played)
+            finally:
+                st.release(remove=complete and remove_state)
+    out = tally(a, b, board, seed, {i: g for i, g in played.items() if i < games})
+    out.resumed = r.resumed
+    out.state = None if st is None or remove_state else str(st.path)
+    return out

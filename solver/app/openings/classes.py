@@ -1,0 +1,404 @@
+"""Proving the first-move classes of a board one at a time, each to the end, and the
+board's opening table collected from them (``scripts/solve_openings.py`` is the command).
+
+Each class of first moves (:func:`~solver.app.openings.solution.opening_jobs`; a class is
+named by its first member) is one df-pn search from the position after the move, Dark to
+move.  Its *record*, ``<folder>/<board>-<hash>-value.json`` (:func:`value_path`; the
+format ``scripts/prove_position.py`` writes too), is written as soon as the search ends:
+the value for Dark to move, whether the proof survived its re-walk, a principal line, the
+effort of every run, and the provenance stamp.  A decided class is never searched again;
+a class whose budget ran out is written ``unknown`` with its effort, and its df-pn table
+is saved (:func:`table_path`) so that the next run goes on where the search stopped.
+While a process works on a class, ``<record>.running`` holds its process id
+(:func:`solver.util.files.claim`) and other processes pass over that class.
+
+A class may also get a *certificate* (:func:`certify_class`): its proof written out in
+the format ``meridians check`` reads and checked at once by the reference checker; the
+record keeps the file's size, SHA-256, positions and the checker's result.
+
+:func:`collect` writes the opening table ``<folder>/<board>.json`` (Light's value after
+each first move, per class its value, effort, provenance and checked certificate) and its
+map ``<board>-map.svg``; :func:`status` is a one-line-per-class summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from solver.rules.board import Board
+from solver.util.errors import Interrupted, MeridiansError
+from solver.util.files import claim, write_atomic
+from solver.rules.position import Position
+from solver.util.provenance import code_revision, provenance
+from solver.jobs.runner import Job
+from solver.search.limit import Limit
+from solver.search.values import Value
+from .solution import opening_jobs
+
+__all__ = [
+    "COMMAND", "ClassError", "ClassSettings", "value_path", "read_record",
+    "table_path", "certificate_path", "prove_classes", "prove_class", "certify_class",
+    "check_class_certificate", "collect", "status",
+]
+
+#: the command whose records these are: a table another command wrote is not replaced
+COMMAND = "python scripts/solve_openings.py"
+
+
+class ClassError(MeridiansError):
+    """A class record or opening table that cannot be used (corrupt, or another command's)."""
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+@dataclass
+class ClassSettings:
+    """How classes are proven: ``folder`` holds the records and the opening table;
+    ``seconds`` per class (None: no limit); ``tt_mb`` the df-pn table; ``tables`` where
+    a stopped class's table is saved (None: nowhere); ``certificates`` where each decided
+    class's certificate is written and checked (None: no certificates), at most
+    ``certificate_nodes`` positions, checked by ``check_jobs`` processes.  ``revision``
+    is the code's revision, taken once when the run starts; ``say`` shows progress."""
+
+    folder: Path
+    seconds: float | None = None
+    tt_mb: float = 4096.0
+    tables: Path | None = None
+    certificates: Path | None = None
+    certificate_nodes: int = 50_000_000
+    check_jobs: int = 1
+    revision: str = field(default_factory=code_revision)
+    say: Callable[[str], None] = _stderr
+
+    def __post_init__(self) -> None:
+        self.folder = Path(self.folder)
+        self.tables = None if self.tables is None else Path(self.tables)
+        self.certificates = None if self.certificates is None else Path(self.certificates)
+
+    def limit(self) -> Limit:
+        """The budget of one class's proof (checked now: LimitError when the table does
+        not fit in the memory available)."""
+        return Limit(seconds=self.seconds, tt_mb=self.tt_mb)
+
+    def command(self, board: Board, key: str) -> str:
+        """The command that proves class ``key`` with these settings."""
+        return (f"{COMMAND} --board {board.name} --classes {key}"
+                + (f" --time {self.seconds:g}" if self.seconds else "") + f" --tt-mb {self.tt_mb:g}"
+                + (f" --certificates {self.certificates}" if self.certificates else ""))
+
+
+# -- where things are --------------------------------------------------------------------
+def value_path(folder: Path, pos: Position) -> Path:
+    """Where ``scripts/prove_position.py`` and the class search keep one position's record."""
+    digest = hashlib.sha1(str(pos).encode()).hexdigest()[:8]
+    return Path(folder) / f"{pos.board.name.replace('/', '-')}-{digest}-value.json"
+
+
+def read_record(path: Path) -> dict | None:
+    """The record at ``path``, or None if there is none.  Raises ClassError for a file
+    that is not a JSON object."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as e:
+        raise ClassError(f"{path} is corrupt ({e}); move it away to search that class again") from None
+    if not isinstance(data, dict):
+        raise ClassError(f"{path} is corrupt (not a JSON object); move it away to search that class again")
+    return data
+
+
+def table_path(tables: Path | None, board: Board, key: str) -> Path | None:
+    """Where class ``key``'s df-pn table is saved (None: tables are not saved)."""
+    if tables is None:
+        return None
+    return Path(tables) / f"{board.name.replace('/', '-')}-{key}.table"
+
+
+def certificate_path(folder: Path, board: Board, key: str) -> Path:
+    """Where class ``key``'s certificate is written."""
+    return Path(folder) / f"{board.name.replace('/', '-')}-{key}.json.gz"
+
+
+def _decided(rec: dict | None) -> bool:
+    """A record of a win or loss whose proof survived its re-walk."""
+    return bool(rec) and rec.get("value") in ("win", "loss") and bool(rec.get("verified"))
+
+
+# -- proving -----------------------------------------------------------------------------
+def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> None:
+    """Prove the classes named ``keys`` (all when empty), one at a time, and collect the
+    opening table after each class worked on.  A decided class is passed over (one
+    without a certificate, when certificates are asked for, gets one: its certificate
+    file left by a stopped run is checked, else it is proven again), and so is a class
+    another live process holds.  Raises ClassError (an unknown class, a corrupt record),
+    :class:`~solver.search.tablefile.TableFileError` and :class:`~solver.util.errors.Interrupted`
+    (Ctrl-C or SIGTERM; the message says what was kept)."""
+    jobs = opening_jobs(Position.start(board))
+    names = {j.key: j for j in jobs}
+    for k in keys:
+        if k not in names:
+            raise ClassError(f"no class {k!r} on {board.name} (classes: {', '.join(names)})")
+    say = settings.say
+    for job in (names[k] for k in keys) if keys else jobs:
+        pos = Position.parse(job.position)
+        path = value_path(settings.folder, pos)
+        old = read_record(path)
+        if _decided(old) and (settings.certificates is None or "certificate" in old):
+            say(f"{job.key}: already {old['value']} for Dark to move ({path.name})")
+            continue
+        lock = path.with_suffix(".running")
+        if not claim(lock):
+            say(f"{job.key}: another process is on it ({lock.name})")
+            continue
+        try:
+            if _decided(old):
+                cert = certificate_path(settings.certificates, board, job.key)
+                # a certificate written by a run stopped while checking it is checked,
+                # not written again: it proves the claim whichever search wrote it
+                if not (cert.exists() and _certify_record(old, pos, path, cert, job.key, settings)):
+                    say(f"{job.key}: decided, without a certificate: proving it again to write one")
+                    prove_class(board, job, settings)
+            else:
+                prove_class(board, job, settings)
+        finally:
+            lock.unlink(missing_ok=True)
+        collect(settings.folder, board)
+
+
+def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
+    """Search one class, write its record (and, when asked, its checked certificate);
+    return the record."""
+    from solver.reference.certificate import CertificateError
+    from solver.search.prove import prove
+    from solver.search.tablefile import save_table
+
+    say = settings.say
+    pos = Position.parse(job.position)
+    path = value_path(settings.folder, pos)
+    last = [0.0]
+
+    def progress(info: dict) -> None:
+        if info["seconds"] - last[0] >= 60:
+            last[0] = info["seconds"]
+            say(f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
+                f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s")
+
+    t0 = time.time()
+    table = table_path(settings.tables, board, job.key)
+    if table is not None and table.exists():
+        say(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)")
+    try:
+        p = prove(pos, method="dfpn", limit=settings.limit(), progress=progress, table_file=table)
+    except KeyboardInterrupt:
+        kept = f"its table is in {table}: run again to resume" if table else "nothing kept"
+        raise Interrupted(f"interrupted in class {job.key}; {kept}", table) from None
+    record = {
+        "position": str(pos), "board": board.name, "to_move": pos.to_move,
+        "class": list(job.members), **provenance(settings.command(board, job.key), revision=settings.revision),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
+    }
+    # the value is written before the certificate is built and checked, which takes longer
+    # than the search did: an interruption then loses only the certificate
+    settings.folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(record, indent=1) + "\n")
+    say(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
+        f"expansions in {p.seconds:.0f} s; wrote {path.name}")
+    decided = p.value in ("win", "loss") and p.verified
+    if settings.certificates is not None and decided:
+        if table is not None:
+            # the table holds the proof: should the certificate fail or be stopped, the
+            # next run finds the class proven in it at once instead of searching again
+            save_table(table, *p.search[:2], str(pos), stage=p.stats["stage"], seconds=p.seconds,
+                       runs=p.stats["runs"], tt_mb=settings.tt_mb)
+        try:
+            record["certificate"] = certify_class(pos, p, job.key, settings)
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted while writing the certificate of {job.key}; "
+                              f"its value is kept in {path.name}, the certificate is not", path) from None
+        except CertificateError as e:
+            # the value stands (re-walked); the next run with certificates proves it again
+            say(f"{job.key}: no certificate: {e}")
+            return record
+        write_atomic(path, json.dumps(record, indent=1) + "\n")
+    if table is not None and decided:
+        table.unlink(missing_ok=True)
+    return record
+
+
+# -- certificates ------------------------------------------------------------------------
+def _certify_record(old: dict, pos: Position, path: Path, cert: Path, name: str,
+                    settings: ClassSettings) -> bool:
+    """Check the certificate file ``cert`` of a decided class and, if it proves the
+    class record ``old``'s value, add it to the record (and drop the saved table)."""
+    from solver.reference.certificate import CertificateError
+
+    settings.say(f"{name}: checking the certificate already written, {cert}")
+    try:
+        entry = check_class_certificate(cert, pos, old["value"], name, settings)
+    except CertificateError as e:
+        settings.say(f"{name}: {cert.name} is refused: {e}")
+        return False
+    write_atomic(path, json.dumps({**old, "certificate": entry}, indent=1) + "\n")
+    table = table_path(settings.tables, pos.board, name)
+    if table is not None:
+        table.unlink(missing_ok=True)
+    return True
+
+
+def certify_class(pos: Position, proof, name: str, settings: ClassSettings) -> dict:
+    """Write the certificate of ``proof`` (gzip-compressed) to ``settings.certificates``
+    and check it with ``meridians check``'s checker; return what the class record keeps
+    of it.  Raises CertificateError."""
+    from solver.search.certificate import write_certificate
+
+    t0 = time.perf_counter()
+
+    def built(n: int) -> None:
+        settings.say(f"{name}: certificate {n:>12,} positions {time.perf_counter() - t0:8.0f} s")
+
+    folder = Path(settings.certificates)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = certificate_path(folder, pos.board, name)
+    # streamed to the file: the nodes as text would not fit beside the table
+    head = write_certificate(out, pos, proof, max_nodes=settings.certificate_nodes, tt_mb=256, progress=built)
+    proof.search = None  # the table is no longer needed: free it before checking
+    seconds = time.perf_counter() - t0
+    settings.say(f"{name}: certificate of {head['node_count']:,} positions, {head['bytes']:,} bytes, "
+                 f"in {seconds:.0f} s; checking")
+    return {**check_class_certificate(out, pos, proof.value, name, settings),
+            "build_seconds": round(seconds, 1)}
+
+
+def check_class_certificate(cert: Path, pos: Position, value: str, name: str,
+                            settings: ClassSettings) -> dict:
+    """Check the certificate file ``cert`` with ``meridians check``'s checker, and that it
+    claims ``value`` for the player to move at ``pos``; what the class record keeps of it.
+    Raises CertificateError."""
+    from solver.reference.certificate import CertificateError, check_data, read_certificate
+
+    t1 = time.perf_counter()
+
+    def checking(stage: str, n: int, total: int) -> None:
+        settings.say(f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s")
+
+    data = read_certificate(cert)
+    if not isinstance(data, dict) or data.get("root") != str(pos):
+        raise CertificateError(f"its root is not {pos}")
+    other = "L" if pos.to_move == "D" else "D"
+    winner = pos.to_move if value == "win" else other
+    if data.get("winner") != winner:
+        raise CertificateError(f"it claims a win for {data.get('winner')}, the class record for {winner}")
+    reproved = data.get("reproved")
+    checked = check_data(data, checking, jobs=settings.check_jobs)
+    del data
+    digest = hashlib.sha256()
+    with open(cert, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return {
+        "file": cert.name, "bytes": cert.stat().st_size, "sha256": digest.hexdigest(),
+        "positions": checked, "reproved": reproved, "build_seconds": None,
+        "checked_positions": checked, "check_seconds": round(time.perf_counter() - t1, 1),
+        "check": f"meridians check {cert.name}",
+    }
+
+
+def _summary(cert: dict | None) -> dict | None:
+    """What the opening table keeps of a class's checked certificate."""
+    if not cert or cert.get("checked_positions") != cert.get("positions"):
+        return None
+    return {k: cert[k] for k in ("file", "positions", "bytes", "sha256", "check_seconds")}
+
+
+# -- the opening table -------------------------------------------------------------------
+def _light(rec: dict | None) -> str:
+    """Light's value after the class's moves: the negation of Dark's, decided or unknown."""
+    return Value(rec["value"]).negated().value if _decided(rec) else "unknown"
+
+
+def collect(folder: Path, board: Board) -> dict:
+    """Write ``<board>.json`` and ``<board>-map.svg`` in ``folder`` from the class records;
+    return the table.  Raises ClassError when ``<board>.json`` was written by another
+    command (such as 2/3's, by alpha-beta): it is left alone."""
+    from ..svg import map_svg
+
+    folder = Path(folder)
+    stem = board.name.replace("/", "-")
+    mine = read_record(folder / f"{stem}.json")
+    if mine is not None and not str(mine.get("command", "")).startswith(COMMAND):
+        raise ClassError(f"{folder / stem}.json was written by {mine.get('command')!r}; not replacing it")
+    classes, moves = [], {}
+    for job in opening_jobs(Position.start(board)):
+        rec = read_record(value_path(folder, Position.parse(job.position))) or {}
+        decided = _decided(rec)
+        light = _light(rec)
+        classes.append({
+            "members": list(job.members), "position": job.position, "light": light,
+            "expansions": rec.get("nodes"), "seconds": rec.get("seconds"),
+            "command": rec.get("command"), "revision": rec.get("revision"),
+            "line": rec.get("line", []) if decided else [],
+            # what the reference checker accepted (the file itself is regenerated by the
+            # record's command where it is too large to commit)
+            "certificate": _summary(rec.get("certificate")) if decided else None,
+        })
+        for m in job.members:
+            moves[m] = light
+    values = set(moves.values())
+    first = "win" if "win" in values else ("loss" if values == {"loss"} else "unknown")
+    record = {
+        "board": board.name,
+        **provenance(f"{COMMAND} --board {board.name} --collect"),
+        "method": "df-pn per class of first moves (scripts/solve_openings.py or "
+                  "scripts/prove_position.py), each proof re-walked",
+        "value": first,
+        "decided": f"{sum(v != 'unknown' for v in moves.values())} of {len(moves)} first moves",
+        "certified": f"{sum(c['certificate'] is not None for c in classes)} of {len(classes)} classes",
+        "moves": dict(sorted(moves.items())),
+        "classes": classes,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / f"{stem}.json", json.dumps(record, indent=1) + "\n")
+    shown = {"win": "Light wins", "loss": "Light loses", "unknown": "not yet known"}[first]
+    title = f"{board.name}: Light's first move ({shown}; {record['decided']} decided)"
+    write_atomic(folder / f"{stem}-map.svg", map_svg(board, {board.index(m): v for m, v in moves.items()}, title=title))
+    return record
+
+
+def status(folder: Path, board: Board, tables: Path | None) -> str:
+    """One line per class: its value for Light, effort, certificate, saved table."""
+    from solver.search.tablefile import TableFileError, read_header
+
+    lines = [f"{'class':<6} {'moves':<16} {'Light':<8} {'expansions':>14} {'seconds':>8}  certificate / table"]
+    for job in opening_jobs(Position.start(board)):
+        path = value_path(folder, Position.parse(job.position))
+        rec = read_record(path) or {}
+        decided = _decided(rec)
+        light = _light(rec) if decided else ("unknown" if rec else "-")
+        notes = []
+        cert = rec.get("certificate")
+        if cert:
+            notes.append(f"certificate {cert['positions']:,} positions, checked {cert['checked_positions']:,}")
+        elif decided:
+            notes.append("no certificate")
+        table = table_path(tables, board, job.key)
+        if table is not None and table.exists():
+            try:
+                done = read_header(table)["nodes"]
+                notes.append(f"table saved at {done:,} expansions ({table.stat().st_size / 1e9:.1f} GB)")
+            except TableFileError as e:
+                notes.append(f"unreadable table: {e}")
+        if path.with_suffix(".running").exists():
+            notes.append("claimed by a process")
+        nodes = f"{rec['nodes']:,}" if "nodes" in rec else "-"
+        secs = f"{rec['seconds']:.0f}" if "seconds" in rec else "-"
+        lines.append(f"{job.key:<6} {','.join(job.members):<16} {light:<8} {nodes:>14} {secs:>8}  {'; '.join(notes)}")
+    return "\n".join(lines)

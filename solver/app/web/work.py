@@ -1,0 +1,189 @@
+"""What the web application computes, as plain functions of JSON-ready values.
+
+Nothing here knows of HTTP: :mod:`solver.app.web.app` checks a request's parameters, calls
+these (the rules' ones in a thread, the searches in a worker process) and sends back
+what they return.  Every error the user can cause is a :class:`ValueError` (the
+project's typed errors: :class:`~solver.rules.notation.NotationError`,
+:class:`~solver.rules.position.InvalidPositionError`,
+:class:`~solver.rules.position.IllegalMoveError`, ...), whose message the app sends as the one
+line of a 400 answer.
+
+An analysis is the CLI's (``meridians lookup --json``): ``value`` for the player to move,
+each of ``moves`` for the player who plays it, each labelled with its ``source``;
+``'win'``, ``'loss'`` and ``'draw'`` are proven, an ``estimate`` (the engine's playout win
+rate with its visits and interval) is not.
+
+>>> info = position_info("2/3")
+>>> info["position"], info["to_move"], len(info["legal_moves"]), info["outcome"], info["dead"]
+('2/3/4/3/2 L', 'L', 14, None, [])
+>>> play_move("2/3/4/3/2 L", "c1")["position"]
+'2/3/L3/3/2 D'
+"""
+
+from __future__ import annotations
+
+
+from solver.rules.position import Position
+from ..verify import start_position
+
+__all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record",
+           "listen"]
+
+#: the longest position text accepted (a 7/8 position is under 200 characters)
+MAX_TEXT = 1000
+
+
+def parse(text: object) -> Position:
+    """A position in notation, or a board name (``3/4``) for its empty board; a
+    ValueError naming the problem for anything else."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("give a position, such as '2/3/4/3/2 L', or a board, such as 3/4")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"a position of {len(text):,} characters: a position has at most {MAX_TEXT}")
+    return start_position(text.strip(), None)
+
+
+def position_info(text: object) -> dict:
+    """``{position, board, to_move, legal_moves, outcome, reason, dead, threatened, light,
+    dark, last_move, removed}`` of a position (notation or a board name).  ``outcome``:
+    ``'L'``/``'D'`` (the winner) or None; ``dead``: the stones of dead groups, as
+    pictures mark them (:meth:`~solver.rules.position.Position.marked_dead`); ``threatened``:
+    :func:`threatened`."""
+    return _info(parse(text))
+
+
+def _info(pos: Position) -> dict:
+    legal = pos.legal_moves()
+    return {"position": str(pos), "board": pos.board.name, "to_move": pos.to_move,
+            "legal_moves": legal, "outcome": pos.outcome, "reason": pos.outcome_reason,
+            "dead": sorted(pos.marked_dead()), "threatened": threatened(pos, legal),
+            "light": sorted(pos.stones("L")), "dark": sorted(pos.stones("D")),
+            "last_move": pos.last_move, "removed": sorted(pos.removed)}
+
+
+def threatened(pos: Position, legal: list[str] | None = None) -> list[str]:
+    """The stones of the player *not* to move that some legal move of the player to move
+    leaves in a dead group (no path), so that they are removed unless their owner's next
+    placement rescues them: the union over the legal moves of the opponent's dead stones
+    after the move (none while the opponent has fewer than two stones: a lone first
+    stone is never removed).
+
+    >>> threatened(Position.parse("2/LD1/4/1LD/2 L"))
+    ['b3', 'd2']
+    """
+    other = "D" if pos.to_move == "L" else "L"
+    if len(pos.stones(other)) < 2:
+        return []
+    out: set[str] = set()
+    for m in pos.legal_moves() if legal is None else legal:
+        child = pos.play(m)
+        out |= child.marked_dead() & child.stones(other)
+    return sorted(out)
+
+
+def _move_text(move: object) -> str:
+    """``move`` as a point name to look up; a ValueError for anything that cannot be one."""
+    if not isinstance(move, str) or not move.strip() or len(move) > 8:
+        raise ValueError("give a move as a point name, such as 'c2'")
+    return move.strip()
+
+
+def play_move(text: object, move: object) -> dict:
+    """:func:`position_info` of the position after ``move``, with ``last_move`` and the
+    ``removed`` stones; :class:`~solver.rules.position.IllegalMoveError` names the rule an
+    illegal move breaks."""
+    pos = parse(text)
+    return _info(pos.play(_move_text(move)))
+
+
+def explain_move(text: object, move: object) -> dict:
+    """``{move, legal, reason}``: whether ``move`` is legal in the position and, when it
+    is not, the rule it breaks (the message of
+    :class:`~solver.rules.position.IllegalMoveError`), so that a page can say why a click is
+    refused without an error answer.  A point not on the board is a ValueError."""
+    from solver.rules.position import IllegalMoveError
+
+    pos = parse(text)
+    name = pos.board.name_of(pos.board.index(_move_text(move)))
+    try:
+        pos.play(name)
+    except IllegalMoveError as e:
+        return {"move": name, "legal": False, "reason": str(e)}
+    return {"move": name, "legal": True, "reason": None}
+
+
+def read_record(text: object, board: object = None) -> dict:
+    """A pasted game record (:func:`solver.rules.record.parse_record`, both formats; every
+    move checked): ``{start, moves, positions}``, the positions after 0, 1, ... moves."""
+    from solver.rules.record import parse_record
+
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("give a game record: a start position or board, then the moves")
+    if len(text) > 100_000:
+        raise ValueError(f"a record of {len(text):,} characters: at most 100,000")
+    default = board if isinstance(board, str) and board.strip() else "6/7"
+    rec = parse_record(text, default_board=parse(default).board)
+    pos = rec.start
+    positions = [str(pos)]
+    for m in rec.moves:
+        pos = pos.play(m)
+        positions.append(str(pos))
+    return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions, "result": rec.result}
+
+
+#: set in a worker process by the server (:func:`listen`): one flag a slot, raised when
+#: the request of the search in that slot has gone (the user moved on)
+_CANCELLED = None
+
+
+def listen(flags) -> None:
+    """Make this worker stop a search whose slot's flag in ``flags`` (a shared array of
+    the server's) is raised."""
+    global _CANCELLED
+    _CANCELLED = flags
+
+
+def _stop(slot: int | None):
+    if slot is None or _CANCELLED is None:
+        return None
+    return lambda: bool(_CANCELLED[slot])
+
+
+def analyse(text: str, seconds: float, seed: int = 1, slot: int | None = None) -> dict:
+    """The analysis of a position within ``seconds`` (:func:`solver.app.analyst.analyse`,
+    the answer of every front end), as JSON-ready values; ``slot``: the server's flag
+    that stops it (:func:`listen`).  Runs in a worker process: the compiled kernels hold
+    the interpreter lock."""
+    from ..analyst import analyse as analyse_position
+    from solver.search.limit import Limit
+
+    return analyse_position(parse(text), Limit(seconds=seconds), seed=seed, stop=_stop(slot)).as_dict()
+
+
+def engine_move(text: str, seconds: float, seed: int = 1, slot: int | None = None) -> dict:
+    """The move :func:`analyse` names best, with the analysis and the position after it:
+    ``{move, after, ...the analysis}`` (``after``: :func:`position_info` of the new
+    position)."""
+    from ..analyst import analyse as analyse_position
+    from solver.search.limit import Limit
+
+    pos = parse(text)
+    if pos.outcome is not None:
+        raise ValueError(f"the game is over ({pos.outcome_reason}): there is no move to play")
+    a = analyse_position(pos, Limit(seconds=seconds), seed=seed, stop=_stop(slot))
+    return {"move": a.best, "after": _info(pos.play(a.best)), **a.as_dict()}
+
+
+def warm(boards: tuple[str, ...] = ()) -> int:
+    """Load the rules', df-pn's and the engine's kernels of ``boards`` in this (worker)
+    process, compiling them on a board's first use, so that no request waits for a
+    compile; returns the process id."""
+    import os
+
+    from solver.search import mcts
+
+    for b in boards:
+        board = parse(b).board
+        Position.start(board).legal_moves()
+        mcts.load_kernels(board)
+    return os.getpid()

@@ -1,0 +1,11 @@
+"""The job runner: many searches run in parallel, checkpointed and resumable, with their
+progress shown.
+
+- :mod:`.runner`: :func:`~.runner.run_jobs`, the jobs and their results;
+- :mod:`.workers`: the worker pools (local processes or a Dask cluster);
+- :mod:`.checkpoint`: the checkpoint file a run resumes from;
+- :mod:`.progress`: the job table and the status line on a terminal.
+
+It runs the searches (:mod:`solver.search`) and is used by the applications
+(:mod:`solver.app`); no search imports it.  Nothing is imported here.
+"""
