@@ -194,7 +194,10 @@ class _Pool:
             raise WebError("a worker process stopped; the pool was restarted: try again", 503) from None
         if board in self.ready:
             return
-        since = asyncio.get_running_loop().time() - self._warming.get(board, (None, 0.0))[1]
+        if fut.done():  # the load failed (its entry is gone: the next request tries again)
+            why = "stopped" if fut.cancelled() else fut.exception()
+            raise WebError(f"loading the {board} kernels failed ({why}): try again", 503)
+        since = asyncio.get_running_loop().time() - self._warming[board][1]
         raise WebError(f"compiling the {board} kernels (first use, {since:.0f} s so far): "
                        "the analysis starts once they are ready", 503, compiling=board)
 
