@@ -133,13 +133,14 @@ def selfplay_game(board: Board, unit_seed: int, playouts: int = SELFPLAY_PLAYOUT
     ``playouts`` a move, one :class:`~solver.search.mcts.Engine` a side (seeded from
     ``unit_seed``; df-pn off), until it ends or after ``plies`` moves: the same moves
     for the same arguments, whatever the machine's load."""
+    from solver.search.limit import Limit
     from solver.search.mcts import Engine
 
     engines = (Engine(seed=2 * unit_seed, dfpn_nodes=0), Engine(seed=2 * unit_seed + 1, dfpn_nodes=0))
     pos = Position.start(board)
     moves: list[str] = []
     while pos.outcome is None and (plies is None or len(moves) < plies):
-        r = engines[pos.side_index].search(pos, playouts=playouts)
+        r = engines[pos.side_index].search(pos, Limit(playouts=playouts))
         if r.best is None:  # a search always tries every root move
             raise RuntimeError(f"the engine found no move in {pos} ({'; '.join(r.notes)})")
         pos = pos.play(r.best)
@@ -288,7 +289,7 @@ def _count(found: "Found", why: str) -> None:
 
 
 def proven(pos: Position, target: str, n: int, generator: str, version: str,
-           max_nodes: int | None = None, *, limit: Limit | None = None) -> tuple[Puzzle | None, str]:
+           *, limit: Limit | None = None) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)`` from the full verification alone, on emptied tables, so that
     the nodes recorded are those of one verification from scratch (what a re-scoring of
     a committed set finds too); ``why`` as in :func:`check`.  The puzzle's themes
@@ -296,9 +297,9 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     whose themes run out of it is dropped (``'budget'``).  The line's last reply is
     written ``any`` when every legal reply loses the target
     (:func:`puzzles.verdict.with_any`).  ``limit`` is the budget
-    of the verification (None: none), ``max_nodes`` its short form."""
+    of the verification (None: none)."""
     capture.forget()
-    limit = capture.capture_limit(limit, max_nodes)
+    limit = capture.capture_limit(limit)
     v = verify(pos, target, n, limit=limit, all_duals=False, max_keys=2)  # a second key: cooked, stop
     if not v.complete:
         return None, "budget"

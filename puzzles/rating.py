@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 from solver import MeridiansError, Position
 from solver.search.capture import CaptureSearch, capture_limit
+from solver.search.limit import Limit
 
 __all__ = ["Features", "features", "score", "rating", "rate", "record_features", "find_key", "FoundKey", "spearman", "quantile_cuts",
            "CUTS", "OLD_CUTS", "old_rating", "TEMPTING_CAP", "LATE_CAP", "PATHS_CAP", "FIRST_PLAYOUTS", "RatingError"]
@@ -141,7 +142,7 @@ def features(position: Position, target: str, key: str, nodes: int, late: int, *
     legal = position.legal_moves()
     if key not in legal:
         raise RatingError(f"the key {key!r} is not a legal move")
-    s = CaptureSearch(position, target, limit=capture_limit(None, None, tt_mb=1))  # no search: no table
+    s = CaptureSearch(position, target, limit=Limit(tt_mb=1))  # no search: no table
     segs, zone = s.target_zone()
     tempting = sum(1 for m in legal if m in zone and m != key)
     return Features(nodes=int(nodes), tempting=tempting, late=int(late),
@@ -206,7 +207,7 @@ def record_features(p, *, search_late: bool = True) -> Features:
     if late is None and search_late:
         from .verdict import _late  # the same count the verifier makes
 
-        s = CaptureSearch(pos, p.target, limit=capture_limit(None, None))
+        s = CaptureSearch(pos, p.target, limit=capture_limit())
         segs, zone = s.target_zone()
         tries = [m for m in pos.legal_moves() if m in zone and m != p.key]
         late = len(_late(s, p.n, tries))
@@ -228,6 +229,7 @@ def find_key(position: Position, key: str, max_playouts: int, *, seed: int = 1) 
     root's visits at the largest budget.  Each budget is a fresh search (the tree alone:
     no df-pn before it, whose proven wins would name any winning move) with the fixed
     ``seed``, so the answer depends on the position alone, not on the machine's load."""
+    from solver.search.limit import Limit
     from solver.search.mcts import search  # the engine loads only for the check
 
     if max_playouts < FIRST_PLAYOUTS:
@@ -235,7 +237,7 @@ def find_key(position: Position, key: str, max_playouts: int, *, seed: int = 1) 
     found, share = None, 0.0
     b = FIRST_PLAYOUTS
     while b <= max_playouts:
-        r = search(position, playouts=b, seed=seed, dfpn_nodes=0)
+        r = search(position, Limit(playouts=b), seed=seed, dfpn_nodes=0)
         if r.best == key:
             found = b if found is None else found
         else:

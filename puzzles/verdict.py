@@ -56,8 +56,7 @@ LINE_SEARCH = 64
 
 
 def verify(
-    position: Position, target: str, n: int, *, limit: Limit | None = None,
-    max_nodes: int | None = None, tt_mb: float | None = None, line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
+    position: Position, target: str, n: int, *, limit: Limit | None = None, line: bool = True, use_table: bool = True, use_cut: bool = True, all_duals: bool = True,
     max_keys: int = 0,
 ) -> Verdict:
     """Every first move that forces the capture within ``n`` and within ``n - 1``, the
@@ -65,8 +64,7 @@ def verify(
     two of X's working moves only (which is enough to tell a dual, and spares proving
     that every other move fails).  ``limit`` is the budget of the whole work (its
     nodes, 0: none, and table size; no seconds: see
-    :func:`~solver.search.capture.capture_limit`), ``max_nodes`` and ``tt_mb`` its short
-    form; when it runs out, ``complete`` is False and the lists mean nothing.
+    :func:`~solver.search.capture.capture_limit`); when it runs out, ``complete`` is False and the lists mean nothing.
     With ``max_keys`` (>= 2; 0: none), the first moves are tried only until that many
     keys are found: the puzzle is cooked then, and ``keys`` and ``shorter`` list only
     the moves tried (a generator's early exit: the verdict on a puzzle with fewer keys
@@ -75,7 +73,7 @@ def verify(
     if max_keys and max_keys < 2:
         raise ValueError(f"max_keys must be 0 or at least 2, not {max_keys!r}")
     check_n(n)
-    s = CaptureSearch(position, target, limit=capture_limit(limit, max_nodes, tt_mb),
+    s = CaptureSearch(position, target, limit=capture_limit(limit),
                       use_table=use_table, use_cut=use_cut)
     t0 = time.perf_counter()
     keys, shorter, tries = [], [], []

@@ -12,7 +12,7 @@ import pytest
 from solver import Board, Position
 from solver.search.capture import CaptureSearch, capture_limit, capture_within
 from solver.jobs.runner import Job, run_jobs
-from solver.search.limit import Limit, LimitError, limit_of
+from solver.search.limit import Limit, LimitError
 from solver.search.prove import prove
 from solver.app.openings import solve_openings
 from solver.app.verify import verify_position
@@ -28,17 +28,6 @@ def _same_proof(a, b) -> None:
 
 
 # -- the shim ---------------------------------------------------------------------------------
-
-def test_limit_of_builds_one_limit_from_the_loose_values_or_takes_the_limit():
-    assert limit_of(None) == Limit()
-    assert limit_of(None, 2, 100, 16) == Limit(seconds=2, nodes=100, tt_mb=16)
-    given = Limit(nodes=5)
-    assert limit_of(given) is given
-    with pytest.raises(TypeError, match="max_nodes=, not both"):
-        limit_of(given, nodes=5)
-    with pytest.raises(TypeError, match="limit must be a Limit"):
-        limit_of({"nodes": 5})
-
 
 def test_a_limit_survives_pickling_to_a_worker_with_its_copies():
     limit = Limit(seconds=3, nodes=10, tt_mb=16, copies=2)

@@ -347,21 +347,19 @@ class _Run:
 
         return watch
 
-    def _proof_budget(self, share: float | None) -> tuple[float | None, int]:
-        nodes = self.limit.nodes
-        if share is None and not nodes:
-            nodes = PROOF_NODES  # playouts alone: a node budget keeps the answer reproducible
-        return share, nodes
-
-    def _prove(self, position: Position, seconds: float | None, nodes: int):
+    def _prove(self, position: Position, seconds: float | None):
+        """df-pn's proof of ``position`` within ``seconds`` of the analysis's budget (None:
+        no time; then the node budget is the Limit's, or :data:`PROOF_NODES` with
+        playouts alone, which keeps the answer reproducible); None when no time is left."""
         from solver.search.prove import prove
 
         if seconds is not None and seconds <= 0.005:
             return None
         if self.stop is not None and self.stop():
             raise Interrupted("the analysis was stopped")
+        nodes = self.limit.nodes or (PROOF_NODES if seconds is None else 0)
         tt_mb = SMALL_TT_MB if position.board.size <= SMALL_BOARD else PROOF_TT_MB
-        r = prove(position, method="dfpn", seconds=seconds, max_nodes=nodes, tt_mb=tt_mb, chunk_nodes=PROOF_CHUNK,
+        r = prove(position, Limit(seconds=seconds, nodes=nodes, tt_mb=tt_mb), method="dfpn", chunk_nodes=PROOF_CHUNK,
                   progress=self.progress if self.stop is not None else None)
         self.a.nodes += int(r.nodes)
         return r
@@ -382,9 +380,9 @@ class _Run:
         if not a.proven or not self._winning():
             # the position first, with all the proofs' time it needs: a loss decides every
             # move at once, a win names a winning move; the moves get what it leaves
-            r = self._prove(self.pos, *self._proof_budget(budget))
+            r = self._prove(self.pos, budget)
             self.tried_own = True
-            if r is not None and r.value in ("win", "loss"):
+            if r is not None and r.value in (Value.WIN, Value.LOSS):
                 value = Value(r.value)
                 if not a.proven:
                     a.value, a.source = value, "proof"
@@ -407,8 +405,8 @@ class _Run:
         for members in classes.values():
             share = None if deadline is None else (deadline - self.elapsed()) / max(runs, 1)
             runs -= 1
-            r = self._prove(self.children[members[0]], *self._proof_budget(share))
-            if r is None or r.value not in ("win", "loss"):
+            r = self._prove(self.children[members[0]], share)
+            if r is None or r.value not in (Value.WIN, Value.LOSS):
                 continue
             for m in members:
                 mv = a.moves[m]
@@ -433,7 +431,7 @@ class _Run:
             # every move loses: the one a search without the solver prefers keeps the most
             # chances against an opponent who may miss the win (the proof is not redone)
             seconds = None if seconds is None else min(seconds, RESIST_SECONDS)
-            r = mcts.search(self.pos, playouts=playouts, seconds=seconds, seed=self.seed, dfpn_nodes=0,
+            r = mcts.search(self.pos, Limit(seconds=seconds, playouts=playouts), seed=self.seed, dfpn_nodes=0,
                             solver=False, progress=self.progress)
             self.resist = r.best
             a.playouts += r.playouts
@@ -442,14 +440,13 @@ class _Run:
         dfpn = 0 if self.tried_own else mcts.DFPN_NODES
         # the tree holds what is proven as proven nodes: no playouts spent on them
         proven = {m: mv.value for m, mv in a.moves.items() if mv.value in (Value.WIN, Value.LOSS)}
+        limit = Limit(seconds=seconds, playouts=playouts)
         if self.engine is not None:
-            r = self.engine.search(self.pos, playouts=playouts, seconds=seconds, progress=self.progress,
-                                   known=proven)
+            r = self.engine.search(self.pos, limit, progress=self.progress, known=proven)
         else:
-            r = mcts.search(self.pos, playouts=playouts, seconds=seconds, seed=self.seed, dfpn_nodes=dfpn,
-                            progress=self.progress, known=proven)
+            r = mcts.search(self.pos, limit, seed=self.seed, dfpn_nodes=dfpn, progress=self.progress, known=proven)
         a.playouts += r.playouts
-        a.nodes += r.dfpn_nodes
+        a.nodes += r.stats["dfpn_nodes"]
         a.notes += [n for n in r.notes if n.startswith(("interrupted", "the tree is full"))]
         self.engine_best, self.engine_line = r.best, list(r.line)
         if r.proven and not a.proven and r.source in ("tree", "dfpn"):

@@ -16,7 +16,7 @@ rate: a guess).
 >>> import io
 >>> from solver.rules.position import Game
 >>> out = io.StringIO()
->>> end = HumanVsEngine(Game("2/3"), "L", Budget(playouts=50), inp=io.StringIO("zz\\nquit\\n"), out=out).run()
+>>> end = HumanVsEngine(Game("2/3"), "L", engine_limit(playouts=50), inp=io.StringIO("zz\\nquit\\n"), out=out).run()
 >>> end.how, end.game.moves
 ('quit', [])
 >>> [line for line in out.getvalue().splitlines() if "zz" in line]
@@ -30,12 +30,11 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from solver.rules.position import Game, IllegalMoveError, Position
-from solver.search.limit import LimitError, check_seconds
+from solver.search.limit import MAX_PLAYOUTS, Limit, LimitError
+from solver.search.mcts import Engine
 from .analyst import Analysis, analyse
-from solver.search.limit import Limit
-from solver.search.mcts import MAX_PLAYOUTS, Engine
 
-__all__ = ["Budget", "Ending", "HumanVsEngine", "engine_vs_engine", "parse_playouts", "value_text", "result_line",
+__all__ = ["engine_limit", "label", "Ending", "HumanVsEngine", "engine_vs_engine", "parse_playouts", "value_text", "result_line",
            "players", "engine_note", "proven_from", "DEFAULT_SECONDS", "COMMANDS"]
 
 #: the engine's thinking time a move when neither seconds nor playouts are given
@@ -70,48 +69,38 @@ def parse_playouts(text: str, option: str = "--playouts") -> int:
     return int(digits)
 
 
-@dataclass(frozen=True)
-class Budget:
+def engine_limit(seconds: float | None = None, playouts: int | None = None) -> Limit:
     """The engine's budget a move: ``seconds`` and/or ``playouts``, whichever ends first
-    (with playouts alone the engine's moves depend only on the positions and the seed).
-    Neither given: :data:`DEFAULT_SECONDS`.  Bad values raise
-    :class:`~solver.search.limit.LimitError`.
+    (with playouts alone the engine's moves depend only on the positions and the seed);
+    neither given: :data:`DEFAULT_SECONDS`.  Bad values raise
+    :class:`~solver.search.limit.LimitError`."""
+    if seconds is None and playouts is None:
+        seconds = DEFAULT_SECONDS
+    return Limit(seconds=seconds, playouts=playouts)
 
-    >>> Budget().label(), Budget(playouts=200).label(), Budget(2, 500).label()
+
+def label(limit: Limit) -> str:
+    """The engine's budget in words, as the record's player header names it.
+
+    >>> label(engine_limit()), label(engine_limit(playouts=200)), label(engine_limit(2, 500))
     ('1 s a move', '200 playouts a move', '2 s or 500 playouts a move')
     """
-
-    seconds: float | None = None
-    playouts: int | None = None
-
-    def __post_init__(self) -> None:
-        seconds = check_seconds(self.seconds, "--time")
-        if self.playouts is not None:
-            if isinstance(self.playouts, bool) or not isinstance(self.playouts, int):
-                raise LimitError(f"--playouts {self.playouts!r}: give a whole number from 1 to 10**12")
-            parse_playouts(str(self.playouts))
-        if seconds is None and self.playouts is None:
-            seconds = DEFAULT_SECONDS
-        object.__setattr__(self, "seconds", seconds)
-
-    def label(self) -> str:
-        """The budget in words, as the record's player header names it."""
-        parts = []
-        if self.seconds is not None:
-            parts.append(f"{self.seconds:g} s")
-        if self.playouts is not None:
-            parts.append(f"{self.playouts} playouts")
-        return " or ".join(parts) + " a move"
+    parts = []
+    if limit.seconds is not None:
+        parts.append(f"{limit.seconds:g} s")
+    if limit.playouts is not None:
+        parts.append(f"{limit.playouts} playouts")
+    return " or ".join(parts) + " a move"
 
 
-def players(human: str | None, budget: Budget) -> dict[str, str]:
+def players(human: str | None, limit: Limit) -> dict[str, str]:
     """The record's ``Light`` and ``Dark`` headers: ``human`` (``'L'``, ``'D'``, or None
     when the engine plays both) is ``"human"``, the engine ``"engine (1 s a move)"``.
 
-    >>> players("D", Budget(playouts=200))
+    >>> players("D", engine_limit(playouts=200))
     {'Light': 'engine (200 playouts a move)', 'Dark': 'human'}
     """
-    engine = f"engine ({budget.label()})"
+    engine = f"engine ({label(limit)})"
     return {"Light": "human" if human == "L" else engine, "Dark": "human" if human == "D" else engine}
 
 
@@ -159,7 +148,7 @@ def proven_from(ending: Ending) -> int | None:
     the result.  None if its last search did not prove one (or it made none).
 
     >>> from solver.rules.position import Game
-    >>> end = engine_vs_engine(Game("2/3"), Budget(playouts=300), out=io.StringIO(), quiet=True)
+    >>> end = engine_vs_engine(Game("2/3"), engine_limit(playouts=300), out=io.StringIO(), quiet=True)
     >>> proven_from(end)
     0
     """
@@ -183,8 +172,8 @@ def _interrupted(r: Analysis) -> bool:
     return any(note.startswith("interrupted") for note in r.notes)
 
 
-def _search(engine: Engine, pos: Position, budget: Budget, out: TextIO) -> Analysis:
-    """The analysis of ``pos`` within ``budget`` (:func:`solver.app.analyst.analyse`: the
+def _search(engine: Engine, pos: Position, limit: Limit, out: TextIO) -> Analysis:
+    """The analysis of ``pos`` within ``limit`` (:func:`solver.app.analyst.analyse`: the
     database, a proof, else ``engine``'s search, which keeps its tree through the game);
     on a terminal a live line of the engine's progress, rubbed out when it ends."""
     from solver.jobs.progress import StatusLine
@@ -198,8 +187,7 @@ def _search(engine: Engine, pos: Position, budget: Budget, out: TextIO) -> Analy
         status.show(f"  thinking: {info['playouts']:,} playouts, {info['seconds']:.1f} s{rate}")
 
     try:
-        return analyse(pos, Limit(seconds=budget.seconds, playouts=budget.playouts), engine=engine,
-                       progress=show if live else None)
+        return analyse(pos, limit, engine=engine, progress=show if live else None)
     finally:
         status.close()
 
@@ -220,16 +208,16 @@ class HumanVsEngine:
     an illegal or malformed move gets one line saying why, and the question again.  The
     end of the input stops the game as ``quit`` does; Ctrl-C (KeyboardInterrupt, while
     waiting for a line or while the engine thinks) stops it too, as ``'interrupted'``.
-    The engine (seeded with ``seed``) plays within ``budget`` a move and keeps its tree
+    The engine (seeded with ``seed``) plays within ``limit`` a move and keeps its tree
     through the game; each of its moves is printed with its value for the engine and the
     time it took.
     """
 
-    def __init__(self, game: Game, human: str, budget: Budget, *, inp: TextIO, out: TextIO, seed: int = 1,
+    def __init__(self, game: Game, human: str, limit: Limit, *, inp: TextIO, out: TextIO, seed: int = 1,
                  engine: Engine | None = None):
         if human not in _NAME:
             raise ValueError(f"the person plays L or D, not {human!r}")
-        self.game, self.human, self.budget = game, human, budget
+        self.game, self.human, self.limit = game, human, limit
         self.inp, self.out = inp, out
         self.engine = engine if engine is not None else Engine(seed=seed)
         self._announced: str | None = None
@@ -251,7 +239,7 @@ class HumanVsEngine:
             self.say(f"{n} legal move{'s' if n != 1 else ''} for {_NAME[pos.to_move]} ({whose})")
 
     def _search(self) -> Analysis:
-        return _search(self.engine, self.game.position, self.budget, self.out)
+        return _search(self.engine, self.game.position, self.limit, self.out)
 
     # -- the game --------------------------------------------------------------------
     def run(self) -> Ending:
@@ -259,7 +247,7 @@ class HumanVsEngine:
         engine_side = "D" if self.human == "L" else "L"
         try:
             self.say(f"board {self.game.position.board.name}: you play {_NAME[self.human]}, the engine "
-                     f"{_NAME[engine_side]} ({self.budget.label()}); type a move such as c3, or 'help'")
+                     f"{_NAME[engine_side]} ({label(self.limit)}); type a move such as c3, or 'help'")
             self.draw()
             while self.game.outcome is None:
                 if self.game.position.to_move != self.human:
@@ -366,7 +354,7 @@ class HumanVsEngine:
         self.draw()
 
 
-def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, max_plies: int | None = None,
+def engine_vs_engine(game: Game, limit: Limit, *, out: TextIO, seed: int = 1, max_plies: int | None = None,
                      quiet: bool = False) -> Ending:
     """Both sides of ``game`` played by the engine (one :class:`Engine` a side, seeded
     ``seed`` and ``seed + 1``, each keeping its tree), each move printed as it is played
@@ -390,7 +378,7 @@ def engine_vs_engine(game: Game, budget: Budget, *, out: TextIO, seed: int = 1, 
                 how = "stopped"
                 break
             pos = game.position
-            r = _search(engines[pos.to_move], pos, budget, out if not quiet else io.StringIO())
+            r = _search(engines[pos.to_move], pos, limit, out if not quiet else io.StringIO())
             if _interrupted(r):
                 raise KeyboardInterrupt
             if r.best is None:

@@ -28,7 +28,7 @@ plays only the missing games.  Each game can also be written as a game record
 ``meridians verify --game`` read.
 
 >>> parse_player("engine:playouts=200")
-Player(spec='engine:playouts=200', kind='engine', seconds=None, playouts=200, dfpn=20000)
+Player(spec='engine:playouts=200', kind='engine', limit=Limit(seconds=None, nodes=0, tt_mb=None, playouts=200), dfpn=20000)
 >>> elo(0.5, 10)[0]
 0.0
 """
@@ -73,12 +73,12 @@ RECORD_SUFFIX = ".txt"
 
 @dataclass(frozen=True)
 class Player:
-    """A player of a match: ``kind`` one of :data:`KINDS`, with a budget a move."""
+    """A player of a match: ``kind`` one of :data:`KINDS`, with its ``limit`` a move (None
+    for ``random``)."""
 
     spec: str
     kind: str
-    seconds: float | None = None
-    playouts: int | None = None
+    limit: Limit | None = None
     dfpn: int = 0  # the engine's df-pn nodes before its tree
 
 
@@ -114,9 +114,11 @@ def parse_player(spec: str) -> Player:
             want = {"time": "number of seconds", "playouts": "whole number of playouts >= 1",
                     "dfpn": "whole number of nodes >= 0"}[key]
             raise ValueError(f"player {spec!r}: {key}={value!r} is not a {want}") from None
-    if kind != "random" and seconds is None and playouts is None:
+    if kind == "random":
+        return Player(spec.strip(), kind, None, dfpn)
+    if seconds is None and playouts is None:
         seconds = DEFAULT_SECONDS
-    return Player(spec.strip(), kind, seconds, playouts, dfpn)
+    return Player(spec.strip(), kind, Limit(seconds=seconds, playouts=playouts), dfpn)
 
 
 def engine_of(player: Player, seed: int) -> mcts.Engine | None:
@@ -138,14 +140,12 @@ def choose_move(player: Player, position: Position, rng: random.Random, seed: in
     if player.kind == "engine":  # the answer of every front end: the database, a proof, the engine
         from .analyst import analyse
 
-        r = analyse(position, Limit(seconds=player.seconds, playouts=player.playouts), seed=seed,
-                    engine=engine or engine_of(player, seed))
+        r = analyse(position, player.limit, seed=seed, engine=engine or engine_of(player, seed))
     elif player.kind == "mcts":
         engine = engine or engine_of(player, seed)
-        r = engine.search(position, playouts=player.playouts, seconds=player.seconds)
+        r = engine.search(position, player.limit)
     else:  # flat: the root expanded, no leaf ever expanded, moves visited evenly
-        r = mcts.search(position, playouts=player.playouts, seconds=player.seconds, seed=seed, dfpn_nodes=0,
-                        expand_at=2**62, exploration=1e9)
+        r = mcts.search(position, player.limit, seed=seed, dfpn_nodes=0, expand_at=2**62, exploration=1e9)
         if not r.proven:
             rated = [m for m in r.moves if m.win_rate is not None]
             if rated:
@@ -465,7 +465,7 @@ def _load_kernels(board: str, players: tuple[Player, ...]) -> None:
     load them from numba's cache instead of compiling them all at once."""
     kinds = {p.kind for p in players}
     if kinds - {"random"}:
-        mcts.search(Position.start(board), playouts=1, seed=0, dfpn_nodes=1 if "engine" in kinds else 0)
+        mcts.search(Position.start(board), Limit(playouts=1), seed=0, dfpn_nodes=1 if "engine" in kinds else 0)
 
 
 def run_match(a: Player, b: Player, board: str, games: int, seed: int = 1,

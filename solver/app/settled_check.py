@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from solver.rules.board import Board
 from solver.rules.position import Position
 from solver.rules.randomgame import random_game
+from solver.search.limit import Limit
 from solver.search.prove import prove
+from solver.search.values import Value
 from solver.reference.settled import SettledError, check_settled, settle
 
 __all__ = ["Report", "late_positions", "exact_winner", "compare"]
@@ -71,10 +73,10 @@ _PLAIN = {"knowledge": False} if "knowledge" in inspect.signature(prove).paramet
 def exact_winner(pos: Position, seconds: float = 60.0) -> str | None:
     """The winner of ``pos`` by plain df-pn (the settled rule off), or None if it is not
     decided within ``seconds``."""
-    proof = prove(pos, method="dfpn", seconds=seconds, tt_mb=64, **_PLAIN)
-    if proof.value == "win":
+    proof = prove(pos, Limit(seconds=seconds, tt_mb=64), method="dfpn", **_PLAIN)
+    if proof.value is Value.WIN:
         return pos.to_move
-    if proof.value == "loss":
+    if proof.value is Value.LOSS:
         return "D" if pos.to_move == "L" else "L"
     return None
 

@@ -16,7 +16,7 @@ from solver.rules.board import Board
 from solver.util.errors import MeridiansError
 from solver.rules.position import Game, IllegalMoveError, Position
 from solver.rules.record import RecordError, old_format_items
-from solver.search.limit import Limit, limit_of
+from solver.search.limit import Limit
 from solver.search.values import Value
 
 __all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
@@ -83,10 +83,7 @@ def verify_position(
     *,
     claim: str | None = None,
     limit: Limit | None = None,
-    seconds: float | None = None,
     max_plies: int | None = None,
-    tt_mb: float | None = None,
-    max_nodes: int | None = None,
     jobs: int = 1,
     knowledge: bool | None = None,
 ) -> Verdict:
@@ -100,14 +97,13 @@ def verify_position(
 
     ``limit`` is the budget (:class:`~solver.search.limit.Limit`; None: none, and
     :func:`~solver.search.prove.prove`'s default table); the horizon search's table is at
-    most 32 MiB of it.  ``seconds``, ``max_nodes`` and ``tt_mb`` are the short form of
-    the same Limit (checked by the same rules); giving them with ``limit`` is a TypeError.
+    most 32 MiB of it.
     ``jobs``: df-pn's worker processes on this one position (one shared table; see
     :func:`~solver.search.prove.prove`).
     """
     from solver.search.prove import DEFAULT_KNOWLEDGE, DEFAULT_TT_MB, load_kernels, prove
 
-    limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    limit = limit or Limit()
     seconds = limit.seconds
     tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
     if claim is not None and claim not in CLAIMS:

@@ -21,7 +21,7 @@ from typing import Any, Sequence, TextIO
 
 from solver.util.errors import Interrupted, MeridiansError
 from .checkpoint import Checkpoint, CheckpointError
-from solver.search.limit import Limit, limit_of
+from solver.search.limit import Limit
 from .progress import Progress, progress_mode
 from solver.search.methods import DEFAULT_METHOD
 from solver.search.values import Value
@@ -137,10 +137,7 @@ def run_jobs(
     *,
     method: str = DEFAULT_METHOD,
     limit: Limit | None = None,
-    seconds: float | None = None,
     jobs_n: int | None = 1,
-    tt_mb: float | None = None,
-    max_nodes: int | None = None,
     checkpoint: str | os.PathLike | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
@@ -157,8 +154,7 @@ def run_jobs(
     started (at most the time left), so that every job gets its share; a job that runs
     out reports ``'unknown'`` with its effort.  Its ``nodes`` bound each job's nodes
     (0: no bound), its ``tt_mb`` is each job's table (None: :func:`prove`'s default).
-    ``seconds``, ``max_nodes`` and ``tt_mb`` are the short form of the same Limit
-    (checked by the same rules); giving them with ``limit`` is a TypeError.  ``jobs_n`` jobs run at once: in this process when it is 1, else in
+    ``jobs_n`` jobs run at once: in this process when it is 1, else in
     loky worker processes; with ``backend='dask'`` on the cluster at ``scheduler``
     (default: as many as the cluster has threads).
 
@@ -173,7 +169,7 @@ def run_jobs(
     workers stopped, checkpoint kept: its ``path``).
     """
     stream = stream or sys.stderr
-    limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    limit = limit or Limit()
     seconds = limit.seconds
     keys = [j.key for j in jobs]
     if len(set(keys)) != len(keys):

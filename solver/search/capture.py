@@ -61,6 +61,7 @@ entry can repeat a position.
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -73,11 +74,13 @@ from solver.rules.bits import (
 )
 from solver.rules.core import kernel
 from solver.util.errors import MeridiansError
-from solver.search.limit import MAX_CAPTURE_N, Limit, limit_of
+from solver.search.limit import MAX_CAPTURE_N, Limit
 from solver.search.memory import zeroed
 from solver.search.path import enter_child, repeats
+from solver.search.result import Result
+from solver.search.values import Value
 
-__all__ = ["CaptureError", "CaptureSearch", "capture_within", "check_n", "forget", "new_capture", "MAX_N",
+__all__ = ["CaptureError", "CaptureSearch", "capture_within", "search", "check_n", "forget", "new_capture", "MAX_N",
            "capture_limit", "DEFAULT_TT_MB"]
 
 #: the table size of a capture search whose Limit gives none, in MiB
@@ -671,14 +674,14 @@ def check_n(n: int) -> None:
         raise CaptureError(f"n must be a whole number of moves from 1 to {MAX_N}, not {n!r}")
 
 
-def capture_limit(limit: Limit | None = None, max_nodes: int | None = None,
-                  tt_mb: float | None = None) -> Limit:
-    """The one :class:`~solver.search.limit.Limit` of a capture search given as
-    ``limit`` or by the short form ``max_nodes``/``tt_mb`` (not both: TypeError), its
-    table size filled in (:data:`DEFAULT_TT_MB` when it gives none).  A capture search
-    counts nodes and has no clock: a Limit with ``seconds`` is refused (ValueError)
-    rather than silently not kept."""
-    limit = limit_of(limit, None, max_nodes, tt_mb)
+def capture_limit(limit: Limit | None = None) -> Limit:
+    """``limit`` (None: no node bound) with its table size filled in (:data:`DEFAULT_TT_MB`
+    when it gives none).  A capture search counts nodes and has no clock: a Limit with
+    ``seconds`` is refused (ValueError) rather than silently not kept."""
+    if limit is None:
+        limit = Limit()
+    elif not isinstance(limit, Limit):
+        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
     if limit.seconds is not None:
         raise ValueError("a capture search has no time limit: give its budget in nodes")
     if limit.tt_mb is None:
@@ -696,14 +699,12 @@ class CaptureSearch:
     and ``tt_mb``, shared by every search of that board (:func:`forget` empties it).
     Raises :class:`CaptureError` when the question cannot be posed.
 
-    ``limit`` is the budget (:func:`capture_limit`: nodes and table size, no seconds);
-    ``max_nodes`` and ``tt_mb`` are its short form (giving both forms is a TypeError).
+    ``limit`` is the budget (:func:`capture_limit`: nodes and table size, no seconds).
     """
 
     def __init__(self, position: Position, target: str, *, limit: Limit | None = None,
-                 max_nodes: int | None = None, tt_mb: float | None = None,
                  use_table: bool = True, use_cut: bool = True):
-        limit = capture_limit(limit, max_nodes, tt_mb)
+        limit = capture_limit(limit)
         self.root = position
         self.x, self._tgt = _target(position, target)
         self._t, self._S = _verifier(position, limit.tt_mb, limit.nodes, use_table, use_cut, self._tgt)
@@ -802,16 +803,41 @@ class CaptureSearch:
         self._S.stats[ABORTED] = 0
 
 
-def capture_within(position: Position, target: str, n: int, max_nodes: int | None = None,
-                   tt_mb: float | None = None, *, limit: Limit | None = None) -> bool | None:
+def capture_within(position: Position, target: str, n: int, limit: Limit | None = None) -> bool | None:
     """Whether the side to move forces the capture of ``target``'s group within ``n``
     moves (``None`` when the node budget ran out).  ``limit`` is the budget (nodes and
-    table size, see :func:`capture_limit`); ``max_nodes`` and ``tt_mb`` its short form.
-    Raises :class:`CaptureError` for a question that cannot be posed.
+    table size, see :func:`capture_limit`).  Raises :class:`CaptureError` for a question
+    that cannot be posed.
 
     >>> from solver import Position
     >>> capture_within(Position.parse("3/1L2/5/4D1/4L/1L2/3 L"), "d5", 2)
     False
     """
     check_n(n)
-    return CaptureSearch(position, target, limit=capture_limit(limit, max_nodes, tt_mb)).captures(n)
+    return CaptureSearch(position, target, limit=capture_limit(limit)).captures(n)
+
+
+def search(position: Position, limit: Limit | None = None, *, target: str, n: int) -> Result:
+    """The capture question as every search answers: ``WIN`` when the side to move
+    captures ``target``'s group within ``n`` moves, ``LOSS`` when it cannot, ``UNKNOWN``
+    when the node budget ran out; ``best`` a first move that captures (the first in
+    board order), ``nodes`` the nodes searched.
+
+    >>> from solver import Position
+    >>> r = search(Position.parse("3/1L2/5/4D1/4L/1L2/3 L"), target="d5", n=2)
+    >>> r.value, r.method, r.best
+    (<Value.LOSS: 'loss'>, 'capture', None)
+    """
+    check_n(n)
+    s = CaptureSearch(position, target, limit=capture_limit(limit))
+    t0 = time.perf_counter()
+    answer = s.captures(n)
+    value = Value.UNKNOWN if answer is None else Value.WIN if answer else Value.LOSS
+    best = None
+    if answer:
+        best = next((m for m in position.legal_moves() if s.move_captures(m, n)), None)
+    r = Result(str(position), value, "capture", nodes=s.nodes, seconds=time.perf_counter() - t0,
+               line=[best] if best else [], best=best, stats={"target": target, "n": n})
+    r.notes.append(f"X captures {target} within {n}" if answer else
+                   f"X does not capture {target} within {n}" if answer is False else "the node budget ran out")
+    return r

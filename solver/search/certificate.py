@@ -1,7 +1,8 @@
 """Building proof certificates: a df-pn proof written out as an AND/OR graph.
 
-:func:`build_certificate` and :func:`write_certificate` turn a
-:class:`~solver.search.prove.Proof` of df-pn (its table, walked with the compiled core)
+:func:`build_certificate` and :func:`write_certificate` turn a df-pn proof (a
+:class:`~solver.search.result.Result` with its :class:`~solver.search.result.ProofTable`,
+walked with the compiled core)
 into a certificate in the format that :mod:`solver.reference.certificate` describes and
 checks.  Building uses the search (sub-positions whose table entries were evicted are
 proven again); checking uses none of it, so a bug here can only produce a certificate the
@@ -24,6 +25,7 @@ from solver.util.files import write_atomic_chunks
 from solver.rules.position import Position
 from solver.util.provenance import provenance
 from . import dfpn as F
+from .limit import Limit
 from .prove import prove
 
 __all__ = ["CertificateError", "build_certificate", "write_certificate", "dumps"]
@@ -204,17 +206,17 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
     is then added to ``refused``)."""
     root = _fresh(position)
     if proof is None and root.outcome is None:
-        proof = prove(root, method="dfpn", tt_mb=tt_mb)
+        proof = prove(root, Limit(tt_mb=tt_mb), method="dfpn")
     if root.outcome is not None:
         winner = root.outcome
         if winner not in ("L", "D"):
             raise CertificateError("the game is drawn: there is nothing to certify")
         table = None
     else:
-        if proof.value not in ("win", "loss") or getattr(proof, "search", None) is None:
+        if not proof.proven or proof.table is None:
             raise CertificateError(f"no df-pn proof to certify (value {proof.value}, method {proof.method})")
-        table = proof.search
-        winner = "LD"[table[2]]
+        table = proof.table
+        winner = "LD"[table.winner]
     W = "LD".index(winner)
     # the walk works on bare (stones, side) pairs and the compiled core, not on Position
     # objects: the builder plays every legal reply of millions of positions
@@ -247,7 +249,7 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
             return r == W
         if t_entry is None:
             return False
-        t, D, w = t_entry
+        t, D, w = t_entry.tables, t_entry.search, t_entry.winner
         found, pn, dn, _, _ = F.probe(t, D, st, side)
         if not found:
             return False
@@ -264,7 +266,7 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
     def table_move(t_entry, st, side) -> int | None:
         if t_entry is None:
             return None
-        t, D, _ = t_entry
+        t, D = t_entry.tables, t_entry.search
         _, _, _, cell, _ = F.probe(t, D, st, side)
         return int(t.point_of[cell]) if cell >= 0 else None
 
@@ -363,10 +365,10 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
             p = _with_history(graph.bare(st, side), path_keys)
             # without the settled rule: a child it decided that the reference cannot
             # confirm here is then proven by the search
-            again = prove(p, method="dfpn", seconds=reprove_seconds, tt_mb=tt_mb, knowledge=False)
-            if again.value != "win" or again.search is None:
+            again = prove(p, Limit(seconds=reprove_seconds, tt_mb=tt_mb), method="dfpn", knowledge=False)
+            if again.value != "win" or again.table is None:
                 raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
-            t_entry = again.search
+            t_entry = again.table
             reproved[0] += 1
         raise CertificateError(f"no winning move found at {graph.bare(st, side)}")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from solver.util.errors import MeridiansError
 
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
-           "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "limit_of", "MAX_PLAYOUTS",
+           "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "MAX_PLAYOUTS",
            "MAX_CAPTURE_N"]
 
 #: the longest budget accepted: 30 days (the longest 3/4 class took 1.3 hours)
@@ -149,22 +149,3 @@ class Limit:
     def bounded(self) -> bool:
         """Whether the limit ends a search: a time, a node or a playout budget."""
         return self.seconds is not None or self.nodes > 0 or self.playouts is not None
-
-
-def limit_of(limit: Limit | None, seconds: float | None = None, nodes: int | None = None,
-             tt_mb: float | None = None, *, names: tuple[str, str, str] = ("seconds", "max_nodes", "tt_mb"),
-             copies: int = 1) -> Limit:
-    """The one :class:`Limit` of a search entry point that takes ``limit`` or, as the
-    short form, the loose keywords ``seconds``, ``nodes`` and ``tt_mb`` (None: not given;
-    ``names`` are the entry point's own names for them, used in messages).  The loose
-    values are checked by the same rules as a Limit's (:class:`LimitError`); giving
-    ``limit`` and a loose keyword too is a TypeError (which of the two would be the
-    budget?)."""
-    given = [n for n, v in zip(names, (seconds, nodes, tt_mb)) if v is not None]
-    if limit is not None:
-        if not isinstance(limit, Limit):
-            raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
-        if given:
-            raise TypeError(f"give the budget as limit= or as {', '.join(given)}=, not both")
-        return limit
-    return Limit(seconds=seconds, nodes=0 if nodes is None else nodes, tt_mb=tt_mb, copies=copies)

@@ -21,7 +21,7 @@ without the solver prefers (the opponent may miss the win: ``resist``).
 :class:`Engine` does the same and keeps its tree from one move of a game to the next.
 
 >>> from solver import Position
->>> r = search(Position.parse("D1/3/L1D1/1L1/L1 D"), playouts=1000, seed=1, dfpn_nodes=0)
+>>> r = search(Position.parse("D1/3/L1D1/1L1/L1 D"), Limit(playouts=1000), seed=1, dfpn_nodes=0)
 >>> r.value, r.source, r.win_rate, r.best
 (<Value.WIN: 'win'>, 'tree', None, 'd1')
 """
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -38,10 +38,12 @@ import numpy as np
 from solver.rules import core
 from solver.rules.position import Position
 from . import mcts_tree as M
-from .limit import LimitError, check_seconds
+from .clock import Clock
+from .limit import MAX_PLAYOUTS, Limit, LimitError
+from .result import MoveResult, Result
 from .values import Value
 
-__all__ = ["search", "load_kernels", "Engine", "EngineResult", "MoveInfo", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
+__all__ = ["search", "load_kernels", "Engine", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
            "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES"]
 
 #: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
@@ -64,8 +66,6 @@ DFPN_TIME_SHARE = 0.25
 #: 396 MB); then the search stops.  6/7 grows 4-20 nodes an iteration, 5,000 iterations
 #: a second: a search of a minute or two fits
 MAX_TREE_NODES = 8_000_000
-#: the largest playout budget accepted
-MAX_PLAYOUTS = 10**12
 _FIRST_CAPACITY = 1 << 16
 _DFPN_CHUNK = 2_000
 _LOADED: set[int] = set()  # boards whose engine kernels this process has loaded
@@ -73,68 +73,10 @@ _LOADED: set[int] = set()  # boards whose engine kernels this process has loaded
 _CHUNK_SECONDS = 0.1
 
 
-@dataclass
-class MoveInfo:
-    """One legal move of the root.  ``value`` is for the player who plays it: ``'win'``
-    or ``'loss'`` when proven, ``'draw'`` when it repeats a position of the game,
-    else ``'unknown'``; ``win_rate`` (their playout win rate, draws half) only then."""
-
-    move: str
-    visits: int
-    share: float
-    win_rate: float | None
-    value: Value
-
-
-@dataclass
-class EngineResult:
-    """What :func:`search` found.  ``value`` is for the player to move: ``'win'`` or
-    ``'loss'`` only when proven (``source`` ``'tree'``, ``'dfpn'`` or ``'rules'``: the game
-    is over), else ``'unknown'`` with ``source='estimate'`` and ``win_rate`` the best
-    move's playout win rate.  ``moves``: proven wins first, then by visits."""
-
-    position: str
-    best: str | None
-    value: Value
-    source: str
-    win_rate: float | None
-    moves: list[MoveInfo]
-    line: list[str]
-    playouts: int
-    iterations: int
-    nodes: int
-    seconds: float
-    seed: int
-    dfpn_nodes: int = 0  # what the df-pn attempt spent
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def proven(self) -> bool:
-        return self.value.decided
-
-    def shown(self) -> str:
-        """The value in words: ``'win (proven by the tree)'`` or ``'estimated 0.63 (win
-        rate)'``."""
-        if self.proven:
-            how = {"tree": "by the tree", "dfpn": "by df-pn", "rules": "the game is over"}[self.source]
-            return f"{self.value} (proven {how})" if self.source != "rules" else f"{self.value} ({how})"
-        if self.win_rate is None:
-            return "unknown (no playouts)"
-        return f"estimated {self.win_rate:.2f} (win rate)"
-
-    def as_dict(self) -> dict:
-        d = asdict(self)
-        d["value"] = str(self.value)
-        d["proven"] = self.proven
-        d["moves"] = [dict(m, value=str(m["value"])) for m in d["moves"]]
-        return d
-
-
 def search(
     position: Position,
+    limit: Limit,
     *,
-    playouts: int | None = None,
-    seconds: float | None = None,
     seed: int = 1,
     exploration: float = EXPLORATION,
     dfpn_nodes: int = DFPN_NODES,
@@ -145,10 +87,12 @@ def search(
     tries: int = PLAYOUT_TRIES,
     progress: Callable[[dict], None] | None = None,
     known: dict[str, Value] | None = None,
-) -> EngineResult:
-    """Search ``position`` for its player to move within ``playouts`` iterations (each
-    ends in one random playout unless it reaches a decided node) and/or ``seconds``
-    (whichever ends first; one of them is needed).  With a playout budget and no time
+) -> Result:
+    """Search ``position`` for its player to move within ``limit``: its ``playouts``
+    (iterations, each ending in one random playout unless it reaches a decided node)
+    and/or its ``seconds``, whichever ends first (one of them is needed, else
+    :class:`~solver.search.limit.LimitError`; its ``nodes`` and ``tt_mb`` are a proof's,
+    not the engine's).  With a playout budget and no time
     the result depends only on the position, the options and ``seed``.  ``solver=False``
     (with ``dfpn_nodes=0``: plain MCTS, to measure what the solver adds): no proof is
     backed up, so the value is always an estimate.  ``resist`` (with the solver): in a
@@ -161,8 +105,7 @@ def search(
     tree grows to ``max_tree_nodes``, then the search stops (a note says so).  Ctrl-C
     (KeyboardInterrupt) during the tree search stops it with the answer so far (a note
     says so).  ``progress`` is called about ten times a second with a dict (``iterations``,
-    ``playouts``, ``nodes``, ``seconds``, ``best``, ``win_rate``, ``value``).  Bad budgets
-    raise ValueError (:class:`~solver.search.limit.LimitError`).  A fresh tree each
+    ``playouts``, ``nodes``, ``seconds``, ``best``, ``win_rate``, ``value``).  A fresh tree each
     call: :class:`Engine` keeps it from one move of a game to the next.  ``known``: moves
     whose values (for the player who plays them) are proven elsewhere (the database, a
     proof): the tree holds them as proven nodes from the start, so that it spends no
@@ -170,7 +113,7 @@ def search(
     """
     engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
                     expand_at=expand_at, solver=solver, resist=resist, tries=tries)
-    return engine.search(position, playouts=playouts, seconds=seconds, progress=progress, known=known)
+    return engine.search(position, limit, progress=progress, known=known)
 
 
 class Engine:
@@ -200,9 +143,8 @@ class Engine:
         self._tree: M.Tree | None = None
         self._root: Position | None = None
 
-    def search(self, position: Position, *, playouts: int | None = None, seconds: float | None = None,
-               progress: Callable[[dict], None] | None = None,
-               known: dict[str, Value] | None = None) -> EngineResult:
+    def search(self, position: Position, limit: Limit, *, progress: Callable[[dict], None] | None = None,
+               known: dict[str, Value] | None = None) -> Result:
         """See :func:`search`.  A position proven lost (by df-pn or the tree), with
         ``resist``: every move loses against perfect play, but the opponent may not find
         the win, so the move played is the one a fresh search without the solver and
@@ -210,42 +152,46 @@ class Engine:
         the time left (at least every root move tried once): the move that keeps the
         most winning chances in random play.  The value stays the proven loss, every
         move ``'loss'``; the visits and line are that search's."""
+        _check(limit)
         t0 = time.perf_counter()
-        r = self._search(position, playouts, seconds, progress, known)
+        r = self._search(position, limit, progress, known)
         if not (self.resist and self.solver and r.value is Value.LOSS and r.source != "rules"):
             return r
-        left = None if seconds is None else max(seconds - (time.perf_counter() - t0), 1e-3)
+        left = None if limit.seconds is None else max(limit.seconds - (time.perf_counter() - t0), 1e-3)
         plain = Engine(seed=self.seed, exploration=self.exploration, dfpn_nodes=0, max_tree_nodes=self.max_tree_nodes,
                        expand_at=self.expand_at, solver=False, tries=self.tries)
-        p = plain._search(position, playouts, left, progress)
-        moves = [MoveInfo(m.move, m.visits, m.share, None, Value.LOSS) for m in p.moves]
+        p = plain._search(position, replace(limit, seconds=left), progress)
         note = f"proven lost: the move a search without the solver prefers ({p.playouts:,} playouts)"
-        return EngineResult(r.position, p.best, r.value, r.source, None, moves, p.line, r.playouts + p.playouts,
-                            r.iterations + p.iterations, r.nodes, time.perf_counter() - t0, r.seed, r.dfpn_nodes,
-                            r.notes + [note])
+        return replace(r, best=p.best, moves=[replace(m, win_rate=None, value=Value.LOSS) for m in p.moves],
+                       line=p.line, playouts=r.playouts + p.playouts, seconds=time.perf_counter() - t0,
+                       notes=r.notes + [note],
+                       stats={**r.stats, "iterations": r.stats["iterations"] + p.stats["iterations"]})
 
-    def _search(self, position: Position, playouts: int | None, seconds: float | None,
-                progress: Callable[[dict], None] | None, known: dict[str, Value] | None = None) -> EngineResult:
-        playouts, seconds = _check_budget(playouts, seconds)
+    def _search(self, position: Position, limit: Limit, progress: Callable[[dict], None] | None,
+                known: dict[str, Value] | None = None) -> Result:
         seed, max_tree_nodes = self.seed, self.max_tree_nodes
         board = position.board
         if position.outcome is not None:
             value = Value.from_outcome(position.outcome, position.to_move)
-            return EngineResult(str(position), None, value, "rules", None, [], [], 0, 0, 0, 0.0, seed,
-                                notes=[position.outcome_reason or "the game is over"])
+            return Result(str(position), value, "engine", source="rules", stats=_stats(0, seed, 0),
+                          notes=[position.outcome_reason or "the game is over"])
         t = core.tables(board)
+        t_load = time.perf_counter()
         load_kernels(board, dfpn=bool(self.dfpn_nodes))
-        t0 = time.perf_counter()  # after the kernels load: the budget is for searching
+        loaded = time.perf_counter() - t_load
+        # after the kernels load: the budget is for searching
+        clock = Clock(limit, counts="playouts", chunk_seconds=_CHUNK_SECONDS, least=1, fixed=None)
         notes: list[str] = []
         spent = 0
         R = self._reuse(position, t, notes)
         if self.dfpn_nodes and (R is None or R.proof[0] == M.OPEN):
-            value, line, spent = _try_dfpn(position, self.dfpn_nodes,
-                                           None if seconds is None else seconds * DFPN_TIME_SHARE, notes)
+            share = None if limit.seconds is None else limit.seconds * DFPN_TIME_SHARE
+            value, line, spent = _try_dfpn(position, self.dfpn_nodes, share, notes)
             if value.decided:
-                moves = [MoveInfo(line[0], 0, 0.0, None, value)] if line else []
-                return EngineResult(str(position), line[0] if line else None, value, "dfpn", None, moves, line,
-                                    0, 0, 0, time.perf_counter() - t0, seed, spent, notes)
+                moves = [MoveResult(line[0], value)] if line else []
+                return Result(str(position), value, "engine", source="dfpn", seconds=clock.elapsed(), line=line,
+                              best=line[0] if line else None, moves=moves, notes=notes,
+                              stats={**_stats(0, seed, spent), "load_seconds": round(loaded, 4)})
         if R is None:
             R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, self.exploration,
                            self.expand_at, 20 * t.n, solver=self.solver, tries=self.tries)
@@ -253,24 +199,21 @@ class Engine:
                            [(p.bitboards, p.side_index) for p in position.earlier()])
         self._tree, self._root = R, position
         chunk = 16
-        done = 0
         if known and self.solver:
-            done = _seed(t, R, position, known)
+            clock.spend(playouts=_seed(t, R, position, known))
         shown_at = 0.0
         try:
             while R.proof[0] == M.OPEN:
-                elapsed = time.perf_counter() - t0
                 # the clock stops the search only once every root move has been tried
                 # (a time spent by df-pn alone would leave no move to answer with)
-                tried = R.first[0] >= 0 and done >= R.nchild[0]
-                if (playouts is not None and done >= playouts) or (seconds is not None and elapsed >= seconds
-                                                                   and tried):
+                tried = R.first[0] >= 0 and clock.playouts >= R.nchild[0]
+                n = clock.allow(chunk)
+                if n <= 0 or (clock.time_up() and tried):
                     break
-                n = chunk if playouts is None else min(chunk, playouts - done)
                 t_chunk = time.perf_counter()
                 k = M.iterate(t, R, n)
                 took = time.perf_counter() - t_chunk
-                done += k
+                clock.spend(playouts=k)
                 if R.stats[M.FULL]:
                     cap = R.parent.shape[0]
                     if cap + t.n > max_tree_nodes:
@@ -280,19 +223,17 @@ class Engine:
                     R = self._tree = M.grow(R, min(2 * cap, max_tree_nodes))
                     continue
                 if k == n:  # about _CHUNK_SECONDS a chunk, and no more than the time left allows
-                    rate = k / max(took, 1e-4)
-                    want = rate * _CHUNK_SECONDS
-                    if seconds is not None:
-                        want = min(want, rate * max(0.01, seconds - (time.perf_counter() - t0)))
-                    chunk = int(min(max(want, 1), 4 * chunk + 16))
+                    chunk = clock.next_chunk(k, took, 2**40)
                 if progress is not None and time.perf_counter() - shown_at >= _CHUNK_SECONDS:
                     shown_at = time.perf_counter()
-                    r = _result(position, t, R, seed, t0, notes, spent)
-                    progress({"iterations": r.iterations, "playouts": r.playouts, "nodes": r.nodes,
+                    r = _result(position, t, R, seed, clock, notes, spent)
+                    progress({"iterations": r.stats["iterations"], "playouts": r.playouts, "nodes": r.nodes,
                               "seconds": r.seconds, "best": r.best, "win_rate": r.win_rate, "value": str(r.value)})
         except KeyboardInterrupt:
             notes.append("interrupted: the answer so far")
-        return _result(position, t, R, seed, t0, notes, spent)
+        r = _result(position, t, R, seed, clock, notes, spent)
+        r.stats["load_seconds"] = round(loaded, 4)
+        return r
 
     def _reuse(self, position: Position, t: core.Tables, notes: list[str]) -> M.Tree | None:
         """The kept tree re-rooted at ``position``, if its last root is an earlier
@@ -361,13 +302,16 @@ def _seed(t: core.Tables, R: M.Tree, position: Position, known: dict[str, Value]
     return done
 
 
-def _check_budget(playouts, seconds) -> tuple[int | None, float | None]:
-    if playouts is None and seconds is None:
-        raise ValueError("the engine needs a budget: playouts, seconds or both")
-    if playouts is not None:
-        if isinstance(playouts, bool) or not isinstance(playouts, int) or not 1 <= playouts <= MAX_PLAYOUTS:
-            raise LimitError(f"--playouts {playouts!r}: give a whole number from 1 to {MAX_PLAYOUTS:.0e}")
-    return playouts, check_seconds(seconds, "--time")
+def _check(limit: Limit) -> None:
+    """Refuse a limit that gives the engine no budget: it needs playouts or seconds."""
+    if not isinstance(limit, Limit):
+        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    if limit.playouts is None and limit.seconds is None:
+        raise LimitError("the engine needs a budget: playouts, seconds or both")
+
+
+def _stats(iterations: int, seed: int, dfpn_nodes: int) -> dict:
+    return {"iterations": iterations, "seed": seed, "dfpn_nodes": dfpn_nodes}
 
 
 def _try_dfpn(position: Position, nodes: int, seconds: float | None,
@@ -380,7 +324,7 @@ def _try_dfpn(position: Position, nodes: int, seconds: float | None,
         seconds = max(seconds, 0.001)
     # chunks of at most _DFPN_CHUNK nodes, so that the clock is looked at often enough for
     # a share of a fraction of a second (prove's first chunk would be 20,000 nodes)
-    proof = prove(position, method="dfpn", max_nodes=nodes, seconds=seconds, tt_mb=DFPN_TT_MB,
+    proof = prove(position, Limit(seconds=seconds, nodes=nodes, tt_mb=DFPN_TT_MB), method="dfpn",
                   chunk_nodes=_DFPN_CHUNK)
     if proof.value in ("win", "loss"):
         notes.append(f"df-pn proved it in {proof.nodes:,} nodes, {proof.seconds:.2f} s")
@@ -414,8 +358,8 @@ def _choice(R: M.Tree, node: int) -> int | None:
 _MOVE_VALUE = {M.LOST: Value.WIN, M.WON: Value.LOSS, M.DRAWN: Value.DRAW, M.OPEN: Value.UNKNOWN}
 
 
-def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, t0: float, notes: list[str],
-            spent: int) -> EngineResult:
+def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, clock: Clock, notes: list[str],
+            spent: int) -> Result:
     names = position.board.names
 
     def name(x: int) -> str:
@@ -428,7 +372,7 @@ def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, t0: float,
         v = int(R.visits[x])
         value = _MOVE_VALUE[int(R.proof[x])]
         rate = float(R.score[x]) / (2 * v) if v and value is Value.UNKNOWN else None
-        moves.append(MoveInfo(name(x), v, v / total, rate, value))
+        moves.append(MoveResult(name(x), value, v, v / total, rate))
     rank = {Value.WIN: 0, Value.UNKNOWN: 1, Value.DRAW: 1, Value.LOSS: 2}
     moves.sort(key=lambda m: (rank[m.value], -m.visits, -(m.win_rate or 0.0)))
     best = _choice(R, 0)
@@ -452,6 +396,7 @@ def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, t0: float,
             break
         line.append(name(x))
         node = x
-    return EngineResult(str(position), name(best) if best is not None else None, value, source, rate, moves,
-                        line, int(R.stats[M.PLAYOUTS]), int(R.stats[M.ITERATIONS]), int(R.stats[M.NODES]),
-                        time.perf_counter() - t0, seed, spent, list(notes))
+    return Result(str(position), value, "engine", source=source, nodes=int(R.stats[M.NODES]),
+                  seconds=clock.elapsed(), line=line, best=name(best) if best is not None else None, moves=moves,
+                  win_rate=rate, playouts=int(R.stats[M.PLAYOUTS]), notes=list(notes),
+                  stats=_stats(int(R.stats[M.ITERATIONS]), seed, spent))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from solver.util.errors import MeridiansError
 
-__all__ = ["METHODS", "DEFAULT_METHOD", "UnknownMethodError", "check_method"]
+__all__ = ["METHODS", "SEARCHES", "DEFAULT_METHOD", "UnknownMethodError", "check_method"]
 
 #: The search methods of :func:`~solver.search.prove.prove`, each with a one-line
 #: description (for --help).
@@ -21,13 +21,22 @@ METHODS: dict[str, str] = {
 
 DEFAULT_METHOD = "dfpn"
 
+#: Every search of :func:`solver.search.search`: the proof methods, the engine and the
+#: capture-in-N search.
+SEARCHES: dict[str, str] = {
+    **METHODS,
+    "engine": "Monte Carlo tree search with an exact solver inside (MCTS-Solver): proven values "
+              "or an estimate",
+    "capture": "whether the side to move captures a target group within n moves",
+}
+
 
 class UnknownMethodError(MeridiansError):
     """A search method that is not one of :data:`METHODS`."""
 
 
-def check_method(method: str) -> str:
-    """``method`` if it is one of :data:`METHODS`, else :class:`UnknownMethodError`.
+def check_method(method: str, methods: dict[str, str] = METHODS) -> str:
+    """``method`` if it is one of ``methods`` (:data:`METHODS`), else :class:`UnknownMethodError`.
 
     >>> check_method("dfpn")
     'dfpn'
@@ -36,6 +45,6 @@ def check_method(method: str) -> str:
     ...
     solver.search.methods.UnknownMethodError: unknown search method 'mcts' (one of dfpn, alphabeta, horizon)
     """
-    if method not in METHODS:
-        raise UnknownMethodError(f"unknown search method {method!r} (one of {', '.join(METHODS)})")
+    if method not in methods:
+        raise UnknownMethodError(f"unknown search method {method!r} (one of {', '.join(methods)})")
     return method

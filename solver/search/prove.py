@@ -5,15 +5,16 @@ jobs, ``meridians verify``, the puzzle verifier).  Compiled searches cannot be
 interrupted, so the work runs in chunks of nodes: between chunks the time budget is
 checked, the ``progress`` callback is called, and Ctrl-C (KeyboardInterrupt) gets through.
 
-The clock of a budget starts once the method's compiled kernels are loaded
-(:func:`load_kernels`): on a board's first use they compile for tens of seconds, which no
-search budget pays for (one line on stderr says so before the wait).
+The clock of a budget (:class:`~solver.search.clock.Clock`, every search's) starts once
+the method's compiled kernels are loaded (:func:`load_kernels`): on a board's first use
+they compile for tens of seconds, which no search budget pays for (one line on stderr
+says so before the wait).  The answer is a :class:`~solver.search.result.Result`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -24,12 +25,13 @@ from solver.rules.board import Board
 from solver.rules.position import Position
 from . import alphabeta as ab
 from . import knowledge as K
-from .limit import Limit, limit_of
-from .memory import prefer_huge_pages
+from .clock import Clock
+from .limit import MAX_NODES, Limit
 from .methods import METHODS, UnknownMethodError, check_method
+from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["Proof", "prove", "METHODS", "UnknownMethodError", "load_kernels", "Limit", "DEFAULT_TT_MB"]
+__all__ = ["prove", "METHODS", "UnknownMethodError", "load_kernels", "Limit", "Result", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
@@ -73,69 +75,11 @@ def _check_method(method: str) -> None:
     check_method(method)
 
 
-@dataclass
-class Proof:
-    """The result of :func:`prove`.  ``value`` is a :class:`Value` for the player to move
-    (``UNKNOWN``: the budget ran out, never a guess); given as its word, it is made one."""
-
-    position: str
-    value: Value
-    nodes: int
-    seconds: float
-    method: str
-    line: list[str] = field(default_factory=list)
-    verified: bool = False
-    horizon: int = 0          # plies reached by the horizon search (0: not used)
-    notes: list[str] = field(default_factory=list)
-    stats: dict = field(default_factory=dict)  # method-specific counters
-    #: df-pn only, for the certificate writer: (tables, the search with its table, the
-    #: winner's colour) after a checked proof; None otherwise.  Not part of as_dict().
-    search: object = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.value = Value(self.value)
-
-    def svg(self, **kwargs) -> str:
-        """A small SVG picture of the position with its value in the title and, for a win
-        with a line, the winning move marked with the win triangle (the maps' and the web
-        board's mark).  ``kwargs`` go to :meth:`Position.svg` (``size``, say).
-
-        >>> p = Proof("1/2/1 L", "win", 10, 0.1, "dfpn", line=["b1"])
-        >>> import xml.etree.ElementTree as ET
-        >>> root = ET.fromstring(p._repr_svg_())
-        >>> [e.get("data-point") for e in root.iter() if e.get("class") == "value win"]
-        ['b1']
-        >>> [e.text for e in root.iter() if e.get("class") == "title"]
-        ['Light to move: win by b1 (dfpn)']
-        """
-        pos = Position.parse(self.position)
-        side = {"L": "Light", "D": "Dark"}[pos.to_move]
-        move = self.line[0] if self.value == "win" and self.line else None
-        title = f"{side} to move: {self.value}" + (f" by {move}" if move else "") + f" ({self.method})"
-        marks = {"values": {move: "win"}, "legend": {"win": "winning move"}} if move else {}
-        return pos.svg(**{"title": title, "size": 320, **marks, **kwargs})
-
-    def _repr_svg_(self) -> str:
-        """Jupyter shows a Proof as its picture (:meth:`svg`)."""
-        return self.svg()
-
-    def as_dict(self) -> dict:
-        return {
-            "position": self.position, "value": self.value.value, "nodes": self.nodes,
-            "seconds": self.seconds, "method": self.method, "line": self.line,
-            "verified": self.verified, "horizon": self.horizon, "notes": self.notes,
-            "stats": self.stats,
-        }
-
-
 def prove(
     position: Position,
+    limit: Limit | None = None,
     *,
     method: str = "dfpn",
-    limit: Limit | None = None,
-    seconds: float | None = None,
-    max_nodes: int | None = None,
-    tt_mb: float | None = None,
     progress: Callable[[dict], None] | None = None,
     chunk_nodes: int = 2_000_000,
     line_plies: int = 120,
@@ -143,17 +87,17 @@ def prove(
     table_file: str | Path | None = None,
     jobs: int = 1,
     knowledge: bool | None = None,
-) -> Proof:
+) -> Result:
     """The value of ``position`` for its player to move.
 
     ``limit`` is the budget (:class:`~solver.search.limit.Limit`; None: no bound and a
-    table of :data:`DEFAULT_TT_MB` MiB): its ``seconds`` and ``nodes`` bound the work;
-    when either runs out the value is ``'unknown'``; the clock starts once the kernels
-    are loaded (:func:`load_kernels`), so ``seconds`` is search time; ``tt_mb`` is the
-    table size (None: :data:`DEFAULT_TT_MB`).  The keywords ``seconds``, ``max_nodes``
-    and ``tt_mb`` are the short form of the same Limit, checked by the same rules
-    (:class:`~solver.search.limit.LimitError`); giving them with ``limit`` is a TypeError.  ``progress`` is called
-    between chunks with a dict (``nodes``, ``seconds``, ``horizon``).  ``method``: one of
+    table of :data:`DEFAULT_TT_MB` MiB): its ``seconds`` and ``nodes`` bound the work
+    (its ``playouts`` are the engine's, not a proof's); when either runs out the value is
+    ``UNKNOWN``; the clock (:class:`~solver.search.clock.Clock`) starts once the kernels
+    are loaded (:func:`load_kernels`), so ``seconds`` is search time and the load's time
+    is the result's ``stats['load_seconds']``; ``tt_mb`` is the table size (None:
+    :data:`DEFAULT_TT_MB`).  ``progress`` is called between chunks with a dict
+    (``nodes``, ``seconds``, ``horizon``).  ``method``: one of
     :data:`METHODS` (else :class:`UnknownMethodError`): ``'dfpn'`` (proof-number search:
     wins and losses that hold under any repetition rule, re-walked before they are
     reported), ``'alphabeta'`` (also draws by repetition; small boards only: its paths
@@ -176,25 +120,32 @@ def prove(
     outlast every line of the other player) is a leaf won by its owner;
     ``stats['settled']`` counts them.
     """
-    limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    if limit is None:
+        limit = Limit()
+    elif not isinstance(limit, Limit):
+        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
     knowledge = DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge)
-    seconds, max_nodes = limit.seconds, limit.nodes
-    tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
+    if limit.tt_mb is None:
+        limit = replace(limit, tt_mb=DEFAULT_TT_MB)
     _check_method(method)
     if table_file is not None and method != "dfpn":
         raise ValueError("only df-pn searches save and resume their table")
     jobs = _check_jobs(jobs, method)
     if position.outcome is not None:
-        value = Value.from_outcome(position.outcome, position.to_move).value
-        return Proof(str(position), value, 0, 0.0, method)
+        value = Value.from_outcome(position.outcome, position.to_move)
+        return Result(str(position), value, method, source="rules", notes=[position.outcome_reason or "the game is over"])
+    t_load = time.perf_counter()
     load_kernels(position.board, method, knowledge)
-    t0 = time.perf_counter()  # after the kernels load: the budget is for searching
+    loaded = time.perf_counter() - t_load
+    clock = Clock(limit, progress)  # after the kernels load: the budget is for searching
     if method == "alphabeta":
-        return _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0)
-    if method == "dfpn":
-        return _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-                     table_file, jobs, knowledge)
-    return _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth)
+        r = _alphabeta(position, clock, chunk_nodes)
+    elif method == "dfpn":
+        r = _dfpn(position, clock, chunk_nodes, line_plies, table_file, jobs, knowledge)
+    else:
+        r = _horizon(position, clock, chunk_nodes, max_depth)
+    r.stats["load_seconds"] = round(loaded, 4)
+    return r
 
 
 def _check_jobs(jobs: object, method: str) -> int:
@@ -212,39 +163,36 @@ def _check_jobs(jobs: object, method: str) -> int:
     return jobs
 
 
-def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max_depth) -> Proof:
+def _horizon(position: Position, clock: Clock, chunk_nodes: int, max_depth: int) -> Result:
     """Iterative deepening of the horizon search, both players' wins at each horizon, in
     chunks of nodes (an interrupted horizon is searched again; its table keeps what the
     chunk finished)."""
     from . import horizon as H_
 
     t = core.tables(position.board)
-    H = H_.new_horizon(t, tt_mb)
+    H = H_.new_horizon(t, clock.limit.tt_mb)
     full = position.earlier() + [position]
     me = position.side_index
-    budget = _Budget(seconds, max_nodes, t0, progress)
     size = min(chunk_nodes, 20_000)
     reached = 0
-    value, plies, line = "unknown", None, []
+    value, plies, line = Value.UNKNOWN, None, []
     depth = 0
     k = None  # stays None when the budget is spent before a horizon is searched
-    while depth <= max_depth and value == "unknown":
-        for prover, name in ((me, "win"), (1 - me, "loss")):
+    while depth <= max_depth and value is Value.UNKNOWN:
+        for prover, name in ((me, Value.WIN), (1 - me, Value.LOSS)):
             k = None
             while True:
-                if budget.out():
+                n = clock.allow(size)
+                if n <= 0 or clock.out():
                     break
-                n = budget.chunk(size)
                 H.limits[0] = int(H.stats[H_.NODES]) + n
                 before = int(H.stats[H_.NODES])
                 t_chunk = time.perf_counter()
                 k = H_.search(H, t, full, prover, depth)
-                took = max(time.perf_counter() - t_chunk, 1e-3)
-                size = budget.next_chunk(n, took, chunk_nodes)
-                budget.spent += min(int(H.stats[H_.NODES]) - before, n)
-                budget.settle(H.tt_key, H.tt_win, H.tt_fail, H.tt_move)
-                if progress is not None:
-                    progress({"nodes": budget.spent, "seconds": budget.elapsed(), "horizon": depth})
+                size = clock.next_chunk(n, time.perf_counter() - t_chunk, chunk_nodes)
+                clock.spend(min(int(H.stats[H_.NODES]) - before, n))
+                clock.settle(H.tt_key, H.tt_win, H.tt_fail, H.tt_move)
+                clock.report(horizon=depth)
                 if k is not None:
                     break
             if k is None:
@@ -257,14 +205,24 @@ def _horizon(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, max
             break
         reached = depth
         depth += 1
-    p = Proof(str(position), value, budget.spent, time.perf_counter() - t0, "horizon", line,
-              value != "unknown", reached)
+    r = Result(str(position), value, "horizon", nodes=clock.nodes, seconds=clock.elapsed(), line=line,
+               best=line[0] if line else None, moves=_moves(position, value, line), verified=value.decided,
+               horizon=reached)
     if plies is not None:
-        p.stats = {"plies": plies}
-        p.notes.append(f"shortest: the {value} takes {plies} plies with best play")
+        r.stats = {"plies": plies}
+        r.notes.append(f"shortest: the {value} takes {plies} plies with best play")
     else:
-        p.notes.append(f"no forced win for either player within {reached} plies")
-    return p
+        r.notes.append(f"no forced win for either player within {reached} plies")
+    return r
+
+
+def _moves(position: Position, value: Value, line: list[str]) -> list[MoveResult]:
+    """What a proof says of the moves: a win, its winning move; a loss, every move lost."""
+    if value is Value.WIN and line:
+        return [MoveResult(line[0], Value.WIN)]
+    if value is Value.LOSS:
+        return [MoveResult(m, Value.LOSS) for m in position.legal_moves()]
+    return []
 
 
 def _game_path(position: Position) -> list[tuple[np.ndarray, int]]:
@@ -273,63 +231,7 @@ def _game_path(position: Position) -> list[tuple[np.ndarray, int]]:
     return [(p.bitboards, p.side_index) for p in position.earlier() + [position]]
 
 
-#: Seconds of search after which the table asks for huge pages: a short search maps
-#: only the small pages it writes, a long one wants fewer address-translation misses.
-HUGE_PAGES_AFTER = 2.0
-
-
-#: the chunk of nodes of a search with no time limit: a tenth of a second or so on
-#: this machine, so that progress and Ctrl-C still act promptly
-FIXED_CHUNK = 20_000
-
-
-class _Budget:
-    """Nodes and seconds left, shared by the stages of one :func:`prove`."""
-
-    def __init__(self, seconds, max_nodes, t0, progress):
-        self.seconds, self.max_nodes, self.t0, self.progress = seconds, max_nodes, t0, progress
-        self.spent = 0
-        self.huge = False
-
-    def settle(self, *table: np.ndarray) -> None:
-        """Once the search has run :data:`HUGE_PAGES_AFTER` seconds, let its table's
-        arrays take huge pages (see :mod:`solver.search.memory`)."""
-        if not self.huge and self.elapsed() >= HUGE_PAGES_AFTER:
-            self.huge = True
-            prefer_huge_pages(*table)
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.t0
-
-    def out(self) -> bool:
-        return bool(self.max_nodes and self.spent >= self.max_nodes) or (
-            self.seconds is not None and self.elapsed() >= self.seconds
-        )
-
-    def chunk(self, want: int) -> int:
-        return want if not self.max_nodes else max(0, min(want, self.max_nodes - self.spent))
-
-    def next_chunk(self, n: int, took: float, cap: int) -> int:
-        """The size of the next chunk after one of ``n`` nodes took ``took`` seconds:
-        about half a second's worth, so that time limits and Ctrl-C act promptly, and
-        never more than the time left allows at that rate.  Without a time limit the
-        chunks are of a fixed size (:data:`FIXED_CHUNK`, at most ``cap``): each chunk
-        starts again from the root, so sizes drawn from the clock would make a search of
-        a node budget, or none, take other paths from one run to the next."""
-        if self.seconds is None:
-            return min(cap, FIXED_CHUNK)
-        rate = n / max(took, 1e-3)
-        size = rate * 0.5
-        if self.seconds is not None:
-            size = min(size, rate * max(0.05, self.seconds - self.elapsed()))
-        return int(min(cap, max(200, size)))
-
-    def report(self, done: int = 0) -> None:
-        if self.progress is not None:
-            self.progress({"nodes": self.spent + done, "seconds": self.elapsed(), "horizon": 0})
-
-
-def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
+def _run_chunks(D, clock: Clock, chunk_nodes: int, step) -> int | None:
     """Call ``step()`` (one compiled call that stops after ``D.limits`` allows) in chunks
     until it finishes; return its result, or None when the budget ran out."""
     from . import dfpn as F
@@ -339,34 +241,31 @@ def _run_chunks(D, budget: _Budget, chunk_nodes: int, step) -> int | None:
     # chunk is never cut short, so the guess is smaller then
     size = min(chunk_nodes, 500 if D.limits[F.KNOWLEDGE] else 20_000)
     while True:
-        if budget.out():
-            return None
-        n = budget.chunk(size)
-        if n <= 0:
+        n = clock.allow(size)
+        if n <= 0 or clock.out():
             return None
         done = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
         D.limits[F.MAX_EXPANSIONS] = done + n  # expansions and re-walked nodes together
         D.stats[F.ABORTED] = 0
         t_chunk = time.perf_counter()
         r = step()
-        took = time.perf_counter() - t_chunk
-        size = budget.next_chunk(n, took, chunk_nodes)
-        budget.spent += int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED]) - done
-        budget.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
-        budget.report(0)
+        size = clock.next_chunk(n, time.perf_counter() - t_chunk, chunk_nodes)
+        clock.spend(int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED]) - done)
+        clock.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
+        clock.report(horizon=0)
         if not D.stats[F.ABORTED]:
             return r
 
 
-def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_plies,
-          table_file, jobs=1, knowledge=True) -> Proof:
+def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, table_file, jobs: int = 1,
+          knowledge: bool = True) -> Result:
     from . import dfpn as F
     from . import tablefile
 
     t = core.tables(position.board)
     side = position.side_index
     path = _game_path(position)
-    budget = _Budget(seconds, max_nodes, t0, progress)
+    tt_mb = clock.limit.tt_mb
     kb = KNOWLEDGE_BUDGET if knowledge else 0
     if jobs == 1:
         D = F.new_dfpn(t, side, tt_mb, knowledge_budget=kb)
@@ -382,27 +281,27 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
             shown = [0.0]
 
             def out(spent):
-                if budget.elapsed() - shown[0] >= 0.5:  # progress as often as in chunks
-                    shown[0] = budget.elapsed()
-                    budget.report(spent)
-                return budget.seconds is not None and budget.elapsed() >= budget.seconds
+                if clock.elapsed() - shown[0] >= 0.5:  # progress as often as in chunks
+                    shown[0] = clock.elapsed()
+                    clock.report(horizon=0, nodes=clock.nodes + spent)
+                return clock.time_up()
 
-            left = 0 if not budget.max_nodes else budget.max_nodes - budget.spent
-            if budget.out() or (budget.max_nodes and left <= 0):
+            left = clock.allow(MAX_NODES)
+            if clock.out() or left <= 0:
                 return None
             try:
                 return parallel.search_root(t, table, path, side, int(D.limits[F.PROVER]), workers=jobs,
-                                            nodes=left, out=out, knowledge_budget=kb)
+                                            nodes=left if clock.limit.nodes else 0, out=out, knowledge_budget=kb)
             finally:
                 # also after Ctrl-C: a saved table file counts the workers' nodes
                 stats = parallel.worker_stats(table)
-                budget.spent += int(stats[F.EXPANSIONS])
-                budget.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
+                clock.spend(int(stats[F.EXPANSIONS]))
+                clock.settle(D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work, D.seen)
                 for i in (F.EXPANSIONS, F.TT_HITS, F.STORES, F.REPETITIONS):
                     D.stats[i] += stats[i]
                 D.stats[F.DEEPEST] = max(D.stats[F.DEEPEST], stats[F.DEEPEST])
     notes: list[str] = []
-    value = "unknown"
+    value = Value.UNKNOWN
     winner = -1
     tainted_both = True
     # effort of earlier runs whose table this one continues
@@ -415,7 +314,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
     def save():
         if table_file is not None:
             tablefile.save_table(table_file, t, D, str(position), stage=stage,
-                                 seconds=before["seconds"] + time.perf_counter() - t0,
+                                 seconds=before["seconds"] + clock.elapsed(),
                                  runs=before["runs"] + 1, tt_mb=tt_mb)
 
     # first "can the player to move win?", then, unless that was settled cleanly, the same
@@ -429,7 +328,7 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
                 ply = F.load_root(D, t, path)
                 return F.mid(t, D, ply, side, F.INF - 1, F.INF - 1)
 
-            r = _run_chunks(D, budget, chunk_nodes, step) if jobs == 1 else together()
+            r = _run_chunks(D, clock, chunk_nodes, step) if jobs == 1 else together()
             if r is None:
                 tainted_both = False
                 save()
@@ -448,10 +347,10 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
         save()
         raise
     verified = False
-    search = None
+    table = None
     line: list[str] = []
     if winner >= 0:
-        value = "win" if winner == side else "loss"
+        value = Value.WIN if winner == side else Value.LOSS
         prover = int(D.limits[F.PROVER])
 
         def walk():
@@ -459,32 +358,31 @@ def _dfpn(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0, line_p
             return F.rewalk(t, D, ply, side, winner)
 
         try:
-            r = _run_chunks(D, budget, chunk_nodes, walk)
+            r = _run_chunks(D, clock, chunk_nodes, walk)
         except KeyboardInterrupt:
             save()
             raise
         if r is None:
             save()
             notes.append("the budget ran out while re-walking the proof: not reported")
-            value = "unknown"
+            value = Value.UNKNOWN
         elif r != 1:
             notes.append("the proof did not survive its re-walk: not reported")
-            value = "unknown"
+            value = Value.UNKNOWN
         else:
             verified = True
             line = _dfpn_line(t, D, position, winner, line_plies)
             # the re-walk's set is done with: the certificate writer needs only the table
-            search = (t, D._replace(seen=np.zeros(F.BUCKET, np.uint64)), winner)
+            table = ProofTable(t, D._replace(seen=np.zeros(F.BUCKET, np.uint64)), winner)
     elif tainted_both:
         notes.append(
             "neither player can force a win when repetitions count against them "
             "(a draw under the repetition rule; df-pn does not report draws)"
         )
     nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
-    seconds_all = before["seconds"] + time.perf_counter() - t0
-    p = Proof(str(position), value, nodes, seconds_all, "dfpn", line, verified)
-    p.notes = notes
-    p.search = search
+    p = Result(str(position), value, "dfpn", nodes=nodes, seconds=before["seconds"] + clock.elapsed(), line=line,
+               best=line[0] if line else None, moves=_moves(position, value, line), verified=verified,
+               notes=notes, table=table)
     p.stats = {
         "runs": int(before["runs"]) + 1, "stage": stage,
         "expansions": int(D.stats[F.EXPANSIONS]), "rewalked": int(D.stats[F.REWALKED]),
@@ -549,36 +447,30 @@ def _dfpn_line(t, D, position: Position, winner: int, plies: int) -> list[str]:
     return line
 
 
-def _alphabeta(position, seconds, max_nodes, tt_mb, progress, chunk_nodes, t0) -> Proof:
+def _alphabeta(position: Position, clock: Clock, chunk_nodes: int) -> Result:
     from .solve import solve_value
 
     t = core.tables(position.board)
-    S = ab.new_search(t, tt_mb=tt_mb)
-    clock = _Budget(seconds, max_nodes, t0, None)
-    total = 0
+    S = ab.new_search(t, tt_mb=clock.limit.tt_mb)
     size = min(chunk_nodes, 20_000)
     while True:
         # a fresh root search per chunk: the table keeps what earlier chunks proved
-        budget = size if not max_nodes else min(size, max_nodes - total)
+        n = clock.allow(size)
         S.stats[ab.NODES] = 0
-        S.limits[0] = budget
+        S.limits[0] = n
         t_chunk = time.perf_counter()
         v, _ = solve_value(S, t, [position])
-        took = max(time.perf_counter() - t_chunk, 1e-3)
-        size = clock.next_chunk(budget, took, chunk_nodes)
-        total += int(min(S.stats[ab.NODES], budget))
+        size = clock.next_chunk(n, time.perf_counter() - t_chunk, chunk_nodes)
+        clock.spend(int(min(S.stats[ab.NODES], n)))
         clock.settle(S.tt_key, S.tt_val, S.tt_move)
-        elapsed = time.perf_counter() - t0
-        if progress is not None:
-            progress({"nodes": total, "seconds": elapsed, "horizon": 0})
-        if v != ab.UNKNOWN or S.stats[ab.ABORTED] != ab.OUT_OF_NODES:
+        clock.report(horizon=0)
+        if v != ab.UNKNOWN or S.stats[ab.ABORTED] != ab.OUT_OF_NODES or clock.out():
             break
-        if (max_nodes and total >= max_nodes) or (seconds is not None and elapsed >= seconds):
-            break
-    value = ab.VALUE_NAMES[v]
-    p = Proof(str(position), value, total, time.perf_counter() - t0, "alphabeta")
+    value = Value(ab.VALUE_NAMES[v])
+    p = Result(str(position), value, "alphabeta", nodes=clock.nodes, seconds=clock.elapsed(),
+               moves=_moves(position, value, []))
     if S.stats[ab.REASONS] & (1 << ab.PATH_TOO_LONG):
         p.notes.append(f"a search path grew past {ab.MAX_PLY} plies")
-    if value == "draw":
+    if value is Value.DRAW:
         p.notes.append("the draw depends on the repetition rule")
     return p

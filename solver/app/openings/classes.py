@@ -217,7 +217,7 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
         if table is not None:
             # the table holds the proof: should the certificate fail or be stopped, the
             # next run finds the class proven in it at once instead of searching again
-            save_table(table, *p.search[:2], str(pos), stage=p.stats["stage"], seconds=p.seconds,
+            save_table(table, p.table.tables, p.table.search, str(pos), stage=p.stats["stage"], seconds=p.seconds,
                        runs=p.stats["runs"], tt_mb=settings.tt_mb)
         try:
             record["certificate"] = certify_class(pos, p, job.key, settings)
@@ -270,7 +270,7 @@ def certify_class(pos: Position, proof, name: str, settings: ClassSettings) -> d
     out = certificate_path(folder, pos.board, name)
     # streamed to the file: the nodes as text would not fit beside the table
     head = write_certificate(out, pos, proof, max_nodes=settings.certificate_nodes, tt_mb=256, progress=built)
-    proof.search = None  # the table is no longer needed: free it before checking
+    proof.table = None  # the table is no longer needed: free it before checking
     seconds = time.perf_counter() - t0
     settings.say(f"{name}: certificate of {head['node_count']:,} positions, {head['bytes']:,} bytes, "
                  f"in {seconds:.0f} s; checking")

@@ -31,7 +31,7 @@ from typing import Iterable
 from solver.util.files import state_dir
 from solver.rules.position import Position
 from solver.jobs.runner import DEFAULT_METHOD, Job, JobResult, run_jobs
-from solver.search.limit import Limit, limit_of
+from solver.search.limit import Limit
 from solver.search.values import Value
 
 __all__ = ["opening_jobs", "pie_jobs", "default_checkpoint", "OpeningSolution", "solve_openings"]
@@ -181,10 +181,7 @@ def solve_openings(
     pie: bool = False,
     method: str = DEFAULT_METHOD,
     limit: Limit | None = None,
-    seconds: float | None = None,
     jobs_n: int | None = 1,
-    tt_mb: float | None = None,
-    max_nodes: int | None = None,
     checkpoint: str | os.PathLike | None = None,
     keep_checkpoint: bool = True,
     backend: str = "loky",
@@ -195,9 +192,9 @@ def solve_openings(
 ) -> OpeningSolution:
     """Solve ``position`` through its opening jobs (:func:`opening_jobs`, or
     :func:`pie_jobs` with ``pie``), run by :func:`run_jobs` (same parameters: ``limit``
-    is the budget, ``seconds``, ``max_nodes`` and ``tt_mb`` its short form).
+    is the budget).
     ``keep_checkpoint=False`` removes the checkpoint once every job is decided."""
-    limit = limit_of(limit, seconds, max_nodes, tt_mb)
+    limit = limit or Limit()
     t0 = time.time()
     if position.outcome is not None:
         if pie:
