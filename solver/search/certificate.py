@@ -27,6 +27,7 @@ from solver.util.provenance import provenance
 from . import dfpn as F
 from .limit import Limit
 from .prove import prove
+from .values import Value
 
 __all__ = ["CertificateError", "build_certificate", "write_certificate", "dumps"]
 
@@ -366,7 +367,7 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
             # without the settled rule: a child it decided that the reference cannot
             # confirm here is then proven by the search
             again = prove(p, Limit(seconds=reprove_seconds, tt_mb=tt_mb), method="dfpn", knowledge=False)
-            if again.value != "win" or again.table is None:
+            if again.value is not Value.WIN or again.table is None:
                 raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
             t_entry = again.table
             reproved[0] += 1

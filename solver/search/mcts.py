@@ -326,9 +326,9 @@ def _try_dfpn(position: Position, nodes: int, seconds: float | None,
     # a share of a fraction of a second (prove's first chunk would be 20,000 nodes)
     proof = prove(position, Limit(seconds=seconds, nodes=nodes, tt_mb=DFPN_TT_MB), method="dfpn",
                   chunk_nodes=_DFPN_CHUNK)
-    if proof.value in ("win", "loss"):
+    if proof.proven:
         notes.append(f"df-pn proved it in {proof.nodes:,} nodes, {proof.seconds:.2f} s")
-        return Value(proof.value), list(proof.line), proof.nodes
+        return proof.value, list(proof.line), proof.nodes
     notes.append(f"df-pn did not decide it in {proof.nodes:,} nodes ({proof.seconds:.2f} s)")
     return Value.UNKNOWN, [], proof.nodes
 
