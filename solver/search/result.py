@@ -84,6 +84,11 @@ class Result:
             self.source = self.method if self.value.decided else "estimate"
 
     @property
+    def move_values(self) -> dict[str, Value]:
+        """Each move's value for the player who plays it, by move."""
+        return {m.move: m.value for m in self.moves}
+
+    @property
     def proven(self) -> bool:
         """Whether the value is decided (never an estimate)."""
         return self.value.decided

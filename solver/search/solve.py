@@ -1,50 +1,27 @@
-"""Solve a position: its value, the value of every move, a principal line, checked.
+"""Solve a position by alpha-beta: its value, the value of every move, a principal line,
+checked again without the table.
 
 >>> from solver import Board, Position
 >>> r = solve(Position.start(Board.parse("1/2")))
->>> r.value, sorted(set(r.moves.values()))
-('loss', ['loss'])
+>>> r.value, sorted(set(r.move_values.values()))
+(<Value.LOSS: 'loss'>, [<Value.LOSS: 'loss'>])
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-
 
 from solver.rules import core
 from solver.rules.position import Position
 from . import alphabeta as ab
+from .limit import Limit
+from .result import MoveResult, Result
 from .values import Value
 
-__all__ = ["SolveResult", "solve", "solve_value"]
+__all__ = ["solve", "solve_value", "DEFAULT_TT_MB"]
 
-
-@dataclass
-class SolveResult:
-    """What :func:`solve` found.  Values are ``'win'``, ``'loss'``, ``'draw'`` or
-    ``'unknown'``: ``value`` for the player to move, ``moves[m]`` for the player who made
-    move ``m``."""
-
-    position: str
-    value: str
-    moves: dict[str, str]
-    line: list[str]
-    nodes: int
-    seconds: float
-    classes: int = 0               # distinct first moves up to symmetry
-    verified: bool = False         # re-solved without the table, same value
-    verify_nodes: int = 0
-    tt_hits: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return {
-            "position": self.position, "value": self.value, "moves": self.moves,
-            "line": self.line, "nodes": self.nodes, "seconds": self.seconds,
-            "classes": self.classes, "verified": self.verified,
-            "verify_nodes": self.verify_nodes, "tt_hits": self.tt_hits, "notes": self.notes,
-        }
+#: the table size of a :func:`solve` whose Limit gives none, in MiB
+DEFAULT_TT_MB = 64
 
 
 def _load_path(S: ab.Search, t: core.Tables, path: list[Position]) -> None:
@@ -89,25 +66,27 @@ def solve_value(S: ab.Search, t: core.Tables, path: list[Position]) -> tuple[int
     return int(v), bool(clean)
 
 
-def solve(
-    position: Position,
-    *,
-    tt_mb: float = 64,
-    max_nodes: int = 0,
-    line_plies: int = 80,
-    verify: bool = True,
-) -> SolveResult:
+def solve(position: Position, limit: Limit | None = None, *, line_plies: int = 80, verify: bool = True) -> Result:
     """Solve ``position``: alpha-beta with table and symmetries for the value of every
-    legal move (one search per move up to symmetry), then, if ``verify``, the root value
-    again by plain alpha-beta without table (no stored result can leak across paths)."""
+    legal move (one search per move up to symmetry; ``moves`` valued for the player who
+    plays them), then, if ``verify``, the root value again by plain alpha-beta without
+    table (no stored result can leak across paths).  ``limit``: its ``nodes`` bound the
+    searches (0: none) and ``tt_mb`` is the table (None: :data:`DEFAULT_TT_MB`); it has
+    no clock, so a Limit with ``seconds`` is refused (ValueError).  ``stats`` holds the
+    move ``classes``, ``tt_hits`` and ``verify_nodes``."""
+    limit = limit or Limit()
+    if limit.seconds is not None:
+        raise ValueError("solve has no time limit: give its budget in nodes")
+    tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
+    max_nodes = limit.nodes
     t0 = time.perf_counter()
     t = core.tables(position.board)
     S = ab.new_search(t, tt_mb=tt_mb, max_nodes=max_nodes)
     result = position.outcome
     names = ab.VALUE_NAMES
     if result is not None:
-        value = names[_terminal_value(position)]
-        return SolveResult(str(position), value, {}, [], 0, time.perf_counter() - t0)
+        value = Value(names[_terminal_value(position)])
+        return Result(str(position), value, "alphabeta", source="rules", seconds=time.perf_counter() - t0)
 
     # one search per class of moves under the symmetries that fix the position
     moves = position.legal_moves()
@@ -117,7 +96,7 @@ def solve(
         child = position.play(m)
         children[m] = child
         by_class.setdefault(int(child.zobrist_symmetric().min()), []).append(m)
-    values: dict[str, str] = {}
+    values: dict[str, Value] = {}
     best = ab.LOSS - 1
     for members in by_class.values():
         child = children[members[0]]
@@ -127,22 +106,17 @@ def solve(
             v, _ = solve_value(S, t, [position, child])
         mover_value = ab.UNKNOWN if v == ab.UNKNOWN else -v
         for m in members:
-            values[m] = names[mover_value]
+            values[m] = Value(names[mover_value])
         if v != ab.UNKNOWN:
             best = max(best, mover_value)
     values = {m: values[m] for m in moves}  # board order
-    unknown = any(v == "unknown" for v in values.values())
-    if unknown and best != ab.WIN:
-        value = "unknown"
-    else:
-        value = names[best]
-    nodes = int(S.stats[ab.NODES])
-    hits = int(S.stats[ab.TT_HITS])
-    line = _line(S, t, position, value, line_plies) if value in ("win", "loss", "draw") else []
-    res = SolveResult(
-        str(position), value, values, line, nodes, 0.0, classes=len(by_class), tt_hits=hits,
-    )
-    if value == "draw":
+    unknown = any(v is Value.UNKNOWN for v in values.values())
+    value = Value.UNKNOWN if unknown and best != ab.WIN else Value(names[best])
+    line = _line(S, t, position, value, line_plies) if value.decided else []
+    res = Result(str(position), value, "alphabeta", nodes=int(S.stats[ab.NODES]), line=line,
+                 best=line[0] if line else None, moves=[MoveResult(m, v) for m, v in values.items()],
+                 stats={"classes": len(by_class), "tt_hits": int(S.stats[ab.TT_HITS]), "verify_nodes": 0})
+    if value is Value.DRAW:
         res.notes.append("the draw depends on the repetition rule")
     if S.stats[ab.REASONS] & (1 << ab.OUT_OF_NODES):
         res.notes.append(f"the node budget ({max_nodes:,}) ran out")
@@ -151,19 +125,19 @@ def solve(
             f"a search path grew past {ab.MAX_PLY} plies without repeating a position: "
             "alpha-beta with repetition draws cannot decide this; proof-number search can"
         )
-    if verify and value != "unknown":
+    if verify and value.decided:
         V = ab.new_search(t, tt_mb=0, max_nodes=max_nodes, use_table=False)
         v, _ = solve_value(V, t, [position])
-        res.verify_nodes = int(V.stats[ab.NODES])
+        res.stats["verify_nodes"] = int(V.stats[ab.NODES])
         res.verified = v != ab.UNKNOWN and names[v] == value
         if v != ab.UNKNOWN and names[v] != value:
             res.notes.append(f"plain alpha-beta says {names[v]}: the table result is not trusted")
-            res.value = names[v]
+            res.value = Value(names[v])
     res.seconds = time.perf_counter() - t0
     return res
 
 
-def _line(S, t, position: Position, value: str, plies: int) -> list[str]:
+def _line(S, t, position: Position, value: Value, plies: int) -> list[str]:
     """A principal line: at each step the first move (in board order) that keeps the
     value, or for the winner a move that ends the game at once if there is one."""
     line: list[str] = []
@@ -184,7 +158,7 @@ def _line(S, t, position: Position, value: str, plies: int) -> list[str]:
             if v != ab.UNKNOWN and names[-v] == want:
                 if chosen is None:
                     chosen = (m, child)
-                if want != "win" or child.outcome is not None:
+                if want is not Value.WIN or child.outcome is not None:
                     chosen = (m, child)
                     break
         if chosen is None:
@@ -192,5 +166,5 @@ def _line(S, t, position: Position, value: str, plies: int) -> list[str]:
         m, pos = chosen
         line.append(m)
         path = path + [pos]
-        want = Value(want).negated().value
+        want = want.negated()
     return line
