@@ -14,7 +14,11 @@ The commands are in modules by family:
 - :mod:`.serve`: ``serve`` (the web application);
 - :mod:`.common`: what they share (the group's class, errors, arguments, tables, records).
 
-Plugin groups such as ``puzzles`` come from the entry-point group ``meridians.commands``.
+A command parses its options, calls the library and formats the answer.  To add one,
+write it with ``@click.command`` in its family's module and add it to the tuple below
+(``--help`` lists the commands in alphabetical order).  Plugin groups such as
+``puzzles`` come from the entry-point group ``meridians.commands`` (see
+:class:`.common._Group`).
 """
 
 from __future__ import annotations
@@ -48,8 +52,10 @@ def cli() -> None:
     """
 
 
-for _command in (show, play, perft, import_record, analyse, move, lookup, match, bench, solve, verify,
-                 check_certificate, serve):
+for _command in (show, play, perft, import_record, analyse,  # .game
+                 move, lookup, match, bench,                  # .engine
+                 solve, verify, check_certificate,            # .solving
+                 serve):                                      # .serve
     cli.add_command(_command)
 
 

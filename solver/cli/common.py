@@ -132,6 +132,9 @@ def _echo_table(columns: list[tuple], rows: list[tuple], indent: str = "  ") -> 
         click.echo(indent + line.rstrip())
 
 
+# -- game records: read by show, verify and analyse ------------------------------------
+
+
 def _read_game_record(path: str, position: str | None = None, board_name: str | None = None):
     """The :class:`~solver.rules.record.GameRecord` in ``path`` (new or old format, gzip too);
     a record naming no start starts from ``position`` (else the empty ``board_name``,
@@ -160,7 +163,7 @@ def _read_game_record(path: str, position: str | None = None, board_name: str | 
     return record
 
 
-#: the arguments :func:`main` was called with, for the provenance stamp of what a
+#: the arguments :func:`solver.cli.main` was called with, for the provenance stamp of what a
 #: command writes (None: the command group was invoked another way, as by a test)
 _ARGV: list[str] | None = None
 

@@ -21,6 +21,7 @@ from .common import _COLOUR, _command_line, _echo_table, _fail, _position_arg, _
 if TYPE_CHECKING:
     from solver.rules.position import Position
 
+
 @click.command(short_help="Draw a position or an empty board, with its legal moves.")
 @click.argument("position", required=False)
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False),
@@ -233,7 +234,7 @@ def perft(position: str, depth: int, divide: bool) -> None:
     click.echo(f"perft({depth}) = {total} in {dt:.3f} s", err=True)
 
 
-# -- game records: reading, showing, importing, writing (solver.rules.record, solver.app.importers) --------------
+# -- game records: showing, writing, importing (solver.rules.record, solver.app.importers); common reads them -----
 
 
 def _record_position(position: str | None, game_file: str | None, ply: int | None) -> "Position":

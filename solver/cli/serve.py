@@ -8,6 +8,7 @@ import click
 
 from .common import EXIT_USAGE, _fail
 
+
 @click.command(short_help="Serve the analysis board, the puzzle trainer and their JSON API on a local web server.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(min=1, max=65535), default=8765, show_default=True,

@@ -23,6 +23,7 @@ from .common import EXIT_UNKNOWN, _COLOUR, _command_line, _echo_table, _fail, _l
 if TYPE_CHECKING:
     from solver.rules.position import Position
 
+
 def _check_scheduler(address: str) -> None:
     """A Dask scheduler address, checked by the rule :class:`Pool` applies, before any
     connection is tried."""
@@ -167,7 +168,7 @@ def solve(ctx: click.Context, position: str, pie: bool, method: str, seconds: fl
     sys.exit(code)
 
 
-# -- the opening database: lookup, and solve's first look -------------------------------
+# -- the opening database: solve's first look -------------------------------------------
 #: the options of ``solve`` that ask for a search: given, the database is not consulted
 _SEARCH_OPTIONS = ("method", "jobs_n", "tt_mb", "max_nodes", "checkpoint", "backend", "scheduler")
 
