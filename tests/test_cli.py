@@ -1,4 +1,4 @@
-"""The ``meridians`` command (solver/cli/__init__.py).
+"""The ``meridians`` command (solver/cli/).
 
 Every command runs in this process through the ``run_cli`` fixture (tests/conftest.py),
 which calls ``solver.cli.main``: the exit codes and the one-line errors a user gets.

@@ -88,7 +88,7 @@ def test_status_line_redraws_in_place_cuts_to_the_width_and_rubs_out(monkeypatch
 def test_cli_tables_are_aligned_never_wrapped_and_plain_off_a_terminal(tty, monkeypatch, capsys):
     import sys
 
-    from solver.cli import _echo_table
+    from solver.cli.common import _echo_table
 
     monkeypatch.setattr(sys.stdout, "isatty", lambda: tty, raising=False)
     monkeypatch.setenv("COLUMNS", "60")

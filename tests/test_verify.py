@@ -1,5 +1,5 @@
 """Verifying claims (solver/app/verify.py) and the commands ``meridians verify`` and
-``meridians check`` (solver/cli/__init__.py)."""
+``meridians check`` (solver/cli/solving.py)."""
 
 from __future__ import annotations
 
