@@ -148,10 +148,10 @@ def play(board_name, seed, moves, start, max_plies, svg_file, quiet, record_file
 
 def _play_engine_options(vs_engine: bool, engine_pair: bool, human: str | None, seconds: float | None,
                          playouts: str | None, max_plies: int | None, quiet: bool):
-    """``play``'s engine options checked: ``(human colour or None, Budget)`` for
+    """``play``'s engine options checked: ``(human colour or None, Limit)`` for
     --engine / --engine-vs-engine, None for random play; one line and exit 2 for a
     conflict or a bad value."""
-    from solver.app.interactive import Budget, parse_playouts
+    from solver.app.interactive import engine_limit, parse_playouts
 
     if vs_engine and engine_pair:
         _fail("give either --engine or --engine-vs-engine, not both")
@@ -174,10 +174,10 @@ def _play_engine_options(vs_engine: bool, engine_pair: bool, human: str | None, 
             shown = repr(human) if len(human) <= 30 else f"of {len(human)} characters"
             _fail(f"--as {shown}: give L (Light) or D (Dark)")
     try:
-        budget = Budget(seconds, None if playouts is None else parse_playouts(playouts))
+        limit = engine_limit(seconds, None if playouts is None else parse_playouts(playouts))
     except LimitError as e:
         _fail(str(e))
-    return colour, budget
+    return colour, limit
 
 
 def _play_engine(game, mode, seed: int, max_plies: int | None, quiet: bool, svg_file: str | None,
@@ -187,16 +187,16 @@ def _play_engine(game, mode, seed: int, max_plies: int | None, quiet: bool, svg_
     game stopped, then exit 130 if Ctrl-C stopped it."""
     from solver.app.interactive import HumanVsEngine, engine_vs_engine, players
 
-    human, budget = mode
+    human, limit = mode
     if human is None:
-        ending = engine_vs_engine(game, budget, out=sys.stdout, seed=seed, max_plies=max_plies, quiet=quiet)
+        ending = engine_vs_engine(game, limit, out=sys.stdout, seed=seed, max_plies=max_plies, quiet=quiet)
     else:
-        ending = HumanVsEngine(game, human, budget, inp=sys.stdin, out=sys.stdout, seed=seed).run()
+        ending = HumanVsEngine(game, human, limit, inp=sys.stdin, out=sys.stdout, seed=seed).run()
     pos = ending.game.position
     if svg_file:
         write_atomic(svg_file, pos.svg(title=f"after {len(ending.game.moves)} moves"))
     if record_file:
-        _write_game_record(record_file, ending.game, {**players(human, budget), "Source": _command_line()},
+        _write_game_record(record_file, ending.game, {**players(human, limit), "Source": _command_line()},
                            ending.comments)
     if ending.how == "interrupted":
         click.echo("interrupted", err=True)

@@ -296,7 +296,7 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
         from solver.search.certificate import CertificateError, write_certificate
 
         try:
-            if v.value in ("win", "loss") and (v.method == "dfpn" or pos.outcome is not None):
+            if v.value in (Value.WIN, Value.LOSS) and (v.method == "dfpn" or pos.outcome is not None):
                 cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb,
                                          command=_command_line())
                 out["certificate"] = {"file": cert_file, "positions": cert["node_count"]}
