@@ -67,8 +67,9 @@ PROOF_MOVES = 40
 #: the share of a time budget the position's proof gets on a position of more than
 #: PROOF_MOVES moves (as the engine's df-pn before its tree), where a proof is rarely found
 OPEN_PROOF_SHARE = 0.25
-#: a proof's node budget when the limit gives playouts and no time, so that the answer
-#: depends only on the position, the limit and the seed (as the engine's df-pn)
+#: the proofs' node budget, all of them together, when the limit gives playouts and
+#: neither time nor nodes, so that the answer depends only on the position, the limit and
+#: the seed (as the engine's df-pn)
 PROOF_NODES = 20_000
 #: df-pn's table for one proof, in MiB: a fresh table costs a few milliseconds, the
 #: whole cost of a proof on the smallest boards, whose proofs fit in SMALL_TT_MB
@@ -217,8 +218,9 @@ def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, da
             stop: Callable[[], bool] | None = None) -> Analysis:
     """The value of ``position`` and of each legal move within ``limit`` (None:
     :data:`DEFAULT_LIMIT`), by the module's policy.  ``limit.seconds`` bounds the whole
-    search, ``limit.nodes`` each proof, ``limit.playouts`` the engine; with playouts and
-    no time the answer depends only on the position, the limit and ``seed``.
+    search, ``limit.nodes`` the proofs' nodes all together (:data:`PROOF_NODES` with
+    playouts alone), ``limit.playouts`` the engine; with playouts and no time the answer
+    depends only on the position, the limit and ``seed``.
     ``database=False``: search what the database knows.  ``engine``: a
     :class:`~solver.search.mcts.Engine` to search with (a game keeps one, so that its
     tree carries over from move to move); else a fresh one seeded with ``seed``.
@@ -250,6 +252,8 @@ class _Run:
         self.engine_best: str | None = None
         self.engine_line: list[str] = []
         self.resist: str | None = None
+        # the proofs' nodes left, all proofs together (None: no node bound)
+        self.nodes_left: int | None = limit.nodes or (PROOF_NODES if limit.seconds is None else None)
 
     # -- the clock: search time only, kernel loads set aside ---------------------------
     def elapsed(self) -> float:
@@ -347,21 +351,21 @@ class _Run:
 
         return watch
 
-    def _prove(self, position: Position, seconds: float | None):
-        """df-pn's proof of ``position`` within ``seconds`` of the analysis's budget (None:
-        no time; then the node budget is the Limit's, or :data:`PROOF_NODES` with
-        playouts alone, which keeps the answer reproducible); None when no time is left."""
+    def _prove(self, position: Position, seconds: float | None, nodes: int | None):
+        """df-pn's proof of ``position`` within ``seconds`` and ``nodes`` (None: no bound)
+        of the analysis's budget; None when nothing is left of it."""
         from solver.search.prove import prove
 
-        if seconds is not None and seconds <= 0.005:
+        if (seconds is not None and seconds <= 0.005) or (nodes is not None and nodes < 1):
             return None
         if self.stop is not None and self.stop():
             raise Interrupted("the analysis was stopped")
-        nodes = self.limit.nodes or (PROOF_NODES if seconds is None else 0)
         tt_mb = SMALL_TT_MB if position.board.size <= SMALL_BOARD else PROOF_TT_MB
-        r = prove(position, Limit(seconds=seconds, nodes=nodes, tt_mb=tt_mb), method="dfpn", chunk_nodes=PROOF_CHUNK,
-                  progress=self.progress if self.stop is not None else None)
+        r = prove(position, Limit(seconds=seconds, nodes=nodes or 0, tt_mb=tt_mb), method="dfpn",
+                  chunk_nodes=PROOF_CHUNK, progress=self.progress if self.stop is not None else None)
         self.a.nodes += int(r.nodes)
+        if self.nodes_left is not None:
+            self.nodes_left -= int(r.nodes)
         return r
 
     def _proofs(self) -> None:
@@ -380,7 +384,7 @@ class _Run:
         if not a.proven or not self._winning():
             # the position first, with all the proofs' time it needs: a loss decides every
             # move at once, a win names a winning move; the moves get what it leaves
-            r = self._prove(self.pos, budget)
+            r = self._prove(self.pos, budget, self.nodes_left)
             self.tried_own = True
             if r is not None and r.value in (Value.WIN, Value.LOSS):
                 value = Value(r.value)
@@ -404,8 +408,9 @@ class _Run:
         runs = len(classes)
         for members in classes.values():
             share = None if deadline is None else (deadline - self.elapsed()) / max(runs, 1)
+            nodes = None if self.nodes_left is None else self.nodes_left // max(runs, 1)
             runs -= 1
-            r = self._prove(self.children[members[0]], share)
+            r = self._prove(self.children[members[0]], share, nodes)
             if r is None or r.value not in (Value.WIN, Value.LOSS):
                 continue
             for m in members:
