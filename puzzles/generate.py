@@ -60,20 +60,20 @@ import time
 from dataclasses import dataclass, field
 
 from solver import Board, MeridiansError, Position
-from solver.util.files import ExclusiveLock
+from solver.jobs.state import RunState
 from solver.search import capture
 from solver.search.limit import Limit
 
 from .options import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS  # noqa: F401
 from .rating import rate
-from .record import Puzzle, PuzzleFormatError, _short, parse_json, read_lines
+from .record import Puzzle, _short
 from .similar import WITHIN, NearIndex
 from .themes import ThemeError, themes
 from .verdict import verify, with_any
 
 __all__ = [
     "BUDGET", "QUICK", "SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
-    "baseline_unit", "sat_unit", "run_unit", "generate", "exclusive", "read_state", "check_request",
+    "baseline_unit", "sat_unit", "run_unit", "generate", "run_state", "read_state", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
     "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "extend_unit",
@@ -557,15 +557,12 @@ class Keeper:
 #: at most this share of a set may lack a dual-free main line
 MAX_DUAL_SHARE = 0.35
 
-#: the fields of a state file, with their types, and the ones that name the run
-_STATE_FIELDS = {"board": str, "n": int, "method": str, "seed": int, "units": int, "candidates": int,
-                 "cpu_seconds": float, "found": int, "found_dual_free": int}
-_RUN_FIELDS = ("board", "n", "method", "seed")
-#: fields a state file may lack (written by an older generator, or for another seed
-#: source), with their types; a state without ``source`` is a random-games run
-_OPTIONAL_STATE_FIELDS = {"near_duplicates": int, "source": str, "playouts": int, "records": str}
-#: the fields that name the seed source of a run (with _RUN_FIELDS)
-_SOURCE_FIELDS = ("source", "playouts", "records")
+#: the kind of a run's state file, ``OUT.state.json`` (:class:`solver.jobs.state.RunState`)
+STATE_FORMAT = "meridians-generate/1"
+#: the counts a state file keeps, with their types (``kept`` is written for the reader,
+#: not read back: the puzzle file is what a run resumes)
+_COUNTS = {"units": int, "candidates": int, "cpu_seconds": float, "found": int, "found_dual_free": int,
+           "near_duplicates": int}
 
 
 class NothingFound(MeridiansError):
@@ -645,54 +642,45 @@ def generate(
         os.makedirs(folder, exist_ok=True)  # as every other output option does (docs/install.md)
     except OSError as e:
         raise ValueError(f"cannot write {out}: cannot create the folder {folder}: {e.strerror or e}") from None
-    with exclusive(out + ".lock"):
-        return _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
+    identity = {"board": board.name, "n": n, "method": method, "seed": seed, "source": source}
+    if source == "selfplay":
+        identity["playouts"] = playouts
+    if source == "records":
+        identity["records"] = _records_digest(games)
+    with run_state(out, identity) as st:
+        return _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
                          source, playouts, games, records)
 
 
-@contextlib.contextmanager
-def exclusive(path: str):
-    """Hold the lock ``path`` (:class:`solver.util.files.ExclusiveLock`: created if missing,
-    removed at the end): a second run on the same output refuses to start, with
-    :class:`solver.util.files.FileLockedError` (a ValueError) naming the output, instead of
-    interleaving its writes.  ValueError too when the lock file cannot be created."""
-    target = path[:-5] if path.endswith(".lock") else path
-    lock = ExclusiveLock(path, busy=f"another run is writing {target} (it holds {path})")
-    try:
-        lock.acquire()
-    except OSError as e:
-        raise ValueError(f"cannot create the lock file {path}: {e.strerror or e}") from None
-    try:
-        yield
-    finally:
-        lock.release()
+def run_state(out: str, identity: dict | None = None) -> RunState:
+    """The state file of the run that writes ``out``: ``out + '.state.json'``, locked by
+    ``out + '.lock'``, the lock of the puzzle set (``with run_state(out):`` keeps any other
+    writer of the set out).  It resumes only for the same ``identity`` (board, n, method,
+    seed, seed source; None: read any run's) and rules version, but under any code
+    version: every puzzle records the one that proved it, and the committed sets grow
+    across versions."""
+    return RunState(out + ".state.json", STATE_FORMAT, identity or {}, fix="pick another --out, or --force to start over",
+                    lock=out + ".lock", any_code=True)
 
 
-def read_state(path: str) -> dict:
-    """The state file of a run, checked field by field; ``ValueError`` naming the file
-    for anything else (unreadable, not JSON, nested, wrong types, negative counts)."""
-    try:
-        text = "\n".join(read_lines(path))
-        d = parse_json(text)
-    except PuzzleFormatError as e:
-        raise ValueError(f"state file {e}") from None
-    except ValueError as e:
-        raise ValueError(f"state file {path}: {e}") from None
-    if not isinstance(d, dict):
-        raise ValueError(f"state file {path}: a JSON object is expected, not {type(d).__name__}")
-    for k, kind in {**_STATE_FIELDS, **_OPTIONAL_STATE_FIELDS}.items():
-        if k in _OPTIONAL_STATE_FIELDS and k not in d:
-            continue
+def read_state(out: str) -> dict:
+    """The state of the run that wrote ``out`` (None when there is none), its counts
+    checked; a :class:`~solver.jobs.state.StateError` (a ValueError) naming the file for
+    anything else (unreadable, not JSON, another rules version, wrong types, negative
+    counts)."""
+    return _checked(run_state(out))
+
+
+def _checked(st: RunState) -> dict | None:
+    d = st.load()
+    for k, kind in _COUNTS.items() if d is not None else ():
         v = d.get(k)
         if kind is float:  # the size first: math.isfinite cannot convert an int of 400 digits
             ok = isinstance(v, (int, float)) and 0 <= v < 1e300 and math.isfinite(v)
-        elif kind is int:
-            ok = isinstance(v, int) and 0 <= v < 2**63
         else:
-            ok = isinstance(v, kind)
+            ok = isinstance(v, int) and 0 <= v < 2**63
         if isinstance(v, bool) or not ok:
-            raise ValueError(f"state file {path}: {k} must be "
-                             f"{'a string' if kind is str else 'a number from 0 to 2^63'}, not {_short(v)}")
+            raise st.error(f"{k} must be a number from 0 to 2^63, not {_short(v)}")
     return d
 
 
@@ -705,43 +693,25 @@ def _unit_source(source: str, playouts: int, games: list | None, unit: int) -> t
     return ("random",)
 
 
-def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
+def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
               source="random", playouts=SELFPLAY_PLAYOUTS, games=None, records=None) -> dict:
-    import json
-
     from joblib import Parallel, delayed
 
-    from solver.util.files import uninterrupted, write_atomic
+    from solver.util.files import uninterrupted
 
     from .record import code_version, load_jsonl, write_jsonl
 
-    state_file = out + ".state.json"
-    state = {"board": board.name, "n": n, "method": method, "seed": seed, "units": 0,
-             "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0, "source": source}
-    if source == "selfplay":
-        state["playouts"] = playouts
-    if source == "records":
-        state["records"] = _records_digest(games)
+    # (the run's identity with its counts: progress() and the caller get the run whole)
+    state = {**st.identity, "units": 0, "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0,
+             "near_duplicates": 0}
     kept: list[Puzzle] = []
-    old = read_state(state_file) if os.path.exists(state_file) and not force else None
-    if old is not None and any(old[k] != state[k] for k in _RUN_FIELDS):
-        raise ValueError(
-            f"{state_file} records another run ({old['board']}, n={old['n']}, {old['method']}, "
-            f"seed {old['seed']}): pick another --out, or --force to start over"
-        )
-    if old is not None and any(old.get(k, "random" if k == "source" else None) != state.get(k)
-                               for k in _SOURCE_FIELDS):
-        was = old.get("source", "random") + (f", {old['playouts']} playouts" if "playouts" in old else "")
-        why = "the records in the folder changed" if old.get("source") == source == "records" else f"seeds from {was}"
-        raise ValueError(f"{state_file} records another run ({why}): pick another --out, or --force to start over")
+    old = None if force else _checked(st)
     if os.path.lexists(out) and old is None and not force:
-        raise ValueError(f"{out} exists and was not written by this command (no {state_file} beside it): "
+        raise ValueError(f"{out} exists and was not written by this command (no {st.path} beside it): "
                          "pick another --out, or --force to write over it")
-    state["near_duplicates"] = 0
     if old is not None and os.path.exists(out):
         kept = load_jsonl(out)
-        state.update((k, old[k]) for k in _STATE_FIELDS)
-        state["near_duplicates"] = old.get("near_duplicates", 0)
+        state.update((k, old[k]) for k in _COUNTS)
     # (a state file without its puzzle file: the run starts over)
     before = len(kept)
     version = code_version()
@@ -795,7 +765,7 @@ def _generate(board, n, count, out, method, jobs, seed, batch, progress, force, 
             # Ctrl-C or kill waits for the pair
             with uninterrupted():
                 write_jsonl(out, kept)
-                write_atomic(state_file, json.dumps(state, indent=1) + "\n")
+                st.save(state)
             if progress is not None:
                 progress(state)
             if len(kept) < count and idle >= give_up_after:

@@ -22,16 +22,15 @@ proof that gave it:
 Checks before writing: every entry's value is the negamax of its children's entries
 (every child present: equal; some present: a child lost for its mover makes a win), and
 the empty board's value and every first move's equal the board's results file.  The
-proofs go to a checkpoint (opening-db-<board>.jsonl in the user state folder,
-``solver.util.files.state_dir()``, one line a proof) as they
-are found, so Ctrl-C and the same command again resume; the file is written atomically
-with the command and the code's revision in its meta.
+proofs go to a checkpoint (opening-db-<board>.json in the user state folder,
+``solver.util.files.state_dir()``; a :class:`solver.jobs.state.RunState`) as they are
+found, so Ctrl-C, a kill and the same command again resume; the database is written
+atomically with the command and the code's revision in its meta.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -40,6 +39,7 @@ from pathlib import Path
 
 from solver import Board, Position
 from solver.util.files import read_json, state_dir
+from solver.jobs.state import RunState, StateError
 from solver.app.openings.database import Entry, OpeningDatabase, database_file, position_key
 from solver.util.provenance import code_revision, provenance
 from solver.search.values import Value
@@ -93,36 +93,55 @@ def prove_entry(position: Position, max_nodes: int) -> Entry:
     raise SystemExit(f"{position}: no win or loss proven (df-pn {r.value}, alpha-beta {s.value})")
 
 
-def load_checkpoint(path: Path) -> dict[int, Entry]:
+#: the kind of the build's checkpoint (:class:`solver.jobs.state.RunState`)
+CHECKPOINT_FORMAT = "meridians-opening-proofs/1"
+
+
+def checkpoint_of(path: Path, board: Board) -> RunState:
+    """The checkpoint ``path`` of a build of ``board``'s database: its proofs, as they are found."""
+    return RunState(path, CHECKPOINT_FORMAT, {"board": board.name}, name="checkpoint", run="build",
+                    fix="remove it or give another --checkpoint")
+
+
+def load_proofs(ck: RunState) -> dict[int, Entry]:
+    """The proofs of the checkpoint ({} when there is none), each of the right shape; a
+    wrong value is left to :func:`check_negamax`."""
     done: dict[int, Entry] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                k, v, src, nodes, secs = json.loads(line)
-                done[int(k)] = Entry(Value(v), src, int(nodes), float(secs))
-            except (ValueError, TypeError):
-                continue  # a line cut by a kill: proven again
+    for i, p in enumerate(ck.load_entries("proofs", list)):
+        try:
+            k, v, src, nodes, secs = p
+            if not (type(k) is int and type(src) is str and type(nodes) is int and nodes >= 0
+                    and type(secs) in (int, float) and secs >= 0):
+                raise TypeError
+            done[k] = Entry(Value(v), src, nodes, float(secs))
+        except (ValueError, TypeError):
+            raise ck.error(f"proof {i + 1} is not [key, value, source, nodes, seconds]") from None
     return done
 
 
-def prove_all(reps: dict[int, Position], checkpoint: Path, max_nodes: int) -> dict[int, Entry]:
-    """Every position's proof, resumed from and appended to ``checkpoint``."""
-    done = load_checkpoint(checkpoint)
-    todo = [k for k in reps if k not in done]
-    print(f"{len(done):,} proofs from {checkpoint}, {len(todo):,} to go", file=sys.stderr, flush=True)
-    checkpoint.parent.mkdir(parents=True, exist_ok=True)
-    t0 = last = time.time()
-    with open(checkpoint, "a") as f:
-        for i, k in enumerate(todo, 1):
-            e = prove_entry(reps[k], max_nodes)
-            done[k] = e
-            f.write(json.dumps([k, e.value.value, e.source, e.nodes, round(e.seconds, 6)]) + "\n")
-            if time.time() - last > 5 or i == len(todo):
-                f.flush()
-                last = time.time()
-                rate = i / (last - t0)
-                print(f"  {i:,}/{len(todo):,} proven, {rate:,.0f}/s, {(len(todo) - i) / rate:,.0f} s to go",
-                      file=sys.stderr, flush=True)
+def prove_all(reps: dict[int, Position], ck: RunState, max_nodes: int) -> dict[int, Entry]:
+    """Every position's proof, resumed from ``ck`` and saved there as they are found."""
+    with ck:
+        done = load_proofs(ck)
+        todo = [k for k in reps if k not in done]
+        print(f"{len(done):,} proofs from {ck.path}, {len(todo):,} to go", file=sys.stderr, flush=True)
+
+        def save(force: bool) -> None:
+            ck.save({"proofs": [[k, e.value.value, e.source, e.nodes, round(e.seconds, 6)] for k, e in done.items()]},
+                    force)
+
+        t0 = last = time.time()
+        try:
+            for i, k in enumerate(todo, 1):
+                done[k] = prove_entry(reps[k], max_nodes)
+                save(force=False)
+                if time.time() - last > 5 or i == len(todo):
+                    last = time.time()
+                    rate = i / (last - t0)
+                    print(f"  {i:,}/{len(todo):,} proven, {rate:,.0f}/s, {(len(todo) - i) / rate:,.0f} s to go",
+                          file=sys.stderr, flush=True)
+        finally:
+            save(force=True)  # Ctrl-C too: what was proven is kept
     return done
 
 
@@ -245,7 +264,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--plies", type=int, required=True)
     ap.add_argument("--max-nodes", type=int, default=10_000_000, help="df-pn budget of one position (2/3)")
     ap.add_argument("--out", default=None, help="output file (default solver/data/openings-<board>.npz)")
-    ap.add_argument("--checkpoint", default=None, help="default opening-db-<board>.jsonl in the user state folder "
+    ap.add_argument("--checkpoint", default=None, help="default opening-db-<board>.json in the user state folder "
                     "($MERIDIANS_STATE_DIR or platformdirs' user_state_dir)")
     args = ap.parse_args(argv)
     command = shlex.join(["python", "scripts/build_opening_db.py", *(sys.argv[1:] if argv is None else argv)])
@@ -266,8 +285,11 @@ def main(argv: list[str] | None = None) -> None:
         if not 0 <= args.plies <= 40:
             sys.exit("--plies from 0 to 40")
         reps, depth = reachable(board, args.plies)
-        ck = Path(args.checkpoint or state_dir() / f"opening-db-{board.name.replace('/', '-')}.jsonl")
-        entries = prove_all(reps, ck, args.max_nodes)
+        ck = Path(args.checkpoint or state_dir() / f"opening-db-{board.name.replace('/', '-')}.json")
+        try:
+            entries = prove_all(reps, checkpoint_of(ck, board), args.max_nodes)
+        except StateError as e:  # a corrupt checkpoint, another board's, or one in use
+            sys.exit(str(e))
         entries = {k: entries[k] for k in reps}
     complete = check_negamax(reps, entries)
     check_results(board, entries)

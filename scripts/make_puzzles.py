@@ -92,12 +92,12 @@ def rescore(only: list[str], jobs: int) -> int:
 
     from joblib import Parallel, delayed
 
-    from puzzles.generate import exclusive
+    from puzzles.generate import run_state
     from puzzles.record import code_version, load_jsonl, write_jsonl
 
     version = code_version()
     for board, n, f in _committed(only):
-        with exclusive(str(f) + ".lock"):
+        with run_state(str(f)):  # no generator writes the set meanwhile
             ps = load_jsonl(f)
             t0 = time.time()
             new = Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps)
@@ -119,12 +119,12 @@ def rerate(only: list[str]) -> int:
     import dataclasses
     from collections import Counter
 
-    from puzzles.generate import exclusive
+    from puzzles.generate import run_state
     from puzzles.rating import RatingError, rating, record_features, score
     from puzzles.record import load_jsonl, write_jsonl
 
     for board, n, f in _committed(only):
-        with exclusive(str(f) + ".lock"):
+        with run_state(str(f)):  # no generator writes the set meanwhile
             ps = load_jsonl(f)
             new = []
             for p in ps:
@@ -168,7 +168,7 @@ def summary() -> int:
         if not f.exists():
             continue
         ps = load_jsonl(f)
-        st = read_state(str(f) + ".state.json")
+        st = read_state(str(f))
         ratings = Counter(p.difficulty for p in ps)
         empty = sorted(p.to_position().board.size - len(p.to_position().stones("L")) - len(p.to_position().stones("D"))
                        for p in ps)

@@ -254,7 +254,7 @@ def test_a_run_stopped_between_batches_leaves_a_readable_file(tmp_path):
 
 def test_a_second_run_on_the_same_output_is_refused(tmp_path):
     out = str(tmp_path / "s.jsonl")
-    with G.exclusive(out + ".lock"):
+    with G.run_state(out):
         with pytest.raises(ValueError, match="another run is writing"):
             G.generate("4/5", 1, 2, out, seed=1)
     G.generate("4/5", 1, 2, out, seed=1)

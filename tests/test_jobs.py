@@ -206,7 +206,7 @@ def test_checkpoint_of_another_position_or_in_use_is_refused(tmp_path, run_cli):
     ck = tmp_path / "ck.json"
     solve_openings(Position.start(Board.parse("1/2")), checkpoint=ck, **QUIET)
     err = run_cli("solve", "2/3", "--method", "alphabeta", "--checkpoint", ck, code=2).stderr.splitlines()
-    assert len(err) == 1 and "another position" in err[0]
+    assert len(err) == 1 and "records another solve (other jobs)" in err[0]
     ck.unlink()
     status = Path(str(ck) + ".status")
     status.mkdir()

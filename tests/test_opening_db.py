@@ -195,7 +195,7 @@ def test_the_build_script_rebuilds_the_shipped_entries_and_checks_them(tmp_path,
     from conftest import load_script
 
     build = load_script("build_opening_db", monkeypatch, tmp_path)
-    ck, out = tmp_path / "ck.jsonl", tmp_path / "db.npz"
+    ck, out = tmp_path / "ck.json", tmp_path / "db.npz"
     build.main(["--board", "2/3", "--plies", "3", "--out", str(out), "--checkpoint", str(ck)])
     small, shipped = OpeningDatabase.load(out), database_for(B23)
     assert len(small) == sum(small.meta["per_ply"].values()) == 113
@@ -205,12 +205,12 @@ def test_the_build_script_rebuilds_the_shipped_entries_and_checks_them(tmp_path,
                                     f"--checkpoint {ck}"
     # a wrong proof in the checkpoint (a first move's value turned over) is caught
     start_key = position_key(Position.start(B23).play("a1"))
-    lines = [json.loads(line) for line in ck.read_text().splitlines()]
-    assert len(lines) == 113  # one line a proof
-    for line in lines:
-        if line[0] == start_key:
-            line[1] = "loss" if line[1] == "win" else "win"
-    ck.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    data = json.loads(ck.read_text())
+    assert len(data["proofs"]) == 113  # one a position
+    for proof in data["proofs"]:
+        if proof[0] == start_key:
+            proof[1] = "loss" if proof[1] == "win" else "win"
+    ck.write_text(json.dumps(data))
     with pytest.raises(SystemExit):
         build.main(["--board", "2/3", "--plies", "3", "--out", str(tmp_path / "bad.npz"), "--checkpoint", str(ck)])
     assert not (tmp_path / "bad.npz").exists()

@@ -42,14 +42,13 @@ import math
 import os
 import random
 import shlex
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from solver import RULES_VERSION, __version__
 from solver.util.errors import Interrupted, MeridiansError
-from solver.util.files import ExclusiveLock, FileFormatError, FileLockedError, read_json, state_dir, write_atomic
+from solver.util.files import state_dir, write_atomic
+from solver.jobs.state import RunState, StateError
 from solver.rules.position import Game, Position
 from solver.rules.record import GameRecord, is_date
 from solver.search import mcts
@@ -266,7 +265,7 @@ class PlayedGame:
                 "moves": list(self.moves), "date": self.date}
 
 
-class MatchStateError(MeridiansError):
+class MatchStateError(StateError):
     """A match state file that is corrupt, belongs to another match, or is in use; the
     message names the file."""
 
@@ -315,77 +314,41 @@ def default_state(a: Player, b: Player, board: str, seed: int, folder: str | os.
 
 
 class MatchState:
-    """The state file of a match: every finished game (index, colours, outcome, moves),
-    with the players, board, seed and the code and rules versions.  Written atomically;
-    a lock file beside it keeps two runs of one match from writing it at once."""
-
-    _HINT = "remove it or give another --state"
+    """The state file of a match: every finished game (index, colours, outcome, moves);
+    a :class:`solver.jobs.state.RunState` whose identity is the players, board and seed
+    (written atomically, locked by a ``.lock`` file beside it)."""
 
     def __init__(self, path: str | os.PathLike, a: Player, b: Player, board: str, seed: int):
         self.path = Path(path)
         self.a, self.b, self.board, self.seed = a, b, board, seed
-        self._lock = None
-        self._saved_at = 0.0
-        self._save_seconds = 0.0
+        self._state = RunState(self.path, STATE_FORMAT, {"match": self.identity()}, name="match state", run="match",
+                               fix="remove it or give another --state", error=MatchStateError)
 
     def identity(self) -> dict:
         return {"a": self.a.spec, "b": self.b.spec, "board": self.board, "seed": self.seed}
 
     def acquire(self) -> None:
-        """Lock the state file (its ``.lock`` beside it, :class:`solver.util.files.ExclusiveLock`):
-        one run per match at a time.  :class:`MatchStateError` at once when another
-        run holds it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = ExclusiveLock(str(self.path) + ".lock")
-        try:
-            lock.acquire()
-        except FileLockedError:
-            raise MatchStateError(f"match state {self.path} is in use by another match") from None
-        self._lock = lock
+        """Lock the state file: :class:`MatchStateError` at once when another run of the match holds it."""
+        self._state.acquire()
 
     def release(self, remove: bool = False) -> None:
         """Unlock (the lock file is removed); ``remove``: the state file too (the match is over)."""
-        if remove:
-            self.path.unlink(missing_ok=True)
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
+        self._state.release(remove)
 
     def load(self) -> dict[int, PlayedGame]:
         """The finished games of a matching state file ({} when there is none), each
         replayed by the rules: its moves legal, its outcome the one they reach.
-        :class:`MatchStateError` for a file that is not JSON, not a match state, of
-        another match (players, board, seed) or another code or rules version, or with
-        a malformed game."""
-        if not os.path.lexists(self.path):
-            return {}
-        bad = f"match state {self.path}"
-        try:
-            data = read_json(self.path, "match state", dict)
-        except FileFormatError as e:
-            raise MatchStateError(f"{bad}: {e.problem}: {self._HINT}") from None
-        if data.get("format") != STATE_FORMAT:
-            raise MatchStateError(f"{bad} is not a meridians match state: {self._HINT}")
-        for what, key, mine in (("code version", "version", __version__), ("rules version", "rules", RULES_VERSION)):
-            if data.get(key) != mine:
-                raise MatchStateError(f"{bad} was written with {what} {_short(data.get(key))}, not {mine}: {self._HINT}")
-        theirs = data.get("match")
-        if theirs != self.identity():
-            if isinstance(theirs, dict):
-                other = ", ".join(f"{k} {_short(theirs.get(k))}" for k in ("a", "b", "board", "seed"))
-                raise MatchStateError(f"{bad} belongs to another match ({other}): {self._HINT}")
-            raise MatchStateError(f"{bad}: 'match' is not an object: {self._HINT}")
-        entries = data.get("games")
-        if not isinstance(entries, list):
-            raise MatchStateError(f"{bad}: 'games' is not a list: {self._HINT}")
+        :class:`MatchStateError` for a file that :meth:`RunState.load
+        <solver.jobs.state.RunState.load>` refuses (unreadable, not a match state, of
+        another match, code or rules) or with a malformed game."""
         played: dict[int, PlayedGame] = {}
-        for k, entry in enumerate(entries):
+        for k, entry in enumerate(self._state.load_entries("games", list)):
             try:
                 g = self._game(entry)
             except ValueError as e:
-                raise MatchStateError(f"{bad}: game entry {k + 1}: {e}: {self._HINT}") from None
+                raise self._state.error(f"game entry {k + 1}: {e}") from None
             if g.index in played:
-                raise MatchStateError(f"{bad}: game {g.index + 1} is there twice: {self._HINT}")
+                raise self._state.error(f"game {g.index + 1} is there twice")
             played[g.index] = g
         return played
 
@@ -423,18 +386,9 @@ class MatchState:
         return PlayedGame(index, entry["light"], entry["dark"], entry["outcome"], tuple(moves), entry["date"])
 
     def save(self, played: dict[int, PlayedGame], force: bool = True) -> None:
-        """Write every finished game, atomically.  Not ``force``: skipped while the time
-        since the last write is under ten times what that write took (a long match's
-        file is rewritten at most ~10% of the time; a short one's after every game)."""
-        now = time.monotonic()
-        if not force and now - self._saved_at < 10 * self._save_seconds:
-            return
-        data = {"format": STATE_FORMAT, "version": __version__, "rules": RULES_VERSION, "match": self.identity(),
-                "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "games": [played[i].entry() for i in sorted(played)]}
-        write_atomic(self.path, json.dumps(data, separators=(",", ":")) + "\n")
-        self._saved_at = time.monotonic()
-        self._save_seconds = self._saved_at - now
+        """Write every finished game (not ``force``: at most ~10% of the time, see
+        :meth:`RunState.save <solver.jobs.state.RunState.save>`)."""
+        self._state.save({"games": [played[i].entry() for i in sorted(played)]}, force)
 
 
 def _short(value: object) -> str:

@@ -8,17 +8,12 @@ workers' status files, which the progress display reads.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from .. import RULES_VERSION, __version__
-from solver.util.errors import MeridiansError
-from solver.util.files import ExclusiveLock, FileFormatError, FileLockedError, read_json, write_atomic
 from solver.search.values import Value
+from .state import RunState, StateError
 
 if TYPE_CHECKING:
     from solver.jobs.runner import Job, JobResult
@@ -39,7 +34,7 @@ _REQUIRED = ("value", "nodes", "seconds")
 _HINT = "remove it or give another --checkpoint"
 
 
-class CheckpointError(MeridiansError):
+class CheckpointError(StateError):
     """A checkpoint file that is corrupt, belongs to another solve, or is in use.  The
     message names the file."""
 
@@ -50,41 +45,34 @@ def job_list(jobs: Sequence[Job]) -> list[dict]:
 
 
 class Checkpoint:
-    """The checkpoint file: finished (and budget-exhausted) jobs, parameters, versions."""
+    """The checkpoint file: finished (and budget-exhausted) jobs, parameters, versions;
+    a :class:`solver.jobs.state.RunState` whose identity is the method and the jobs."""
 
     def __init__(self, path: Path, jobs: Sequence[Job], method: str, params: dict):
         self.path = path
         self.jobs = jobs
-        self.method = method
         self.params = params
         self.status_dir = Path(str(path) + ".status")
-        self._lock_file = None
+        self._state = RunState(path, CHECKPOINT_FORMAT, {"method": method, "jobs": job_list(jobs)},
+                               name="checkpoint", run="solve", fix=_HINT, lock=self.status_dir / "lock",
+                               error=CheckpointError)
 
     def acquire(self) -> None:
-        """Create the status folder and lock it (its file ``lock``,
-        :class:`solver.util.files.ExclusiveLock`): one solve per checkpoint at a time.
-        :class:`CheckpointError` at once when another solve holds it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.status_dir.mkdir(exist_ok=True)
-        lock = ExclusiveLock(self.status_dir / "lock")
-        try:
-            lock.acquire()
-        except FileLockedError:
-            raise CheckpointError(f"checkpoint {self.path} is in use by another solve") from None
-        self._lock_file = lock
+        """Create the status folder and take the lock in it (its file ``lock``): one solve
+        per checkpoint at a time.  :class:`CheckpointError` at once when another solve
+        holds it."""
+        self.status_dir.mkdir(parents=True, exist_ok=True)
+        self._state.acquire()
         for p in self.status_dir.glob("job-*.json"):  # left by a killed run
             p.unlink(missing_ok=True)
 
     def release(self, remove: bool = False) -> None:
         if remove:
             shutil.rmtree(self.status_dir, ignore_errors=True)
-            self.path.unlink(missing_ok=True)
         elif self.status_dir.exists():
             for p in self.status_dir.glob("job-*.json"):
                 p.unlink(missing_ok=True)
-        if self._lock_file is not None:
-            self._lock_file.release()  # removes the lock file too
-            self._lock_file = None
+        self._state.release(remove)  # removes the lock file too
         try:
             # (also after rmtree: on Windows the open lock file stayed until its release)
             self.status_dir.rmdir()
@@ -94,48 +82,24 @@ class Checkpoint:
     def load(self) -> dict[str, dict]:
         """The recorded results of a matching checkpoint ({} when there is none), each
         checked field by field (see :func:`record_problem`).  Raises
-        :class:`CheckpointError`, naming the file, for a file that cannot be read as a
-        JSON object (binary, corrupt gzip, nested too deeply, NaN...), is not a
-        checkpoint, was written by another solve (code, rules, method or jobs), or has
-        a result of the wrong shape."""
-        if not os.path.lexists(self.path):
-            return {}
-        bad = f"checkpoint {self.path}"
-        try:
-            data = read_json(self.path, "checkpoint", dict)
-        except FileFormatError as e:
-            raise CheckpointError(f"{bad}: {e.problem}: {_HINT}") from None
-        if data.get("format") != CHECKPOINT_FORMAT:
-            raise CheckpointError(f"{bad} is not a meridians checkpoint: {_HINT}")
-        for what, mine in (("code version", __version__), ("rules version", RULES_VERSION),
-                           ("method", self.method)):
-            theirs = data.get({"code version": "version", "rules version": "rules"}.get(what, what))
-            if theirs != mine:
-                raise CheckpointError(f"{bad} was written with {what} {_short(theirs)}, not {mine}: {_HINT}")
-        if data.get("jobs") != job_list(self.jobs):
-            raise CheckpointError(f"{bad} belongs to another position or variant: {_HINT}")
-        results = data.get("results")
-        if not isinstance(results, dict):
-            raise CheckpointError(f"{bad}: 'results' is not an object: {_HINT}")
+        :class:`CheckpointError`, naming the file, for a file that :meth:`RunState.load
+        <solver.jobs.state.RunState.load>` refuses (unreadable, not a checkpoint, of
+        another solve, code or rules) or with a result of the wrong shape."""
+        results = self._state.load_entries("results", dict)
         keys = {j.key for j in self.jobs}
         for key, record in results.items():
             if key not in keys:
-                raise CheckpointError(f"{bad} has a result for {_short(key)}, which is not one of its jobs: {_HINT}")
+                raise self._state.error(f"a result for {_short(key)}, which is not one of its jobs")
             problem = record_problem(record)
             if problem:
-                raise CheckpointError(f"{bad}: job {key!r} {problem}: {_HINT}")
+                raise self._state.error(f"job {key!r} {problem}")
         return results
 
     def save(self, results: dict[str, JobResult]) -> None:
-        data = {
-            "format": CHECKPOINT_FORMAT, "version": __version__, "rules": RULES_VERSION,
-            "method": self.method, "params": self.params,
-            "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "finished": sum(r.done for r in results.values()),
-            "jobs": job_list(self.jobs),
+        self._state.save({
+            "params": self.params, "finished": sum(r.done for r in results.values()),
             "results": {k: r.record() for k, r in results.items() if r.runs or r.nodes},
-        }
-        write_atomic(self.path, json.dumps(data, indent=1) + "\n")
+        })
 
 
 def record_problem(record: object) -> str | None:
