@@ -83,6 +83,15 @@ def test_node_budget_gives_unknown_not_a_guess():
     assert "unknown" in r.move_values.values()
 
 
+def test_the_effort_is_the_move_searches_not_the_line():
+    # the results files' nodes and tt_hits count the searches of the moves; the line's
+    # walk through the table after them is not in them
+    start = Position.start(Board.parse("2/3"))
+    r, bare = solve(start), solve(start, line_plies=0)
+    assert r.line and not bare.line and r.value == bare.value == "win"
+    assert (r.nodes, r.stats) == (bare.nodes, bare.stats)
+
+
 # --- move ordering -------------------------------------------------------------------------
 def test_inverse_symmetries_undo_the_cell_maps():
     for board in (Board.parse("2/3"), Board.parse("3/4"), Board.parse("6/7")):
