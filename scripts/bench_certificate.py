@@ -27,6 +27,7 @@ from solver.search.certificate import build_certificate, dumps, write_certificat
 from solver.util.files import write_atomic
 from solver.rules.randomgame import random_positions
 from solver.search.prove import prove
+from solver.search.limit import Limit
 
 
 def as_dicts(path: Path, pos: Position, proof, tt_mb: float) -> None:
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
         for pos in random_positions(board, args.positions, args.plies):
-            proof = prove(pos, method="dfpn", tt_mb=args.tt_mb)
+            proof = prove(pos, Limit(tt_mb=args.tt_mb), method="dfpn")
             if proof.value not in ("win", "loss"):
                 print(f"{str(pos):<34} undecided", file=sys.stderr)
                 continue

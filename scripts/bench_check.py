@@ -28,6 +28,7 @@ from solver.reference.certificate import CertificateError, read_certificate
 from solver.rules.randomgame import random_positions
 from solver.search.certificate import write_certificate
 from solver.search.prove import prove
+from solver.search.limit import Limit
 
 
 def as_dicts(path: Path) -> dict:
@@ -71,7 +72,7 @@ def main() -> None:
             board = Board.parse(args.board)
             for k, pos in enumerate(random_positions(board, args.positions, args.plies)):
                 files.append(Path(tmp) / f"c{k}.json.gz")
-                write_certificate(files[-1], pos, prove(pos, tt_mb=64), tt_mb=64)
+                write_certificate(files[-1], pos, prove(pos, Limit(tt_mb=64)), tt_mb=64)
         print(f"{'certificate':<24} {'positions':>11} {'dicts B/pos':>12} {'columns B/pos':>14} "
               f"{'ratio':>6} {'dicts s':>8} {'columns s':>10}  same")
         for path in files:

@@ -21,6 +21,7 @@ from solver import Board, Position
 from solver.app.bench import playout_rate
 from solver.rules.randomgame import random_position
 from solver.search import mcts
+from solver.search.limit import Limit
 
 
 def measure(board: Board, seconds: float, plies: list[int], seed: int = 1) -> list[dict]:
@@ -28,14 +29,15 @@ def measure(board: Board, seconds: float, plies: list[int], seed: int = 1) -> li
     bare = playout_rate(board, seconds, seed)
     for n in plies:
         pos = Position.start(board) if n == 0 else random_position(board, n, seed)
-        mcts.search(pos, playouts=10, seed=seed, dfpn_nodes=0)  # load the kernels
-        r = mcts.search(pos, seconds=seconds, seed=seed, dfpn_nodes=0)
+        mcts.search(pos, Limit(playouts=10), seed=seed, dfpn_nodes=0)  # load the kernels
+        r = mcts.search(pos, Limit(seconds=seconds), seed=seed, dfpn_nodes=0)
+        iterations = r.stats["iterations"]
         rows.append({
             "board": board.name, "plies": n, "position": str(pos), "seconds": r.seconds,
-            "iterations": r.iterations, "iterations_per_s": r.iterations / r.seconds,
-            "playouts": r.playouts, "nodes": r.nodes, "nodes_per_iteration": r.nodes / max(r.iterations, 1),
+            "iterations": iterations, "iterations_per_s": iterations / r.seconds,
+            "playouts": r.playouts, "nodes": r.nodes, "nodes_per_iteration": r.nodes / max(iterations, 1),
             "bare_playouts_per_s": bare["playouts_per_s"],
-            "ratio": r.iterations / r.seconds / bare["playouts_per_s"],
+            "ratio": iterations / r.seconds / bare["playouts_per_s"],
             "best": r.best, "value": r.shown(),
         })
     return rows

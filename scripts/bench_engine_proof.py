@@ -26,7 +26,7 @@ from pathlib import Path
 
 from solver.rules.board import Board
 from solver.util.files import write_atomic
-from solver.app.interactive import Budget, engine_vs_engine, proven_from
+from solver.app.interactive import engine_limit, engine_vs_engine, label, proven_from
 from solver.rules.position import Game
 from solver.util.provenance import code_revision, provenance
 from solver.rules.randomgame import empty_points
@@ -47,7 +47,7 @@ def main() -> None:
     a = ap.parse_args()
     try:
         board = Board.parse(a.board)
-        budget = Budget(a.time, a.playouts)
+        limit = engine_limit(a.time, a.playouts)
     except (ValueError, LimitError) as e:
         ap.error(str(e))
     if not 1 <= a.games <= 10_000:
@@ -58,7 +58,7 @@ def main() -> None:
     rows: list[dict] = []
     for g in range(a.games):
         seed = a.seed + 2 * g
-        ending = engine_vs_engine(Game(board), budget, out=io.StringIO(), seed=seed, quiet=True)
+        ending = engine_vs_engine(Game(board), limit, out=io.StringIO(), seed=seed, quiet=True)
         if ending.how == "interrupted":
             print("interrupted: the games before this one are kept", file=sys.stderr)
             break
@@ -66,7 +66,7 @@ def main() -> None:
         first = proven_from(ending)
         record_path = out.with_name(f"{out.stem}-game-{g + 1}.txt")
         write_atomic(record_path, GameRecord.from_game(game, {
-            "Light": f"engine ({budget.label()})", "Dark": f"engine ({budget.label()})",
+            "Light": f"engine ({label(limit)})", "Dark": f"engine ({label(limit)})",
             "Source": f"{command}, game {g + 1}"}, ending.comments).text())
         seconds = [r.seconds for r in ending.results.values()]
         rows.append({"game": g + 1, "seed": seed, "moves": len(game.moves), "outcome": game.outcome,
@@ -76,7 +76,7 @@ def main() -> None:
                      "record": record_path.name})
         empties = [r["empty_at_proven_from"] for r in rows if r["empty_at_proven_from"] is not None]
         write_atomic(out, json.dumps({
-            "board": board.name, "budget": budget.label(), **stamp, "games": rows,
+            "board": board.name, "budget": label(limit), **stamp, "games": rows,
             "summary": {"games": len(rows), "median_empty_at_proven_from": statistics.median(empties) if empties else None,
                         "min": min(empties, default=None), "max": max(empties, default=None)},
         }, indent=1) + "\n")

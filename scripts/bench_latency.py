@@ -11,8 +11,8 @@ least 8 plies before an end) whose df-pn proof takes 100 to ``--max-nodes`` node
 (seed 1 on 6/7: a 208-node loss for Dark).  Printed, in one run:
 
 - the position and its node count;
-- the search time of ``prove(position, method='dfpn', tt_mb=X)`` for each X (the Proof's
-  seconds: its clock starts once the kernels are loaded; the best of three);
+- the search time of ``prove(position, Limit(tt_mb=X), method='dfpn')`` for each X (the
+  Result's seconds: its clock starts once the kernels are loaded; the best of three);
 - the wall time of the command ``meridians verify POSITION`` (default table), each run a
   fresh interpreter (``python -m solver.cli``, this interpreter: a version manager's shim
   in front of the ``meridians`` script adds its own start-up) with the kernel cache on
@@ -39,6 +39,7 @@ from pathlib import Path
 from solver import Board, Position
 from solver.rules.randomgame import random_game
 from solver.search.prove import load_kernels, prove
+from solver.search.limit import Limit
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH_TARGET, VERIFY_TARGET = 0.05, 1.0
@@ -68,7 +69,7 @@ def easy_position(board: Board, seed: int, max_nodes: int) -> tuple[Position, in
         for pos in reversed(line[:-8]):
             # without the game's history: the command line gives a position alone
             pos = Position.parse(str(pos))
-            p = prove(pos, method="dfpn", max_nodes=max_nodes, tt_mb=16)
+            p = prove(pos, Limit(nodes=max_nodes, tt_mb=16), method="dfpn")
             if p.value != "unknown" and 100 <= p.nodes <= max_nodes:
                 return pos, p.nodes
             if p.value == "unknown":
@@ -134,7 +135,7 @@ def main() -> None:
 
     ok = True
     for mb in sizes:
-        runs = [prove(pos, method="dfpn", tt_mb=mb) for _ in range(3)]
+        runs = [prove(pos, Limit(tt_mb=mb), method="dfpn") for _ in range(3)]
         p = min(runs, key=lambda r: r.seconds)
         ok &= p.seconds <= SEARCH_TARGET
         print(f"  search, --tt-mb {mb:6g}: {p.seconds:.4f} s ({p.value} in {p.nodes:,} nodes)")

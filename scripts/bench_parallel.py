@@ -34,6 +34,7 @@ import time
 from solver import Position
 from solver.rules.randomgame import random_positions
 from solver.search.prove import load_kernels, prove
+from solver.search.limit import Limit
 
 #: 3/4, 6 plies into the games of random_positions('3/4', 6, 6, seed=7) and seed=8, those
 #: the sequential search decided within 60 s (with its expansions, in millions)
@@ -58,7 +59,7 @@ def load() -> str:
 def measure(pos: Position, jobs: int, seconds: float, tt_mb: float) -> dict:
     la = load()
     t0, c0 = time.perf_counter(), _cpu()
-    p = prove(pos, jobs=jobs, seconds=seconds, tt_mb=tt_mb)
+    p = prove(pos, Limit(seconds=seconds, tt_mb=tt_mb), jobs=jobs)
     return {"value": p.value, "seconds": time.perf_counter() - t0, "nodes": p.nodes, "load": la,
             "cpu": _cpu() - c0}
 

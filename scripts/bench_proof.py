@@ -22,6 +22,7 @@ from solver import Board, Position
 from solver.rules.randomgame import random_positions
 from solver.search.prove import prove
 from solver.search.variants import dfpn_variant
+from solver.search.limit import Limit
 
 METHODS = ("alphabeta", "dfpn", "horizon")
 VARIANTS = {
@@ -45,12 +46,12 @@ def main() -> None:
     board = Board.parse(args.board)
     todo = random_positions(board, args.positions, args.plies)
     for m in METHODS:  # compile or load before timing
-        prove(Position.start(Board.parse("2/3")), method=m, tt_mb=1)
-        prove(todo[0], method=m, tt_mb=1, max_nodes=1000)
+        prove(Position.start(Board.parse("2/3")), Limit(tt_mb=1), method=m)
+        prove(todo[0], Limit(nodes=1000, tt_mb=1), method=m)
 
     print(f"{board.name}: {len(todo)} positions {args.plies} plies into seeded random games, "
           f"{args.seconds:g} s each per method")
-    results = {m: [prove(p, method=m, seconds=args.seconds, tt_mb=args.tt_mb) for p in todo] for m in METHODS}
+    results = {m: [prove(p, Limit(seconds=args.seconds, tt_mb=args.tt_mb), method=m) for p in todo] for m in METHODS}
     for i in range(len(todo)):
         vals = {results[m][i].value for m in METHODS} - {"unknown"}
         assert len(vals) <= 1, f"the methods disagree on {todo[i]}"

@@ -21,6 +21,7 @@ from collections import defaultdict
 from solver import Board
 from solver.rules.randomgame import empty_points, random_game
 from solver.app.verify import verify_position
+from solver.search.limit import Limit
 
 BUCKETS = [(8, 12), (13, 16), (17, 20), (21, 24)]
 
@@ -55,11 +56,11 @@ def main(argv: list[str] | None = None) -> None:
     for board in [b for b in args.boards.split(",") if b]:
         positions = endgames(board, args.per_board, args.seed)
         if positions:  # compile the kernels of this board before any clock starts
-            verify_position(positions[0], seconds=0.05, tt_mb=1)
+            verify_position(positions[0], limit=Limit(seconds=0.05, tt_mb=1))
         for pos in positions:
             e = empty_points(pos)
             t0 = time.perf_counter()
-            r = verify_position(pos, seconds=args.time, tt_mb=args.tt_mb)
+            r = verify_position(pos, limit=Limit(seconds=args.time, tt_mb=args.tt_mb))
             dt = time.perf_counter() - t0
             bucket = next(b for b in BUCKETS if b[0] <= e <= b[1])
             st = stats[(board, bucket)]

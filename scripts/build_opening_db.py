@@ -43,6 +43,7 @@ from solver.jobs.state import RunState, StateError
 from solver.app.openings.database import Entry, OpeningDatabase, database_file, position_key
 from solver.util.provenance import code_revision, provenance
 from solver.search.values import Value
+from solver.search.limit import Limit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,10 +85,10 @@ def prove_entry(position: Position, max_nodes: int) -> Entry:
 
     if position.outcome is not None:
         return Entry(Value.from_outcome(position.outcome, position.to_move), "rules", 0, 0.0)
-    r = prove(position, method="dfpn", max_nodes=max_nodes, tt_mb=4)
+    r = prove(position, Limit(nodes=max_nodes, tt_mb=4), method="dfpn")
     if r.value in ("win", "loss"):
         return Entry(Value(r.value), "dfpn", int(r.nodes), float(r.seconds))
-    s = solve(position, tt_mb=16)
+    s = solve(position, Limit(tt_mb=16))
     if s.value in ("win", "loss"):
         return Entry(Value(s.value), "alphabeta", int(s.nodes), float(s.seconds))
     raise SystemExit(f"{position}: no win or loss proven (df-pn {r.value}, alpha-beta {s.value})")
@@ -188,11 +189,11 @@ def winning_reply(position: Position) -> tuple[Position, Entry]:
     proofs take up to a few million nodes)."""
     from solver.search.prove import prove
 
-    r = prove(position, method="dfpn", tt_mb=256)
+    r = prove(position, Limit(tt_mb=256), method="dfpn")
     if r.value != "win" or not r.line:
         raise SystemExit(f"{position}: df-pn says {r.value}, not a win with a line")
     after = fresh(position.play(r.line[0]))
-    a = prove(after, method="dfpn", tt_mb=256)
+    a = prove(after, Limit(tt_mb=256), method="dfpn")
     if a.value != "loss":
         raise SystemExit(f"{position}: df-pn's winning move {r.line[0]} leaves {a.value} for the opponent")
     return after, Entry(Value.LOSS, "dfpn", int(a.nodes), float(a.seconds))

@@ -26,6 +26,7 @@ from solver.util.files import write_atomic
 from solver.app.openings.classes import value_path
 from solver.util.provenance import code_revision, provenance
 from solver.search.prove import prove
+from solver.search.limit import Limit
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
 
@@ -52,7 +53,7 @@ def main() -> None:
     t0 = time.time()
     revision = code_revision()  # of the code that runs, before anyone changes it
     try:
-        p = prove(pos, method="dfpn", seconds=args.time, tt_mb=args.tt_mb, progress=progress)
+        p = prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb), method="dfpn", progress=progress)
     except KeyboardInterrupt:
         sys.exit("prove_position: interrupted, nothing written")
     command = "python scripts/prove_position.py " + (

@@ -39,10 +39,21 @@ from solver.util.files import write_atomic
 from solver.app.openings import default_checkpoint, pie_map_svg, solve_openings
 from solver.util.provenance import provenance
 from solver.jobs.runner import DEFAULT_METHOD, CheckpointError
+from solver.search.limit import Limit
+from solver.search.result import Result
 from solver.search.solve import solve
 from solver.app.svg import map_svg
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
+
+
+def solution_record(r: Result) -> dict:
+    """The fields of a board's solution file from alpha-beta's :func:`solve`: the
+    position, its value, every first move's value, the line, and the effort."""
+    return {"position": r.position, "value": r.value.value, "moves": {m: v.value for m, v in r.move_values.items()},
+            "line": list(r.line), "nodes": r.nodes, "seconds": r.seconds, "classes": r.stats["classes"],
+            "verified": r.verified, "verify_nodes": r.stats["verify_nodes"], "tt_hits": r.stats["tt_hits"],
+            "notes": list(r.notes)}
 
 
 def solve_pie(name: str, args: argparse.Namespace) -> None:
@@ -51,8 +62,8 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
     pos = Position.start(board)
     path = default_checkpoint(pos, pie=True, method=args.method)
     try:
-        r = solve_openings(pos, pie=True, method=args.method, tt_mb=args.pie_tt_mb, jobs_n=args.jobs,
-                           seconds=args.pie_time, max_nodes=args.pie_max_nodes or None,
+        limit = Limit(seconds=args.pie_time, nodes=args.pie_max_nodes, tt_mb=args.pie_tt_mb)
+        r = solve_openings(pos, pie=True, method=args.method, limit=limit, jobs_n=args.jobs,
                            checkpoint=path, progress_ui="lines")
     except Interrupted as e:
         raise SystemExit(f"solve_boards: {e}; the same command resumes from {path}")
@@ -118,17 +129,17 @@ def main() -> None:
         return redraw(args)
     for name in filter(None, args.boards.split(",")):
         board = Board.parse(name)
-        r = solve(Position.start(board), tt_mb=args.tt_mb)
+        r = solve(Position.start(board), Limit(tt_mb=args.tt_mb))
         stem = board.name.replace("/", "-")
         record = {
             "board": board.name,
             **provenance(f"python scripts/solve_boards.py --boards {board.name} --tt-mb {args.tt_mb:g}"),
             "method": "alpha-beta, transposition table, 4 symmetries; re-solved without table",
-            **r.as_dict(),
+            **solution_record(r),
         }
         OUT.mkdir(parents=True, exist_ok=True)
         write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
-        values = {board.index(m): v for m, v in r.moves.items()}
+        values = {board.index(m): v for m, v in r.move_values.items()}
         title = f"{board.name}: Light's first move ({'Light wins' if r.value == 'win' else 'Light loses' if r.value == 'loss' else r.value})"
         write_atomic(OUT / f"{stem}-map.svg", map_svg(board, values, title=title))
         print(f"{board.name}: {r.value} for Light; {r.nodes:,} nodes in {r.seconds:.2f} s; "

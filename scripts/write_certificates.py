@@ -21,6 +21,7 @@ from solver import Board, Position
 from solver.reference.certificate import check
 from solver.search.certificate import write_certificate
 from solver.search.prove import prove
+from solver.search.limit import Limit
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "certificates"
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in [b for b in args.boards.split(",") if b]:
         pos = Position.start(Board.parse(name))
         t0 = time.perf_counter()
-        proof = prove(pos, method="dfpn", tt_mb=args.tt_mb)
+        proof = prove(pos, Limit(tt_mb=args.tt_mb), method="dfpn")
         path = OUT / f"{name.replace('/', '-')}.json"
         # the header's "code" is the provenance stamp of this command (solver.util.provenance)
         cert = write_certificate(path, pos, proof, tt_mb=args.tt_mb, command=command)

@@ -20,6 +20,7 @@ from solver.rules.randomgame import random_game
 from solver.rules.record import GameRecord
 from solver.search.prove import prove
 from solver.search.values import Value
+from solver.search.limit import Limit
 
 ROOT = Path(__file__).resolve().parent.parent
 #: df-pn's node budget for the analyses and the checks here: deterministic, and a
@@ -31,7 +32,7 @@ PLAYOUTS = 400
 
 def _value(pos: Position, nodes: int = 0) -> str:
     """Plain df-pn's value of ``pos`` for its player to move (no node limit unless given)."""
-    return prove(pos, method="dfpn", max_nodes=nodes or None, tt_mb=16).value
+    return prove(pos, Limit(nodes=nodes, tt_mb=16), method="dfpn").value
 
 
 def _analyse(start: Position, moves: list[str], result=None, **kw):
@@ -56,7 +57,7 @@ def _planted() -> tuple[Position, list[str], int, str]:
                 child = won.play(m)
                 if child.outcome is not None:
                     continue
-                p = prove(child, method="dfpn", max_nodes=NODES, tt_mb=16)
+                p = prove(child, Limit(nodes=NODES, tt_mb=16), method="dfpn")
                 if p.value == "win" and p.line:
                     start = Position.parse(str(g[k - 2]))
                     moves = [g[k - 1].last_move, g[k].last_move, m, *p.line]

@@ -159,7 +159,7 @@ def _endgames(board: str, count: int, back: int, seed: int) -> list[Position]:
 def test_proven_endgames_of_larger_boards(board):
     decided = 0
     for p in _endgames(board, 4, 8, seed=len(board)):
-        truth = Value(prove(p, max_nodes=1_000_000, tt_mb=64).value)
+        truth = Value(prove(p, Limit(nodes=1_000_000, tt_mb=64)).value)
         a = analyse(p, Limit(seconds=0.5))
         values = {mv.value for mv in a.moves.values()}
         if a.proven:
@@ -174,7 +174,7 @@ def test_proven_endgames_of_larger_boards(board):
         # the best move's proven value, and one other's, against a proof of their own
         proven = [mv for mv in a.moves.values() if mv.proven and mv.source != "rules"]
         for mv in sorted(proven, key=lambda mv: mv.move != a.best)[:2]:
-            truth_m = Value(prove(fresh(p.play(mv.move)), max_nodes=1_000_000, tt_mb=64).value).negated()
+            truth_m = Value(prove(fresh(p.play(mv.move)), Limit(nodes=1_000_000, tt_mb=64)).value).negated()
             assert truth_m in (mv.value, Value.UNKNOWN), (str(p), mv.move, mv.value, truth_m)
     assert decided >= 2  # the analyst decides most of them within half a second
 
@@ -182,7 +182,7 @@ def test_proven_endgames_of_larger_boards(board):
 # -- one answer everywhere ------------------------------------------------------------------
 def _answers(position: str, run_cli) -> dict[str, dict]:
     """The same position, asked of each front end with a 2 s budget: its value and moves."""
-    from solver.app.interactive import Budget, _search
+    from solver.app.interactive import _search
     from solver.app.match import choose_move, engine_of, parse_player
     from solver.search.mcts import Engine
     from solver.app.web import work
@@ -199,7 +199,7 @@ def _answers(position: str, run_cli) -> dict[str, dict]:
     out = {"lookup": core(json.loads(run_cli("lookup", position, "--time", "2", "--json").stdout)),
            "move": core(json.loads(run_cli("move", position, "--time", "2", "--json").stdout)),
            "web": core(work.analyse(position, 2.0)),
-           "play": core(_search(Engine(), pos, Budget(seconds=2.0), io.StringIO()).as_dict())}
+           "play": core(_search(Engine(), pos, Limit(seconds=2.0), io.StringIO()).as_dict())}
     player = parse_player("engine:time=2")
     best = choose_move(player, pos, random.Random(1), 1, engine_of(player, 1))
     return out, best
@@ -257,11 +257,11 @@ def test_positions_the_database_lacks_are_proven():
             deep.append(fresh(p))
     for p in deep:
         a = analyse(p, Limit(seconds=20))
-        assert a.source in ("proof", "rules") and a.value == Value(prove(p, max_nodes=10_000_000, tt_mb=4).value)
+        assert a.source in ("proof", "rules") and a.value == Value(prove(p, Limit(nodes=10_000_000, tt_mb=4)).value)
         for m, mv in a.moves.items():
             child = fresh(p.play(m))
             if p.play(m).outcome is None:
-                assert mv.value == Value(prove(child, max_nodes=10_000_000, tt_mb=4).value).negated()
+                assert mv.value == Value(prove(child, Limit(nodes=10_000_000, tt_mb=4)).value).negated()
                 assert mv.source == ("database" if db.get(child) is not None else "proof")
 
 
@@ -297,7 +297,7 @@ def test_the_budget_does_not_pay_for_loading_the_kernels(monkeypatch):
     monkeypatch.setattr(prove_module, "load_kernels", slow_first_load)
     a = analyse(Position.start("2/3"), Limit(seconds=1.0), database=False)
     assert calls and a.source == "proof" and a.load_seconds >= 1.5 and a.seconds < 1.5
-    assert a.value == Value(prove(Position.start("2/3"), tt_mb=4).value)
+    assert a.value == Value(prove(Position.start("2/3"), Limit(tt_mb=4)).value)
     assert all(mv.proven for mv in a.moves.values())
 
 
@@ -348,11 +348,11 @@ def test_the_engine_holds_proven_moves_as_proven_nodes():
     p = Position.parse("LD1/D3/5/LDDD1D/D2LL/L2L/1L1 L")
     open_moves = {"e3", "e5"}
     known = {m: Value.LOSS for m in p.legal_moves() if m not in open_moves}
-    r = mcts.search(p, playouts=400, dfpn_nodes=0, known=known)
+    r = mcts.search(p, Limit(playouts=400), dfpn_nodes=0, known=known)
     visits = {m.move: m.visits for m in r.moves}
     assert sum(visits[m] for m in known) <= 1 and sum(visits[m] for m in open_moves) >= 398
     assert {m.move for m in r.moves if m.value is Value.LOSS} == set(known) and r.best in open_moves
-    plain = mcts.search(p, playouts=400, dfpn_nodes=0)
+    plain = mcts.search(p, Limit(playouts=400), dfpn_nodes=0)
     assert sum(m.visits for m in plain.moves if m.move in open_moves) < 100  # what the seeding saves
-    won = mcts.search(p, playouts=50, dfpn_nodes=0, known={"e5": Value.WIN})
+    won = mcts.search(p, Limit(playouts=50), dfpn_nodes=0, known={"e5": Value.WIN})
     assert (won.value, won.source, won.best) == (Value.WIN, "tree", "e5")

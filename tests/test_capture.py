@@ -38,6 +38,7 @@ from refplay import random_position, reference_of, replay_line
 
 from puzzles.verdict import verify
 from solver.search.capture import CaptureError
+from solver.search.limit import Limit
 
 #: what the random comparisons did, over the whole module
 STATS: Counter = Counter()
@@ -375,10 +376,10 @@ def test_forget_costs_what_was_written_not_the_table_size():
 
     p = load_jsonl(COMMITTED / "6-7-c1.jsonl")[0]
     pos = p.to_position()
-    first = verify(pos, p.target, p.n, tt_mb=512)
+    first = verify(pos, p.target, p.n, limit=Limit(tt_mb=512))
     t0 = time.perf_counter()
     capture.forget()
-    again = verify(pos, p.target, p.n, tt_mb=512)
+    again = verify(pos, p.target, p.n, limit=Limit(tt_mb=512))
     seconds = time.perf_counter() - t0
     # clearing every slot of 512 MiB took 1-2 s; an easy question touches a few pages
     assert seconds < 0.5, seconds

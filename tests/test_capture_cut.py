@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from puzzles.verdict import verify
 from solver import Board, Position
+from solver.search.limit import Limit
 
 from refplay import random_position
 
@@ -32,7 +33,7 @@ def test_cut_and_table_agree_with_plain_search(board, frac, seed, n):
         n = 2  # the plain search of a capture in 3 with many points left is slow
     for target in _targets(pos)[:4]:
         fast = verify(pos, target, n, line=False)
-        plain = verify(pos, target, n, line=False, use_cut=False, use_table=False, max_nodes=3_000_000)
+        plain = verify(pos, target, n, limit=Limit(nodes=3_000_000), line=False, use_cut=False, use_table=False)
         if not plain.complete:
             continue
         assert fast.complete

@@ -17,6 +17,7 @@ from solver.reference.certificate import CertificateError, CertificateFileError,
 from solver.search.certificate import build_certificate, dumps, write_certificate
 from solver.search import dfpn as F
 from solver.search.prove import prove
+from solver.search.limit import Limit
 
 ROOT = Path(__file__).resolve().parent.parent
 EMPTY_23 = "2/3/4/3/2 L"
@@ -30,7 +31,7 @@ ENDGAMES_34 = [
 
 def certificate(text: str, **kw) -> dict:
     pos = Position.parse(text)
-    return build_certificate(pos, prove(pos, tt_mb=16), tt_mb=16, **kw)
+    return build_certificate(pos, prove(pos, Limit(tt_mb=16)), tt_mb=16, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +79,8 @@ def test_finished_position_is_one_leaf():
 
 def test_evicted_table_entries_are_proven_again(monkeypatch):
     pos = Position.parse(ENDGAMES_34[0])
-    proof = prove(pos, tt_mb=16)
-    lost = proof.search[1]
+    proof = prove(pos, Limit(tt_mb=16))
+    lost = proof.table.search
     real = F.probe
 
     def probe(T, D, st, side):  # the first table has lost every entry
@@ -277,9 +278,9 @@ def test_a_child_won_by_lookahead_is_found_after_proving_again():
     # emptied the builder must prove the root again and still find that child
     # (3/4 class c1's certificate failed here).
     pos = Position.parse("3/2D1/3D1/DDDDD1/LLD2/DL1D/L1L D")
-    proof = prove(pos, tt_mb=16)
+    proof = prove(pos, Limit(tt_mb=16))
     assert proof.value == "win"
-    proof.search[1].tt_key[:] = 0
+    proof.table.search.tt_key[:] = 0
     cert = build_certificate(pos, proof, tt_mb=16)
     assert cert["reproved"] == 1 and check_data(cert) == cert["node_count"]
 
@@ -292,7 +293,7 @@ def test_written_file_is_the_built_certificate_as_text(name, tmp_path):
     import hashlib
 
     pos = Position.parse(ENDGAMES_34[0])
-    proof = prove(pos, tt_mb=16)
+    proof = prove(pos, Limit(tt_mb=16))
     text = dumps({**build_certificate(pos, proof, tt_mb=16), "note": "x"}).encode()
     want = gzip.compress(text, mtime=0) if name.endswith(".gz") else text
     head = write_certificate(tmp_path / name, pos, proof, tt_mb=16, header={"note": "x"})

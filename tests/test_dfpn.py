@@ -18,6 +18,7 @@ from solver.reference import rules as R
 from solver.search import dfpn as F
 from solver.search.prove import prove
 from solver.search.solve import solve
+from solver.search.limit import Limit
 
 from refplay import VALUE, minimax, random_position, reference_of, replay_line
 
@@ -65,7 +66,7 @@ def test_random_2_3_positions_agree_with_alpha_beta(seed, plies):
     pos = random_position(Board.parse("2/3"), plies, seed)
     if pos.outcome is not None:
         return
-    p = prove(pos, tt_mb=4)
+    p = prove(pos, Limit(tt_mb=4))
     a = solve(pos, verify=False)
     assert p.value == a.value, str(pos)
     assert p.verified
@@ -82,8 +83,8 @@ def test_small_chunks_and_tiny_tables_give_the_same_values(seed):
         return
     whole = prove(pos)
     # a chunk must outlast one walk from the root to a leaf, or nothing is ever stored
-    chunked = prove(pos, chunk_nodes=60, max_nodes=1_000_000)
-    tiny = prove(pos, tt_mb=0.002, max_nodes=1_000_000)
+    chunked = prove(pos, Limit(nodes=1_000_000), chunk_nodes=60)
+    tiny = prove(pos, Limit(nodes=1_000_000, tt_mb=0.002))
     assert chunked.value == whole.value and chunked.verified
     assert tiny.value == whole.value and tiny.verified
 
@@ -93,15 +94,15 @@ def test_3_4_positions_deep_in_agree_with_alpha_beta(seed):
     pos = random_position(Board.parse("3/4"), 16 + seed, seed + 100)
     if pos.outcome is not None:
         return
-    p = prove(pos, tt_mb=16)
-    a = solve(pos, verify=False, max_nodes=5_000_000)
+    p = prove(pos, Limit(tt_mb=16))
+    a = solve(pos, Limit(nodes=5_000_000), verify=False)
     if a.value != "unknown":
         assert p.value == a.value, str(pos)
 
 
 def test_a_budget_gives_unknown_within_it():
     pos = Position.start(Board.parse("3/4")).play("d3")
-    p = prove(pos, max_nodes=3_000, tt_mb=4)
+    p = prove(pos, Limit(nodes=3_000, tt_mb=4))
     assert p.value == "unknown" and not p.verified
     assert p.nodes <= 3_000
 
@@ -171,7 +172,7 @@ def test_df_pn_alpha_beta_and_the_horizon_search_agree(seed, plies):
     pos = random_position(Board.parse("2/3"), plies, seed)
     if pos.outcome is not None:
         return
-    values = {m: prove(pos, method=m, tt_mb=4) for m in ("dfpn", "alphabeta", "horizon")}
+    values = {m: prove(pos, Limit(tt_mb=4), method=m) for m in ("dfpn", "alphabeta", "horizon")}
     assert len({p.value for p in values.values()}) == 1, {m: p.value for m, p in values.items()}
     assert values["horizon"].value != "unknown"
     # both lines are games the winner wins (df-pn's loser resists with the reply the
@@ -188,7 +189,7 @@ def test_the_three_searches_agree_on_3_4_endgames(seed):
     pos = random_position(Board.parse("3/4"), 14 + seed, seed + 400)
     if pos.outcome is not None:
         return
-    values = {m: prove(pos, method=m, tt_mb=16, max_nodes=3_000_000).value
+    values = {m: prove(pos, Limit(nodes=3_000_000, tt_mb=16), method=m).value
               for m in ("dfpn", "alphabeta", "horizon")}
     decided = {v for v in values.values() if v != "unknown"}
     assert values["dfpn"] != "unknown"
@@ -198,7 +199,7 @@ def test_the_three_searches_agree_on_3_4_endgames(seed):
 def test_a_spent_time_budget_gives_unknown_for_every_method():
     pos = Position.start(Board.parse("3/4")).play("d3")
     for method in ("dfpn", "alphabeta", "horizon"):
-        p = prove(pos, method=method, seconds=1e-9, tt_mb=1)
+        p = prove(pos, Limit(seconds=1e-9, tt_mb=1), method=method)
         assert p.value == "unknown", method
 
 
@@ -251,9 +252,9 @@ def test_a_big_table_costs_only_what_the_search_writes(method):
     """An empty table is all zero bits, so its pages are mapped as the search writes
     them: a small proof with a 1 GiB table touches a few MiB of it."""
     pos = Position.start(Board.parse("2/3")).play("c1")
-    small = prove(pos, method=method, tt_mb=1, max_depth=12)
+    small = prove(pos, Limit(tt_mb=1), method=method, max_depth=12)
     before = _rss_bytes()
-    big = prove(pos, method=method, tt_mb=1024, max_depth=12)
+    big = prove(pos, Limit(tt_mb=1024), method=method, max_depth=12)
     grown = _rss_bytes() - before
     assert (big.value, big.nodes) == (small.value, small.nodes)
     assert grown < 64 * 2**20, f"{grown / 2**20:.0f} MiB resident for a {big.nodes}-node search"
@@ -261,7 +262,7 @@ def test_a_big_table_costs_only_what_the_search_writes(method):
 
 def test_a_time_budget_is_spent_searching():
     """The clock starts after the kernels load: a short budget searches nodes."""
-    p = prove(Position.start(Board.parse("3/4")), seconds=0.3, tt_mb=16)
+    p = prove(Position.start(Board.parse("3/4")), Limit(seconds=0.3, tt_mb=16))
     assert p.value == "unknown" and p.nodes > 1_000
     assert p.seconds < 1.0
 

@@ -22,7 +22,8 @@ import time
 import pytest
 
 from solver.app.analyst import analyse
-from solver.app.interactive import Budget, HumanVsEngine, engine_vs_engine, players, result_line, value_text
+from solver.app.interactive import (HumanVsEngine, engine_limit, engine_vs_engine, label, players, result_line,
+                                   value_text)
 from solver.rules.position import Game, Position
 from solver.rules.record import GameRecord, parse_record
 from solver.search.limit import Limit
@@ -55,7 +56,7 @@ def test_a_whole_game_against_the_engine(board, human, tmp_path, run_cli):
     expected, results = _expected_game(board, human, PLAYOUTS)
     mine = [m for m, p in zip(expected.moves, expected.positions) if p.to_move == human]
     out = io.StringIO()
-    ending = HumanVsEngine(Game(board), human, Budget(playouts=PLAYOUTS), inp=io.StringIO("\n".join(mine) + "\n"),
+    ending = HumanVsEngine(Game(board), human, engine_limit(playouts=PLAYOUTS), inp=io.StringIO("\n".join(mine) + "\n"),
                            out=out).run()
     text = out.getvalue()
     assert ending.how == "over"
@@ -82,7 +83,7 @@ def test_a_whole_game_against_the_engine(board, human, tmp_path, run_cli):
     # the board is drawn after every move: its status line each time, and at the start
     assert text.count("columns count from 1") == len(expected.moves) + 1
     # the record reads back with the same moves and result, and verify agrees
-    record = GameRecord.from_game(ending.game, players(human, Budget(playouts=PLAYOUTS)))
+    record = GameRecord.from_game(ending.game, players(human, engine_limit(playouts=PLAYOUTS)))
     path = tmp_path / "game.txt"
     path.write_text(record.text())
     back = parse_record(path.read_text())
@@ -95,7 +96,7 @@ def test_a_whole_game_against_the_engine(board, human, tmp_path, run_cli):
 
 def _session(lines: str, human: str = "L", board: str = "2/3") -> tuple:
     out = io.StringIO()
-    ending = HumanVsEngine(Game(board), human, Budget(playouts=PLAYOUTS), inp=io.StringIO(lines), out=out).run()
+    ending = HumanVsEngine(Game(board), human, engine_limit(playouts=PLAYOUTS), inp=io.StringIO(lines), out=out).run()
     return ending, out.getvalue()
 
 
@@ -158,16 +159,17 @@ def test_ctrl_c_while_waiting_stops_the_game():
             raise KeyboardInterrupt
 
     out = io.StringIO()
-    ending = HumanVsEngine(Game("2/3"), "L", Budget(playouts=PLAYOUTS), inp=Interrupting(), out=out).run()
+    ending = HumanVsEngine(Game("2/3"), "L", engine_limit(playouts=PLAYOUTS), inp=Interrupting(), out=out).run()
     assert ending.how == "interrupted" and out.getvalue().rstrip().endswith("interrupted: the game is stopped")
 
 
 def test_budget_labels_and_checks():
-    assert Budget().seconds == 1.0 and Budget().playouts is None
-    assert Budget(0.5).label() == "0.5 s a move"
+    assert engine_limit() == Limit(seconds=1.0) and engine_limit().playouts is None
+    assert engine_limit(playouts=200) == Limit(playouts=200)  # playouts alone: no time
+    assert label(engine_limit(0.5)) == "0.5 s a move"
     for bad in ({"seconds": -1}, {"seconds": float("nan")}, {"playouts": 0}, {"playouts": True}):
         with pytest.raises(ValueError):
-            Budget(**bad)
+            engine_limit(**bad)
 
 
 def test_engine_vs_engine_loop_matches_two_engines():
@@ -176,10 +178,10 @@ def test_engine_vs_engine_loop_matches_two_engines():
     while game.outcome is None:
         game.play(analyse(game.position, Limit(playouts=PLAYOUTS), engine=engines[game.position.to_move]).best)
     out = io.StringIO()
-    ending = engine_vs_engine(Game("2/3"), Budget(playouts=PLAYOUTS), out=out, seed=7)
+    ending = engine_vs_engine(Game("2/3"), engine_limit(playouts=PLAYOUTS), out=out, seed=7)
     assert ending.how == "over" and ending.game.moves == game.moves
     assert out.getvalue().splitlines()[-1] == result_line(game)
-    stopped = engine_vs_engine(Game("2/3"), Budget(playouts=PLAYOUTS), out=io.StringIO(), seed=7, max_plies=3)
+    stopped = engine_vs_engine(Game("2/3"), engine_limit(playouts=PLAYOUTS), out=io.StringIO(), seed=7, max_plies=3)
     assert stopped.how == "stopped" and stopped.game.moves == game.moves[:3]
 
 

@@ -25,13 +25,14 @@ from solver.util.files import ExclusiveLock
 from solver.app.openings import opening_jobs, pie_jobs, solve_openings
 from solver.jobs.runner import CheckpointError, run_jobs
 from solver.search.solve import solve
+from solver.search.limit import Limit
 
 _SCRIPT = shutil.which("meridians", path=str(Path(sys.executable).parent))
 MERIDIANS = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "solver.cli"]
 SOLUTIONS = Path(__file__).resolve().parent.parent / "results" / "solutions"
 B23 = Board.parse("2/3")
 LATE_34 = "D1D/LD2/DLDD1/L2D2/LDLD1/4/3 L"   # 7 classes; d3 is the slow one
-QUIET = {"method": "alphabeta", "tt_mb": 16, "progress_ui": False}
+QUIET = {"method": "alphabeta", "limit": Limit(tt_mb=16), "progress_ui": False}
 
 
 def _key(pos: Position) -> int:
@@ -83,9 +84,9 @@ def test_run_jobs_gives_the_values_of_solve_on_2_3(jobs_n, tmp_path):
     start = Position.start(B23)
     r = solve_openings(start, jobs_n=jobs_n, checkpoint=tmp_path / "ck.json", **QUIET)
     ref = solve(start)
-    assert (r.value, r.moves) == (ref.value, ref.moves)
+    assert (r.value, r.moves) == (ref.value, ref.move_values)
     assert r.moves["c1"] == r.moves["c4"] == "loss" and r.value == "win"
-    assert r.line[0] in [m for m, v in ref.moves.items() if v == "win"]
+    assert r.line[0] in [m for m, v in ref.move_values.items() if v == "win"]
     assert [c.runs for c in r.classes] == [1] * 5 and r.resumed == 0
     assert all(c.nodes > 0 for c in r.classes)
     data = json.loads((tmp_path / "ck.json").read_text())
@@ -118,13 +119,13 @@ def test_time_budget_gives_every_class_effort_and_resumes_unknown_jobs(tmp_path)
     start = Position.start(Board.parse("3/4"))
     ck = tmp_path / "ck.json"
     t0 = time.time()
-    r = solve_openings(start, seconds=1.5, checkpoint=ck, chunk_nodes=20_000, **QUIET)
+    r = solve_openings(start, checkpoint=ck, chunk_nodes=20_000, **dict(QUIET, limit=Limit(seconds=1.5, tt_mb=16)))
     # the budget stops the run (solving 3/4 takes hours); the slack is for a loaded machine
     assert time.time() - t0 < 1.5 + 8.0
     assert r.value == "unknown" and "unknown" in r.moves.values()
     assert all(c.nodes > 0 and c.runs == 1 for c in r.classes)  # every class got effort
     first = {c.key: c.nodes for c in r.classes if c.value == "unknown"}
-    again = solve_openings(start, seconds=1.0, checkpoint=ck, chunk_nodes=20_000, **QUIET)
+    again = solve_openings(start, checkpoint=ck, chunk_nodes=20_000, **dict(QUIET, limit=Limit(seconds=1.0, tt_mb=16)))
     grew = 0
     for c in again.classes:  # unknown jobs ran again; their effort adds up
         if c.key in first:
@@ -149,7 +150,7 @@ def test_dask_backend_on_a_local_cluster_gives_the_same_results(tmp_path, run_cl
         assert json.loads((tmp_path / "pie.json").read_text())["finished"] == 49
         out = run_cli("solve", "2/3", "--method", "alphabeta", "--backend", "dask", "--scheduler", addr, "--json",
                       code=0)
-        assert json.loads(out.stdout)["moves"] == solve(start).moves
+        assert json.loads(out.stdout)["moves"] == solve(start).move_values
 
 
 def test_live_progress_on_a_terminal_and_lines_elsewhere():
@@ -159,7 +160,7 @@ def test_live_progress_on_a_terminal_and_lines_elsewhere():
 
     jobs = opening_jobs(Position.start(B23))
     for stream, live in ((Terminal(), True), (io.StringIO(), False)):
-        run_jobs(jobs, method="alphabeta", tt_mb=16, progress_ui=True, stream=stream)
+        run_jobs(jobs, limit=Limit(tt_mb=16), method="alphabeta", progress_ui=True, stream=stream)
         text = stream.getvalue()
         assert ("\x1b[" in text) == live
         assert "jobs done" in text if live else len(text.splitlines()) == 5

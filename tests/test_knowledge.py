@@ -12,6 +12,7 @@ from solver.rules.randomgame import random_game
 from solver.search import dfpn as F
 from solver.search import knowledge as K
 from solver.search.prove import prove
+from solver.search.limit import Limit
 
 from refplay import random_position
 
@@ -183,8 +184,8 @@ def test_prove_with_and_without_the_rule():
     """prove's keyword: the same value, the claims counted only with the rule."""
     fired = 0
     for pos in late_positions("3/4", 30, range(8, 14), seed=77):
-        on = prove(pos, max_nodes=200_000, tt_mb=8, knowledge=True)
-        off = prove(pos, max_nodes=200_000, tt_mb=8, knowledge=False)
+        on = prove(pos, Limit(nodes=200_000, tt_mb=8), knowledge=True)
+        off = prove(pos, Limit(nodes=200_000, tt_mb=8), knowledge=False)
         if "unknown" not in (on.value, off.value):
             assert on.value == off.value, str(pos)
         assert off.stats["settled"] == 0
@@ -250,7 +251,7 @@ def test_a_certificate_of_a_proof_with_the_rule_is_accepted():
 
     built = 0
     for pos in late_positions("3/4", 40, range(9, 12), seed=77):
-        p = prove(pos, max_nodes=20_000, tt_mb=8, knowledge=True)
+        p = prove(pos, Limit(nodes=20_000, tt_mb=8), knowledge=True)
         if p.value not in ("win", "loss") or not p.stats["settled"]:
             continue
         cert = build_certificate(pos, p, tt_mb=8, reprove_seconds=20)

@@ -7,14 +7,15 @@ import json
 import pytest
 
 from solver.app.match import Player, elo, parse_player, play_game, run_match
+from solver.search.limit import Limit
 
 
 def test_players_are_parsed_with_their_budgets():
     assert parse_player("random") == Player("random", "random")
-    assert parse_player("engine") == Player("engine", "engine", 1.0, None, 20_000)
-    assert parse_player("engine:time=0.5,dfpn=0") == Player("engine:time=0.5,dfpn=0", "engine", 0.5, None, 0)
-    assert parse_player("mcts-flat:playouts=300") == Player("mcts-flat:playouts=300", "mcts-flat", None, 300)
-    assert parse_player("mcts:time=2") == Player("mcts:time=2", "mcts", 2.0, None)
+    assert parse_player("engine") == Player("engine", "engine", Limit(seconds=1.0), 20_000)
+    assert parse_player("engine:time=0.5,dfpn=0") == Player("engine:time=0.5,dfpn=0", "engine", Limit(seconds=0.5), 0)
+    assert parse_player("mcts-flat:playouts=300") == Player("mcts-flat:playouts=300", "mcts-flat", Limit(playouts=300))
+    assert parse_player("mcts:time=2") == Player("mcts:time=2", "mcts", Limit(seconds=2.0))
 
 
 @pytest.mark.parametrize("spec", ["", "alphazero", "random:time=1", "engine:time=nan", "engine:time=0",

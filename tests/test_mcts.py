@@ -16,11 +16,13 @@ from solver.app.analyst import MIN_VISITS
 from solver.rules.randomgame import random_game, random_positions
 from solver.search import mcts
 from solver.search.prove import prove
+from solver.search.limit import Limit, LimitError
+from solver.search.result import Result
 from solver.search.values import Value
 
 
-def _engine(pos: Position, playouts: int, seed: int = 1, **kw) -> mcts.EngineResult:
-    return mcts.search(pos, playouts=playouts, seed=seed, **kw)
+def _engine(pos: Position, playouts: int, seed: int = 1, **kw) -> Result:
+    return mcts.search(pos, Limit(playouts=playouts), seed=seed, **kw)
 
 
 @pytest.mark.parametrize("board, plies, playouts, tries", [("2/3", 5, 20_000, 1), ("3/4", 22, 5_000, 1),
@@ -33,12 +35,12 @@ def test_proven_values_agree_with_dfpn(board, plies, playouts, tries):
         r = _engine(pos, playouts, dfpn_nodes=0, tries=tries)
         if r.proven:
             assert r.source == "tree" and r.win_rate is None
-            assert r.value == prove(pos, tt_mb=16).value, str(pos)
+            assert r.value == prove(pos, Limit(tt_mb=16)).value, str(pos)
             proven += 1
         for m in r.moves:
             if m.value in (Value.WIN, Value.LOSS):
                 # the value of a move for its player is the child's value negated
-                assert m.value == Value(prove(pos.play(m.move), tt_mb=16).value).negated(), (str(pos), m.move)
+                assert m.value == Value(prove(pos.play(m.move), Limit(tt_mb=16)).value).negated(), (str(pos), m.move)
                 assert m.win_rate is None
                 moves_proven += 1
     assert proven >= 3 and moves_proven >= 10  # the test compares something
@@ -47,7 +49,7 @@ def test_proven_values_agree_with_dfpn(board, plies, playouts, tries):
 def _proven_loss() -> Position:
     """A 2/3 position that the tree proves lost for the player to move."""
     for pos in random_positions("2/3", 40, 5, seed=7):
-        if prove(pos, tt_mb=16).value == "loss":
+        if prove(pos, Limit(tt_mb=16)).value == "loss":
             return pos
     raise AssertionError("no lost position among the random ones")
 
@@ -69,7 +71,7 @@ def test_an_estimate_is_labelled_and_its_proven_moves_have_no_rate():
     r = _engine(pos, 400, dfpn_nodes=0)
     assert (r.value, r.source, r.proven) == (Value.UNKNOWN, "estimate", False)
     assert 0.0 <= r.win_rate <= 1.0 and r.shown() == f"estimated {r.win_rate:.2f} (win rate)"
-    assert sum(m.visits for m in r.moves) == r.iterations  # every iteration goes through one root move
+    assert sum(m.visits for m in r.moves) == r.stats["iterations"]  # every iteration goes through one root move
     assert abs(sum(m.share for m in r.moves) - 1.0) < 1e-9
     assert sorted(m.move for m in r.moves) == sorted(pos.legal_moves())
     assert r.best == max(r.moves, key=lambda m: m.visits).move == r.line[0]
@@ -104,6 +106,7 @@ def test_the_same_seed_gives_the_same_search_and_growing_the_tree_changes_nothin
     b = _engine(pos, 3000, seed=9, dfpn_nodes=0).as_dict()
     for d in (a, b):
         d.pop("seconds")
+        d["stats"].pop("load_seconds")
     assert a == b
     c = _engine(pos, 3000, seed=10, dfpn_nodes=0).as_dict()
     assert c["moves"] != a["moves"]
@@ -112,17 +115,33 @@ def test_the_same_seed_gives_the_same_search_and_growing_the_tree_changes_nothin
 def test_a_full_tree_stops_the_search_cleanly():
     pos = Position.start("4/5")
     r = _engine(pos, 100_000, dfpn_nodes=0, max_tree_nodes=500)
-    assert r.nodes <= 500 and r.iterations < 100_000
+    assert r.nodes <= 500 and r.stats["iterations"] < 100_000
     assert r.best in pos.legal_moves() and any("the tree is full" in n for n in r.notes)
 
 
 def test_bad_budgets_are_refused():
     pos = Position.start("2/3")
-    for kw in ({}, {"playouts": 0}, {"playouts": -1}, {"playouts": 1.5}, {"seconds": float("nan")},
-               {"seconds": 0}, {"playouts": 10, "dfpn_nodes": -1}, {"playouts": 10, "exploration": float("inf")},
-               {"playouts": 10, "tries": 0}, {"playouts": 10, "tries": True}, {"playouts": 10, "tries": "2"}):
+    # a bad budget is refused by the Limit itself, before any search
+    for budget in ({"playouts": 0}, {"playouts": -1}, {"playouts": 1.5}, {"seconds": float("nan")},
+                   {"seconds": 0}):
+        with pytest.raises(LimitError):
+            Limit(**budget)
+    # a Limit without playouts or seconds gives the engine no budget (nodes and tt_mb are a proof's)
+    for limit in (Limit(), Limit(nodes=1000), Limit(tt_mb=16)):
+        with pytest.raises(LimitError, match="playouts, seconds or both"):
+            mcts.search(pos, limit)
+        with pytest.raises(LimitError, match="playouts, seconds or both"):
+            mcts.Engine().search(pos, limit)
+    for kw in ({"dfpn_nodes": -1}, {"exploration": float("inf")}, {"tries": 0}, {"tries": True}, {"tries": "2"}):
         with pytest.raises(ValueError):
-            mcts.search(pos, **kw)
+            mcts.search(pos, Limit(playouts=10), **kw)
+    # the loose keywords are gone: the budget is a Limit
+    with pytest.raises(TypeError):
+        mcts.search(pos, playouts=10)
+    with pytest.raises(TypeError, match="limit must be a Limit"):
+        mcts.search(pos, 10)
+    with pytest.raises(TypeError):
+        mcts.Engine().search(pos, seconds=1.0)
 
 
 def test_a_finished_game_has_no_move():
@@ -214,13 +233,13 @@ def test_a_move_that_repeats_a_position_of_the_game_is_a_draw():
     assert drawn and drawn[0].value == Value.DRAW and drawn[0].win_rate is None
     assert all(m.value != Value.DRAW for m in r.moves if m.move != move)
     if r.proven:
-        assert r.value == prove(again, tt_mb=16).value
+        assert r.value == prove(again, Limit(tt_mb=16)).value
 
 
 def test_without_the_solver_nothing_is_proven_but_the_game_ends_are_seen():
     pos = _proven_loss()
     r = _engine(pos, 20_000, dfpn_nodes=0, solver=False)
-    assert (r.value, r.source) == (Value.UNKNOWN, "estimate") and r.iterations == 20_000
+    assert (r.value, r.source) == (Value.UNKNOWN, "estimate") and r.stats["iterations"] == 20_000
     capture, wins = _capture_in_one()
     r = _engine(capture, 200, dfpn_nodes=0, solver=False)
     assert not r.proven and {m.move for m in r.moves if m.value == Value.WIN} == wins
@@ -234,14 +253,14 @@ def test_the_engine_keeps_its_tree_through_a_game_and_its_proofs_hold():
     pos = Position.start("3/4")
     reused = proven = moves = 0
     while pos.outcome is None:
-        r = engines[pos.side_index].search(pos, playouts=2000)
+        r = engines[pos.side_index].search(pos, Limit(playouts=2000))
         reused += any("reused" in n for n in r.notes)
         if r.proven:
             proven += 1
-            assert r.value == prove(pos, tt_mb=16).value, str(pos)
+            assert r.value == prove(pos, Limit(tt_mb=16)).value, str(pos)
         for m in r.moves:
             if m.value in (Value.WIN, Value.LOSS):
-                assert m.value == Value(prove(pos.play(m.move), tt_mb=16).value).negated(), (str(pos), m.move)
+                assert m.value == Value(prove(pos.play(m.move), Limit(tt_mb=16)).value).negated(), (str(pos), m.move)
                 moves += 1
         pos = pos.play(r.best)
     assert reused >= 20 and proven >= 4 and moves >= 20
@@ -253,7 +272,7 @@ def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
 
     pos = random_positions("3/4", 1, 20, seed=4)[0]
     engine = mcts.Engine(seed=1, dfpn_nodes=0)
-    engine.search(pos, playouts=3000)
+    engine.search(pos, Limit(playouts=3000))
     R = engine._tree
     n = int(R.stats[M.NODES])
     t = core.tables(pos.board)
@@ -287,9 +306,9 @@ def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
 def test_a_short_time_is_not_spent_by_dfpn_alone():
     # df-pn's share of a 0.05 s budget must leave the tree time to try every root move
     pos = random_positions("3/4", 1, 4, seed=2)[0]
-    r = mcts.search(pos, seconds=0.05, seed=1)
-    assert r.source == "estimate" and r.dfpn_nodes > 0
-    assert r.best in pos.legal_moves() and r.iterations >= len(pos.legal_moves())
+    r = mcts.search(pos, Limit(seconds=0.05), seed=1)
+    assert r.source == "estimate" and r.stats["dfpn_nodes"] > 0
+    assert r.best in pos.legal_moves() and r.stats["iterations"] >= len(pos.legal_moves())
     assert sum(m.visits > 0 for m in r.moves) == len(pos.legal_moves())
 
 
@@ -318,4 +337,5 @@ def test_the_playout_policy_is_seeded_and_changes_the_estimates():
     u = _engine(pos, 2000, seed=5, dfpn_nodes=0, tries=1).as_dict()
     for d in (a, b, u):
         d.pop("seconds")
+        d["stats"].pop("load_seconds")
     assert a == b and a["moves"] != u["moves"]

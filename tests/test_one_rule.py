@@ -23,13 +23,14 @@ def test_outcomes_become_values_only_through_value_from_outcome():
 
 def test_prove_of_a_finished_game_is_its_value_from_outcome():
     from solver import Board, Position
+    from solver.search.limit import Limit
     from solver.search.prove import prove
     from solver.search.values import Value
 
     pos = Position.start(Board.parse("1/2"))
     while pos.outcome is None:
         pos = pos.play(pos.legal_moves()[0])
-    proof = prove(pos, method="alphabeta", tt_mb=1)
+    proof = prove(pos, Limit(tt_mb=1), method="alphabeta")
     assert proof.value == Value.from_outcome(pos.outcome, pos.to_move) and proof.nodes == 0
 
 

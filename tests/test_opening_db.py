@@ -19,6 +19,7 @@ from solver.app.openings.database import (DatabaseError, Entry, OpeningDatabase,
 from solver.search.prove import prove
 from solver.search.solve import solve
 from solver.search.values import Value
+from solver.search.limit import Limit
 
 ROOT = Path(__file__).resolve().parent.parent
 B23, B34 = Board.parse("2/3"), Board.parse("3/4")
@@ -86,9 +87,9 @@ def test_2_3_entries_agree_with_fresh_proofs():
         if p.outcome is not None:
             assert e.value == Value.from_outcome(p.outcome, p.to_move)
             continue
-        assert prove(p, max_nodes=10_000_000, tt_mb=4).value == e.value, str(p)
+        assert prove(p, Limit(nodes=10_000_000, tt_mb=4)).value == e.value, str(p)
     for p in sample[:25]:  # the twin: alpha-beta with no df-pn in it
-        assert solve(p, tt_mb=4).value == db.get(p).value, str(p)
+        assert solve(p, Limit(tt_mb=4)).value == db.get(p).value, str(p)
 
 
 def test_empty_boards_and_first_moves_agree_with_the_results_files():

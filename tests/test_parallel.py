@@ -20,21 +20,23 @@ from solver import Position
 from solver.search import dfpn as F
 from solver.search import parallel
 from solver.search.prove import prove
+from solver.search.limit import Limit
 from refplay import random_position
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="parallel df-pn forks its workers")
 
 
-def _same(pos: Position, **kw) -> bool:
+def _same(pos: Position, nodes: int = 0) -> bool:
     """Whether both searches decided ``pos`` (then the same way; with a node budget,
     one of them may run out where the other does not)."""
-    one = prove(pos, tt_mb=16, **kw)
+    limit = Limit(nodes=nodes, tt_mb=16)
+    one = prove(pos, limit)
     before = set(parallel_children())  # an earlier test's idle loky workers (they stay 30 s) are not ours
-    two = prove(pos, tt_mb=16, jobs=2, **kw)
+    two = prove(pos, limit, jobs=2)
     assert not set(parallel_children()) - before
     if two.value in ("win", "loss"):
         assert two.verified and two.stats["rewalked"] > 0 and two.stats["jobs"] == 2
-    if "unknown" in (one.value, two.value) and kw:
+    if "unknown" in (one.value, two.value) and nodes:
         return False
     assert two.value == one.value, (str(pos), one.value, two.value, two.notes)
     return True
@@ -48,7 +50,7 @@ def parallel_children() -> list:
 
 def test_every_first_move_of_2_3_has_the_sequential_value():
     start = Position.start("2/3")
-    assert prove(start, tt_mb=16, jobs=2).value == prove(start, tt_mb=16).value
+    assert prove(start, Limit(tt_mb=16), jobs=2).value == prove(start, Limit(tt_mb=16)).value
     for move in start.legal_moves():
         _same(start.play(move))
 
@@ -56,12 +58,12 @@ def test_every_first_move_of_2_3_has_the_sequential_value():
 def test_random_3_4_positions_have_the_sequential_value():
     positions = [random_position("3/4", plies, seed) for plies in (14, 16, 18) for seed in range(10)]
     positions = [p for p in positions if p.outcome is None]
-    assert sum(_same(pos, max_nodes=150_000) for pos in positions) >= 20
+    assert sum(_same(pos, nodes=150_000) for pos in positions) >= 20
 
 
 def test_the_node_budget_counts_every_worker():
     pos = Position.start("3/4").play("c1")  # far beyond 20,000 nodes
-    p = prove(pos, max_nodes=20_000, jobs=2)
+    p = prove(pos, Limit(nodes=20_000), jobs=2)
     assert p.value == "unknown" and 0 < p.nodes <= 20_000
 
 
@@ -69,7 +71,7 @@ def test_a_claimed_root_that_does_not_rewalk_is_not_reported(monkeypatch):
     # a worker that says "proven" where the position is lost (a torn table can mislead
     # a worker so): the re-walk searches again, finds no win and nothing is reported
     pos = next(p for seed in range(50) if (p := random_position("3/4", 14, seed)).outcome is None
-               and prove(p, tt_mb=16).value == "loss")
+               and prove(p, Limit(tt_mb=16)).value == "loss")
     calls = []
 
     def forged(t, table, path, side, prover, **kw):
@@ -77,7 +79,7 @@ def test_a_claimed_root_that_does_not_rewalk_is_not_reported(monkeypatch):
         return 0, F.INF, False  # "pn 0: proven"
 
     monkeypatch.setattr(parallel, "search_root", forged)
-    p = prove(pos, tt_mb=16, jobs=2)
+    p = prove(pos, Limit(tt_mb=16), jobs=2)
     assert calls and p.value == "unknown" and not p.verified
     assert any("re-walk" in n for n in p.notes)
 
@@ -86,9 +88,9 @@ def test_torn_table_moves_and_numbers_crash_nothing():
     # every entry's move replaced by a value that is no cell (or another cell), and
     # random entries "proven": the re-walk validates each move, re-searches, and agrees
     pos = next(p for seed in range(50) if (p := random_position("3/4", 14, seed)).outcome is None)
-    proof = prove(pos, tt_mb=16)
+    proof = prove(pos, Limit(tt_mb=16))
     assert proof.verified
-    t, D, winner = proof.search
+    t, D, winner = proof.table.tables, proof.table.search, proof.table.winner
     rng = np.random.default_rng(1)
     used = np.flatnonzero(D.tt_key)
     D.tt_move[used] = rng.integers(-32768, 32767, len(used), dtype=np.int16)
@@ -108,12 +110,12 @@ def test_torn_table_moves_and_numbers_crash_nothing():
 def test_a_table_file_saved_by_workers_resumes(tmp_path):
     # the shared table has the sequential table's slots: either search resumes it
     pos = next(p for seed in range(50) if (p := random_position("3/4", 12, seed)).outcome is None
-               and prove(p, tt_mb=16, max_nodes=30_000).value == "unknown")
+               and prove(p, Limit(nodes=30_000, tt_mb=16)).value == "unknown")
     file = tmp_path / "table.bin"
-    first = prove(pos, tt_mb=16, max_nodes=20_000, jobs=2, table_file=file)
+    first = prove(pos, Limit(nodes=20_000, tt_mb=16), jobs=2, table_file=file)
     assert first.value == "unknown" and file.exists()
-    again = prove(pos, tt_mb=16, table_file=file)
-    assert again.value == prove(pos, tt_mb=16).value != "unknown"
+    again = prove(pos, Limit(tt_mb=16), table_file=file)
+    assert again.value == prove(pos, Limit(tt_mb=16)).value != "unknown"
     assert again.stats["runs"] == 2 and again.nodes > first.nodes
 
 
@@ -123,9 +125,9 @@ def test_jobs_1_is_the_sequential_path(monkeypatch):
 
     monkeypatch.setattr(parallel, "SharedTable", refuse)
     monkeypatch.setattr(parallel, "search_root", refuse)
-    p = prove(random_position("3/4", 14, 3), tt_mb=16)
+    p = prove(random_position("3/4", 14, 3), Limit(tt_mb=16))
     assert p.value in ("win", "loss") and "jobs" not in p.stats
-    assert p.search[1].worker[0] == -1  # the search marks no path
+    assert p.table.search.worker[0] == -1  # the search marks no path
 
 
 def test_virtual_numbers_only_order():
@@ -180,6 +182,7 @@ def test_verify_takes_jobs(run_cli):
 _INTERRUPTED = textwrap.dedent("""
     import multiprocessing, sys
     from solver import Position
+    from solver.search.limit import Limit
     from solver.search.prove import load_kernels, prove
 
     pos = Position.start("3/4").play("c1")
@@ -192,7 +195,7 @@ _INTERRUPTED = textwrap.dedent("""
             print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
 
     try:
-        prove(pos, jobs=2, tt_mb=64, progress=progress)
+        prove(pos, Limit(tt_mb=64), jobs=2, progress=progress)
     except KeyboardInterrupt:
         sys.exit(130)
     sys.exit(0)

@@ -21,6 +21,7 @@ from solver import Position
 from solver.util.provenance import code_revision
 from solver.search.capture import CaptureSearch, capture_limit
 from solver.search.mcts import search
+from solver.search.limit import Limit
 
 COMMITTED = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 SETS = sorted(COMMITTED.glob("*.jsonl"))
@@ -113,7 +114,7 @@ def test_late_tries_read_back_from_the_score_are_those_searched():
     assert with_late
     for p in with_late + ps[:2]:
         pos = p.to_position()
-        s = CaptureSearch(pos, p.target, limit=capture_limit(None, None))
+        s = CaptureSearch(pos, p.target, limit=capture_limit())
         segs, zone = s.target_zone()
         tries = [m for m in pos.legal_moves() if m in zone and m != p.key]
         f = R.record_features(p)
@@ -137,7 +138,7 @@ def test_a_record_without_key_or_an_illegal_key_is_refused():
 def test_find_key_is_the_first_budget_from_which_the_key_stays_best():
     pos = Position.parse("D1/3/L1D1/1L1/L1 D")
     budgets = [16, 32, 64, 128, 256]
-    runs = {b: search(pos, playouts=b, seed=1, dfpn_nodes=0) for b in budgets}
+    runs = {b: search(pos, Limit(playouts=b), seed=1, dfpn_nodes=0) for b in budgets}
     best = {b: r.best for b, r in runs.items()}
     for key in sorted(set(best.values()) | set(pos.legal_moves()[:2])):
         at, share = R.find_key(pos, key, 256)

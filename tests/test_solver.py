@@ -16,6 +16,7 @@ from solver.reference import rules as R
 from solver.search import alphabeta as ab
 from solver.rules.randomgame import random_game
 from solver.search.solve import solve, solve_value
+from solver.search.limit import Limit
 
 from refplay import VALUE, minimax, random_position, reference_of
 
@@ -25,7 +26,7 @@ def check_against_minimax(pos: Position) -> None:
     r = solve(pos)
     light, dark, side = reference_of(pos)
     assert r.value == VALUE[minimax(board, light, dark, side)], str(pos)
-    for move, value in r.moves.items():
+    for move, value in r.move_values.items():
         child = R.play(board, light, dark, side, board.index(move))
         # the child's value for its own player to move, with the root on the path
         v = minimax(board, *child, ((light, dark, side),))
@@ -62,7 +63,7 @@ def test_principal_line_replays_to_the_claimed_result():
 def test_solve_command_json_matches_the_library(run_cli):
     data = json.loads(run_cli("solve", "2/3", "--json", code=0).stdout)
     r = solve(Position.start(Board.parse("2/3")))
-    assert data["value"] == r.value and data["moves"] == r.moves
+    assert data["value"] == r.value and data["moves"] == r.move_values
     assert set(data) >= {"value", "moves", "nodes", "seconds", "line"}
 
 
@@ -77,9 +78,18 @@ def test_solve_command_writes_a_map(tmp_path, run_cli):
 
 
 def test_node_budget_gives_unknown_not_a_guess():
-    r = solve(Position.start(Board.parse("3/4")), max_nodes=200, verify=False)
+    r = solve(Position.start(Board.parse("3/4")), Limit(nodes=200), verify=False)
     assert r.value == "unknown"
-    assert "unknown" in r.moves.values()
+    assert "unknown" in r.move_values.values()
+
+
+def test_the_effort_is_the_move_searches_not_the_line():
+    # the results files' nodes and tt_hits count the searches of the moves; the line's
+    # walk through the table after them is not in them
+    start = Position.start(Board.parse("2/3"))
+    r, bare = solve(start), solve(start, line_plies=0)
+    assert r.line and not bare.line and r.value == bare.value == "win"
+    assert (r.nodes, r.stats) == (bare.nodes, bare.stats)
 
 
 # --- move ordering -------------------------------------------------------------------------

@@ -315,7 +315,7 @@ def test_map_other_values_and_stones():
 
 # -- the pictures of solve results (Jupyter's _repr_svg_) -----------------------------
 def test_solve_results_show_as_svg(tmp_path):
-    """A real Proof and OpeningSolution draw as parseable SVG: the value in the title, the
+    """A real proof (a Result) and OpeningSolution draw as parseable SVG: the value in the title, the
     winning move (the line's first) marked with the win triangle or ringed."""
     from solver.app.openings import solve_openings
     from solver.rules.position import Position

@@ -10,6 +10,7 @@ import pytest
 from solver import Board
 from solver.search.prove import prove
 from solver.search.tablefile import TableFileError, read_header
+from solver.search.limit import Limit
 
 from refplay import random_position
 
@@ -18,14 +19,14 @@ POS = random_position(Board.parse("3/4"), 12, 0)  # a loss after about 66,000 ex
 
 @pytest.fixture(scope="module")
 def whole():
-    return prove(POS, tt_mb=16)
+    return prove(POS, Limit(tt_mb=16))
 
 
 def test_a_stopped_search_resumes_from_its_table(tmp_path, whole):
     f = tmp_path / "t.table"
-    part = prove(POS, tt_mb=16, max_nodes=whole.nodes // 3, table_file=f)
+    part = prove(POS, Limit(nodes=whole.nodes // 3, tt_mb=16), table_file=f)
     assert part.value == "unknown" and f.exists()
-    rest = prove(POS, tt_mb=16, table_file=f)
+    rest = prove(POS, Limit(tt_mb=16), table_file=f)
     assert rest.value == whole.value and rest.verified
     assert rest.stats["runs"] == 2
     assert rest.nodes > part.nodes  # the counts go on from the first run's
@@ -43,26 +44,26 @@ def test_ctrl_c_saves_the_table(tmp_path, whole):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        prove(POS, tt_mb=16, chunk_nodes=5_000, progress=stop, table_file=f)
+        prove(POS, Limit(tt_mb=16), chunk_nodes=5_000, progress=stop, table_file=f)
     assert f.exists()
-    again = prove(POS, tt_mb=16, table_file=f)
+    again = prove(POS, Limit(tt_mb=16), table_file=f)
     assert again.value == whole.value and again.stats["runs"] == 2
 
 
 def test_a_table_of_another_search_is_refused(tmp_path, whole):
     f = tmp_path / "t.table"
-    prove(POS, tt_mb=16, max_nodes=5_000, table_file=f)
+    prove(POS, Limit(nodes=5_000, tt_mb=16), table_file=f)
     with pytest.raises(TableFileError, match="use the table size"):
-        prove(POS, tt_mb=32, table_file=f)
+        prove(POS, Limit(tt_mb=32), table_file=f)
     other = random_position(Board.parse("3/4"), 12, 1)
     with pytest.raises(TableFileError, match="the table of"):
-        prove(other, tt_mb=16, table_file=f)
+        prove(other, Limit(tt_mb=16), table_file=f)
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "longer"])
 def test_a_damaged_table_is_refused(tmp_path, damage):
     f = tmp_path / "t.table"
-    prove(POS, tt_mb=16, max_nodes=5_000, table_file=f)
+    prove(POS, Limit(nodes=5_000, tt_mb=16), table_file=f)
     data = bytearray(f.read_bytes())
     if damage == "truncate":
         data = data[: len(data) - 100]
@@ -74,7 +75,7 @@ def test_a_damaged_table_is_refused(tmp_path, damage):
         data += b"x"
     f.write_bytes(bytes(data))
     with pytest.raises(TableFileError):
-        prove(POS, tt_mb=16, table_file=f)
+        prove(POS, Limit(tt_mb=16), table_file=f)
 
 
 def test_only_df_pn_takes_a_table_file(tmp_path):
@@ -112,7 +113,7 @@ def test_a_format_1_table_still_loads(tmp_path, whole):
     from solver.search.tablefile import load_table
 
     f = tmp_path / "t.table"
-    part = prove(POS, tt_mb=16, max_nodes=whole.nodes // 3, table_file=f)
+    part = prove(POS, Limit(nodes=whole.nodes // 3, tt_mb=16), table_file=f)
     t = core.tables(POS.board)
     now = F.new_dfpn(t, POS.side_index, 16)
     load_table(f, t, now, str(POS))
@@ -123,7 +124,7 @@ def test_a_format_1_table_still_loads(tmp_path, whole):
     for a, b in zip(now, then):
         if isinstance(a, np.ndarray):  # (not the settled rule's scratch, a tuple of arrays)
             assert np.array_equal(a, b)
-    rest = prove(POS, tt_mb=16, table_file=f)
+    rest = prove(POS, Limit(tt_mb=16), table_file=f)
     assert rest.value == whole.value and rest.verified and rest.stats["runs"] == 2
     assert rest.nodes > part.nodes and rest.nodes - part.nodes < whole.nodes
     assert read_header(f)["format"] == "meridians-dfpn-table/1"  # not rewritten: decided
@@ -131,8 +132,8 @@ def test_a_format_1_table_still_loads(tmp_path, whole):
 
 def test_a_table_file_of_an_unknown_format_is_refused(tmp_path):
     f = tmp_path / "t.table"
-    prove(POS, tt_mb=16, max_nodes=5_000, table_file=f)
+    prove(POS, Limit(nodes=5_000, tt_mb=16), table_file=f)
     data = f.read_bytes().replace(b"meridians-dfpn-table/2", b"meridians-dfpn-table/9", 1)
     f.write_bytes(data)
     with pytest.raises(TableFileError, match="not a meridians-dfpn-table/2 file"):
-        prove(POS, tt_mb=16, table_file=f)
+        prove(POS, Limit(tt_mb=16), table_file=f)

@@ -10,6 +10,7 @@ import pytest
 from solver import Board, Position
 from solver.rules.randomgame import random_game
 from solver.app.verify import GameRecordError, parse_game, reaches, replay, start_position, territory, verify_position
+from solver.search.limit import Limit
 
 EMPTY_23 = "2/3/4/3/2 L"
 
@@ -30,7 +31,7 @@ def test_verify_position_verdicts():
 
 
 def test_verify_unknown_with_horizon():
-    r = verify_position(Position.start(Board.parse("3/4")), seconds=1.0, max_plies=4)
+    r = verify_position(Position.start(Board.parse("3/4")), limit=Limit(seconds=1.0), max_plies=4)
     assert (r.value, r.verdict, r.method) == ("unknown", "unknown", "horizon")
     assert 0 < r.horizon <= 4
     assert any("df-pn did not decide" in n for n in r.notes)

@@ -119,7 +119,7 @@ class JobsRun:
 
 
 def _merge(old: JobResult, proof: dict) -> JobResult:
-    """Add one run's Proof to a job's record."""
+    """Add one run's proof (its ``Result.as_dict()``) to a job's record."""
     old.value = proof.get("value", "unknown")
     old.nodes += int(proof.get("nodes", 0))
     old.seconds += float(proof.get("seconds", 0.0))

@@ -77,7 +77,8 @@ def run_job(
     """Solve one job: :func:`prove` on its position within the run's ``limit`` (its nodes
     and table size; a Limit travels to loky and Dask workers by pickling, which keeps
     every field and checks nothing again), ``seconds`` (this job's share of the run's
-    time, None: none) and the absolute wall-clock ``deadline``.  Returns ``Proof.as_dict()``, or ``{'stopped': True}`` when
+    time, None: none) and the absolute wall-clock ``deadline``.  Returns the proof's
+    ``Result.as_dict()`` (:class:`~solver.search.result.Result`), or ``{'stopped': True}`` when
     the solve that sent it is gone (its process died, or a Dask client set the stop
     event)."""
     from solver.rules.position import Position

@@ -1,4 +1,4 @@
-"""Exact search over the compiled rules core, and the engine (layer 3).
+r"""Exact search over the compiled rules core, and the engine (layer 3).
 
 Every search is called the same way, :func:`search` ``(position, limit) -> Result``:
 

@@ -112,10 +112,12 @@ def solve(position: Position, limit: Limit | None = None, *, line_plies: int = 8
     values = {m: values[m] for m in moves}  # board order
     unknown = any(v is Value.UNKNOWN for v in values.values())
     value = Value.UNKNOWN if unknown and best != ab.WIN else Value(names[best])
+    # the effort of the move searches, read before the line's searches add to it
+    nodes, hits = int(S.stats[ab.NODES]), int(S.stats[ab.TT_HITS])
     line = _line(S, t, position, value, line_plies) if value.decided else []
-    res = Result(str(position), value, "alphabeta", nodes=int(S.stats[ab.NODES]), line=line,
+    res = Result(str(position), value, "alphabeta", nodes=nodes, line=line,
                  best=line[0] if line else None, moves=[MoveResult(m, v) for m, v in values.items()],
-                 stats={"classes": len(by_class), "tt_hits": int(S.stats[ab.TT_HITS]), "verify_nodes": 0})
+                 stats={"classes": len(by_class), "tt_hits": hits, "verify_nodes": 0})
     if value is Value.DRAW:
         res.notes.append("the draw depends on the repetition rule")
     if S.stats[ab.REASONS] & (1 << ab.OUT_OF_NODES):
