@@ -36,8 +36,8 @@ def _value(pos: Position, nodes: int = 0) -> str:
 
 
 def _analyse(start: Position, moves: list[str], result=None, **kw):
-    kw = {"seconds": None, "dfpn_nodes": NODES, "playouts": PLAYOUTS, **kw}
-    return analyse_game(start, moves, result, **kw)
+    limit = Limit(nodes=kw.pop("nodes", NODES), playouts=PLAYOUTS)
+    return analyse_game(start, moves, limit, result, **kw)
 
 
 @lru_cache(maxsize=None)
@@ -138,7 +138,7 @@ def test_proven_values_agree_with_dfpn_and_estimates_are_labelled():
     g = list(random_game("3/4", 2))
     start = Position.parse(str(g[9]))
     moves = [p.last_move for p in g[10:]]
-    a = _analyse(start, moves, dfpn_nodes=2_000)
+    a = _analyse(start, moves, nodes=2_000)
     sources = {e.source for e in a.positions}
     assert "engine" in sources and "proof" in sources and "rules" in sources
     game = _played(start, moves)
@@ -194,10 +194,10 @@ def test_forced_from_definition():
 
 
 def test_analysis_checks_its_budget_and_moves():
-    from solver.search.limit import LimitError
-
-    with pytest.raises(LimitError, match="--time-per-move"):
-        analyse_game(Position.start("2/3"), [], seconds=float("nan"))
+    with pytest.raises(ValueError, match="needs a budget for the engine"):
+        analyse_game(Position.start("2/3"), [], Limit(nodes=1000))
+    with pytest.raises(TypeError, match="must be a Limit"):
+        analyse_game(Position.start("2/3"), [], 1.0)
     with pytest.raises(ValueError, match="illegal"):
         analyse_game(Position.start("2/3"), ["c1", "c1"])
 

@@ -32,7 +32,7 @@ a proven value that agrees with the game's result (the winner proven to win from
 them), or None.
 
 >>> from solver import Position
->>> a = analyse_game(Position.start("2/3"), ["c1", "c2"], seconds=1.0)
+>>> a = analyse_game(Position.start("2/3"), ["c1", "c2"], Limit(seconds=1.0))
 >>> [(e.ply, e.value.value, e.source) for e in a.positions]
 [(0, 'win', 'database'), (1, 'win', 'database'), (2, 'loss', 'database')]
 >>> [(b.ply, b.move, b.kind) for b in a.blunders], a.forced_from
@@ -48,7 +48,7 @@ from typing import Callable
 from .analyst import SOURCES, analyse, known
 from .analyst import Analysis as PositionAnswer
 from solver.rules.position import Position
-from solver.search.limit import Limit, check_nodes, check_seconds
+from solver.search.limit import Limit
 from solver.search.values import Value
 from .verify import replay
 
@@ -181,34 +181,28 @@ class Analysis:
 def analyse_game(
     start: Position,
     moves: list[str],
+    limit: Limit | None = None,
     result: str | None = None,
     *,
-    seconds: float | None = DEFAULT_SECONDS,
-    dfpn_nodes: int = 0,
-    playouts: int | None = None,
     seed: int = 1,
     progress: Callable[[int, int, PositionAnalysis], None] | None = None,
 ) -> Analysis:
     """Analyse the game of ``moves`` from ``start`` (see the module's text).
 
-    ``seconds``: the budget of one position (the analyst's :class:`~solver.search.limit.Limit`
-    with ``dfpn_nodes``, each proof's nodes (0: none), and ``playouts``, the engine's),
-    so that with node and playout budgets the analysis depends only on the game and
-    ``seed``.  ``result``: the result the record states (a resignation when the game is
+    ``limit``: the budget of one position, as the analyst takes it
+    (:func:`solver.app.analyst.analyse`; None: :data:`DEFAULT_SECONDS`): with nodes and
+    playouts and no time the analysis depends only on the game and ``seed``; the engine
+    needs seconds or playouts (else ValueError).  ``result``: the result the record states (a resignation when the game is
     not over); the rules' result when the game is over.  ``progress(done, total, entry)``
     is called after each position.  Ctrl-C (KeyboardInterrupt) stops the analysis: what
     was analysed is returned with ``interrupted`` set.  An illegal move raises
-    :class:`~solver.app.verify.GameRecordError` naming it (a ValueError); bad budgets
-    :class:`~solver.search.limit.LimitError`.
+    :class:`~solver.app.verify.GameRecordError` naming it (a ValueError).
     """
-    seconds = check_seconds(seconds, "--time-per-move")
-    dfpn_nodes = check_nodes(dfpn_nodes, "dfpn_nodes")
-    if seconds is None and not dfpn_nodes:
-        raise ValueError("the analysis needs a budget: seconds, or df-pn nodes and engine playouts")
-    if seconds is None and playouts is None:
-        raise ValueError("without seconds the engine needs a playout budget")
-    if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1):
-        raise ValueError(f"playouts is a whole number of at least 1, not {playouts!r}")
+    limit = Limit(seconds=DEFAULT_SECONDS) if limit is None else limit
+    if not isinstance(limit, Limit):
+        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    if limit.seconds is None and limit.playouts is None:
+        raise ValueError("the analysis needs a budget for the engine: seconds or playouts")
     t0 = time.perf_counter()
     game = replay(start, moves)
     positions = game.positions
@@ -220,36 +214,29 @@ def analyse_game(
         result = final.outcome
     entries = [PositionAnalysis(k, str(p), p.to_move, game.moves[k] if k < len(game.moves) else None)
                for k, p in enumerate(positions)]
-    out = Analysis(start.board.name, str(start), list(game.moves), result, entries, seconds_per_move=seconds,
+    out = Analysis(start.board.name, str(start), list(game.moves), result, entries, seconds_per_move=limit.seconds,
                    notes=notes)
-    budget = _Budget(Limit(seconds=seconds if playouts is None else None, nodes=dfpn_nodes, playouts=playouts), seed)
     try:
         for done, k in enumerate(reversed(range(len(positions))), 1):
             after = entries[k + 1] if k + 1 < len(entries) else None
-            _analyse_one(positions[k], entries[k], after, budget)
+            _analyse_one(positions[k], entries[k], after, limit, seed)
             if progress is not None:
                 progress(done, len(positions), entries[k])
     except KeyboardInterrupt:
         out.interrupted = True
     _forward(positions, entries)
     try:
-        out.blunders = _blunders(positions, entries, budget) if not out.interrupted else \
-            _blunders(positions, entries, None)
+        out.blunders = _blunders(positions, entries, None if out.interrupted else limit, seed)
     except KeyboardInterrupt:
         out.interrupted = True
-        out.blunders = _blunders(positions, entries, None)
+        out.blunders = _blunders(positions, entries, None, seed)
     out.forced_from = forced_from(entries, result)
     out.wall_seconds = time.perf_counter() - t0
     return out
 
 
-@dataclass
-class _Budget:
-    limit: Limit
-    seed: int
-
-
-def _analyse_one(pos: Position, e: PositionAnalysis, after: PositionAnalysis | None, budget: _Budget) -> None:
+def _analyse_one(pos: Position, e: PositionAnalysis, after: PositionAnalysis | None, limit: Limit,
+                 seed: int) -> None:
     """Fill ``e``, the entry of ``pos``: what the rules and the database know, else the
     game's move to a position proven lost for the opponent (``after``, analysed before),
     else the analyst within the budget."""
@@ -263,7 +250,7 @@ def _analyse_one(pos: Position, e: PositionAnalysis, after: PositionAnalysis | N
         e.winning, e.best = [e.move], e.move
         e.how = f"its move {e.move} leads to a position proven lost for the opponent ({after.source})"
         return
-    a = analyse(pos, budget.limit, seed=budget.seed)
+    a = analyse(pos, limit, seed=seed)
     if any(n.startswith("interrupted") for n in a.notes):
         raise KeyboardInterrupt  # the engine stopped on Ctrl-C with an answer: the analysis stops too
     _fill(e, a)
@@ -310,8 +297,9 @@ def _winning_from_the_database(pos: Position, e: PositionAnalysis) -> None:
         e.winning, e.best = wins, a.best if a.best in wins else wins[0]
 
 
-def _blunders(positions: list[Position], entries: list[PositionAnalysis], budget: _Budget | None) -> list[Blunder]:
-    """The blunders of the game; with a ``budget``, a won position whose winning move is
+def _blunders(positions: list[Position], entries: list[PositionAnalysis], limit: Limit | None,
+              seed: int) -> list[Blunder]:
+    """The blunders of the game; with a ``limit``, a won position whose winning move is
     not known yet (a database win whose moves' positions it does not hold) is proven
     again to name one."""
     out = []
@@ -325,16 +313,16 @@ def _blunders(positions: list[Position], entries: list[PositionAnalysis], budget
             continue  # not analysed: nothing to say
         after = nxt.value.negated() if nxt.proven else Value.UNKNOWN
         kind = "throws away the win" if nxt.proven else "win no longer proven"
-        if not e.winning and budget is not None:
-            _name_a_winning_move(positions[k], e, budget)
+        if not e.winning and limit is not None:
+            _name_a_winning_move(positions[k], e, limit, seed)
         out.append(Blunder(k, e.to_move, e.move, kind, after, [m for m in e.winning if m != e.move]))
     return out
 
 
-def _name_a_winning_move(pos: Position, e: PositionAnalysis, budget: _Budget) -> None:
+def _name_a_winning_move(pos: Position, e: PositionAnalysis, limit: Limit, seed: int) -> None:
     """A winning move of a position known won whose moves' positions the database does
     not hold: the analyst's, within a position's budget."""
-    a = analyse(pos, budget.limit, seed=budget.seed)
+    a = analyse(pos, limit, seed=seed)
     if a.value is Value.WIN and a.best is not None and a.moves[a.best].value is Value.WIN:
         e.winning, e.best = [m for m, mv in a.moves.items() if mv.value is Value.WIN], a.best
 

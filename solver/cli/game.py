@@ -14,7 +14,7 @@ import click
 from solver.rules.board import Board
 from solver.util.files import FileFormatError, write_atomic
 from solver.app.schema import tagged
-from solver.search.limit import LimitError, check_seconds
+from solver.search.limit import Limit, LimitError, check_seconds
 
 from .common import _COLOUR, _command_line, _echo_table, _fail, _position_arg, _read_game_record
 
@@ -345,6 +345,7 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
         seconds = check_seconds(seconds, "--time-per-move", maximum=MAX_SECONDS_PER_MOVE)
     except LimitError as e:
         _fail(str(e))
+    limit = Limit(seconds=seconds)
     record = _read_game_record(game_file, None, board_name)
     mode = progress_mode(sys.stderr.isatty() or not as_json, sys.stderr)
     total = len(record.moves) + 1
@@ -361,7 +362,7 @@ def analyse(game_file: str, board_name: str | None, seconds: float, as_json: boo
     if mode != "off":
         click.echo(f"analysing {total} positions from the end back, at most {seconds:g} s each", err=True)
     try:
-        a = analyse_game(record.start, record.moves, record.result, seconds=seconds, progress=progress)
+        a = analyse_game(record.start, record.moves, limit, record.result, progress=progress)
     finally:
         status.close()
     a.players = record.players()
