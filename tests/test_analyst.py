@@ -356,3 +356,16 @@ def test_the_engine_holds_proven_moves_as_proven_nodes():
     assert sum(m.visits for m in plain.moves if m.move in open_moves) < 100  # what the seeding saves
     won = mcts.search(p, Limit(playouts=50), dfpn_nodes=0, known={"e5": Value.WIN})
     assert (won.value, won.source, won.best) == (Value.WIN, "tree", "e5")
+
+
+def test_the_proofs_share_one_node_budget():
+    """With playouts and no time, the position's proof and its moves' proofs spend
+    PROOF_NODES nodes all together (each of them had 20,000 before: a match's engine
+    player spent half a million nodes a move on 4/5), and a Limit's nodes all together."""
+    from solver.app.analyst import PROOF_NODES
+
+    pos = Position.parse("4/5/D5/7/D7/7/6/1L2L/4 L")  # a random 4/5 game's, 25 moves, undecided
+    a = analyse(pos, Limit(playouts=50), seed=1)
+    assert not a.proven and 0 < a.nodes <= PROOF_NODES
+    b = analyse(pos, Limit(playouts=50, nodes=3_000), seed=1)
+    assert 0 < b.nodes <= 3_000
