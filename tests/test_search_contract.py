@@ -108,7 +108,7 @@ def test_the_capture_search_answers_as_capture_within_does():
     assert capture.capture_within(lost_pos, "d5", 2) is False
     # a budget of one node decides nothing: unknown, a Value
     spent = search(pos, Limit(nodes=1), method="capture", target=p.target, n=p.n)
-    assert spent.value is Value.UNKNOWN and not spent.proven and spent.source == "estimate"
+    assert spent.value is Value.UNKNOWN and not spent.proven and spent.source == "none"
     with pytest.raises(ValueError, match="no time limit"):
         search(pos, Limit(seconds=5), method="capture", target=p.target, n=p.n)
 
@@ -128,7 +128,7 @@ def test_a_spent_budget_is_unknown_never_a_guess():
     pos = Position.start(Board.parse("3/4")).play("d3")
     for method in METHODS:
         r = search(pos, Limit(nodes=10, tt_mb=1), method=method)
-        assert r.value is Value.UNKNOWN and r.source == "estimate" and not r.proven
+        assert r.value is Value.UNKNOWN and r.source == "none" and not r.proven
         assert r.best is None and r.moves == [] and r.nodes <= 10
         assert r.shown() == "unknown"
 
@@ -191,7 +191,7 @@ def test_results_in_words_and_their_values():
     assert Result(pos, Value.LOSS, "engine", source="rules").shown() == "loss (the game is over)"
     assert Result(pos, Value.UNKNOWN, "engine", win_rate=0.63).shown() == "estimated 0.63 (win rate)"
     assert Result(pos, Value.UNKNOWN, "engine").shown() == "unknown (no playouts)"
-    assert Result(pos, Value.UNKNOWN, "dfpn").source == "estimate"
+    assert Result(pos, Value.UNKNOWN, "dfpn").source == "none"  # not an estimate: nothing gave a value
     # the value is a MoveResult's second field
     m = MoveResult("b1", "win", 7, 0.5, None)
     assert (m.move, m.value, m.visits, m.share, m.win_rate) == ("b1", Value.WIN, 7, 0.5, None)

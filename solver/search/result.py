@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 __all__ = ["Result", "MoveResult", "ProofTable", "SOURCES"]
 
 #: what decided a result's value, or estimated it: the rules (the game is over), a proof
-#: by one of the proof methods, the engine's tree, or its playouts (an estimate)
-SOURCES = ("rules", "dfpn", "alphabeta", "horizon", "capture", "tree", "estimate")
+#: by one of the proof methods, the engine's tree, or its playouts (an estimate); none
+#: when the budget ran out with neither
+SOURCES = ("rules", "dfpn", "alphabeta", "horizon", "capture", "tree", "estimate", "none")
 
 
 @dataclass
@@ -81,7 +82,7 @@ class Result:
     def __post_init__(self) -> None:
         self.value = Value(self.value)
         if not self.source:
-            self.source = self.method if self.value.decided else "estimate"
+            self.source = self.method if self.value.decided else "none"
 
     @property
     def move_values(self) -> dict[str, Value]:
