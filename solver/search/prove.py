@@ -31,7 +31,7 @@ from .methods import METHODS, UnknownMethodError, check_method
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["prove", "METHODS", "UnknownMethodError", "load_kernels", "Limit", "Result", "DEFAULT_TT_MB"]
+__all__ = ["prove", "METHODS", "UnknownMethodError", "load_kernels", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
