@@ -78,7 +78,7 @@ def check_line(pos: Position, r: hz.HorizonResult) -> None:
 @pytest.mark.parametrize("board", [B12, B23], ids=["1/2", "2/3"])
 def test_every_first_move_agrees_with_alphabeta(board):
     root = Position.start(board)
-    values = solve(root).moves  # for the player who made the move
+    values = solve(root).move_values  # for the player who made the move
     for move, value in values.items():
         child = root.play(move)
         r = solve_horizon(child, DEEP, path=[root])
