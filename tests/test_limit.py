@@ -124,6 +124,12 @@ def test_a_budget_that_is_not_a_limit_is_refused():
         capture_within(p.to_position(), p.target, p.n, 5)  # the old max_nodes place
     with pytest.raises(TypeError, match="limit must be a Limit"):
         capture_limit(5)
+    # the entry points above the searches refuse it too, before any work (a falsy 0
+    # is not taken for "no budget")
+    for call in (lambda: verify_position(pos, limit=0), lambda: solve_openings(pos, limit=60.0),
+                 lambda: run_jobs([Job("a", B23, ("a",))], method="dfpn", limit=0, progress_ui=False)):
+        with pytest.raises(TypeError, match="limit must be a Limit"):
+            call()
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -48,7 +48,7 @@ from typing import Callable
 from .analyst import SOURCES, analyse, known
 from .analyst import Analysis as PositionAnswer
 from solver.rules.position import Position
-from solver.search.limit import Limit
+from solver.search.limit import Limit, check_limit
 from solver.search.values import Value
 from .verify import replay
 
@@ -198,9 +198,7 @@ def analyse_game(
     was analysed is returned with ``interrupted`` set.  An illegal move raises
     :class:`~solver.app.verify.GameRecordError` naming it (a ValueError).
     """
-    limit = Limit(seconds=DEFAULT_SECONDS) if limit is None else limit
-    if not isinstance(limit, Limit):
-        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    limit = check_limit(limit, Limit(seconds=DEFAULT_SECONDS))
     if limit.seconds is None and limit.playouts is None:
         raise ValueError("the analysis needs a budget for the engine: seconds or playouts")
     t0 = time.perf_counter()

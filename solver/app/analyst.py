@@ -49,7 +49,7 @@ from typing import Callable
 
 from solver.util.errors import Interrupted
 from solver.rules.position import Position
-from solver.search.limit import Limit
+from solver.search.limit import Limit, check_limit
 from solver.search.values import Value
 
 __all__ = ["analyse", "known", "Analysis", "MoveValue", "Estimate", "SOURCES", "DEFAULT_LIMIT", "PROOF_SHARE",
@@ -228,9 +228,7 @@ def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, da
     with what was found so far (a note says so); so does ``stop`` returning True, which
     the searches ask between chunks of work (the web board stops an analysis the user
     has moved away from)."""
-    limit = DEFAULT_LIMIT if limit is None else limit
-    if not isinstance(limit, Limit):
-        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    limit = check_limit(limit, DEFAULT_LIMIT)
     run = _Run(position, limit, seed, database, engine, progress, stop=stop)
     return run.analysis()
 

@@ -16,7 +16,7 @@ from solver.rules.board import Board
 from solver.util.errors import MeridiansError
 from solver.rules.position import Game, IllegalMoveError, Position
 from solver.rules.record import RecordError, old_format_items
-from solver.search.limit import Limit
+from solver.search.limit import Limit, check_limit
 from solver.search.values import Value
 
 __all__ = ["Verdict", "verify_position", "parse_game", "replay", "start_position", "default_seconds",
@@ -103,7 +103,7 @@ def verify_position(
     """
     from solver.search.prove import DEFAULT_KNOWLEDGE, DEFAULT_TT_MB, load_kernels, prove
 
-    limit = limit or Limit()
+    limit = check_limit(limit)
     seconds = limit.seconds
     tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
     if claim is not None and claim not in CLAIMS:

@@ -21,7 +21,7 @@ from typing import Any, Sequence, TextIO
 
 from solver.util.errors import Interrupted, MeridiansError
 from .checkpoint import Checkpoint, CheckpointError
-from solver.search.limit import Limit
+from solver.search.limit import Limit, check_limit
 from .progress import Progress, progress_mode
 from solver.search.methods import DEFAULT_METHOD
 from solver.search.values import Value
@@ -169,7 +169,7 @@ def run_jobs(
     workers stopped, checkpoint kept: its ``path``).
     """
     stream = stream or sys.stderr
-    limit = limit or Limit()
+    limit = check_limit(limit)
     seconds = limit.seconds
     keys = [j.key for j in jobs]
     if len(set(keys)) != len(keys):

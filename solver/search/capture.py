@@ -74,7 +74,7 @@ from solver.rules.bits import (
 )
 from solver.rules.core import kernel
 from solver.util.errors import MeridiansError
-from solver.search.limit import MAX_CAPTURE_N, Limit
+from solver.search.limit import MAX_CAPTURE_N, Limit, check_limit
 from solver.search.memory import zeroed
 from solver.search.path import enter_child, repeats
 from solver.search.result import Result
@@ -678,10 +678,7 @@ def capture_limit(limit: Limit | None = None) -> Limit:
     """``limit`` (None: no node bound) with its table size filled in (:data:`DEFAULT_TT_MB`
     when it gives none).  A capture search counts nodes and has no clock: a Limit with
     ``seconds`` is refused (ValueError) rather than silently not kept."""
-    if limit is None:
-        limit = Limit()
-    elif not isinstance(limit, Limit):
-        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    limit = check_limit(limit)
     if limit.seconds is not None:
         raise ValueError("a capture search has no time limit: give its budget in nodes")
     if limit.tt_mb is None:

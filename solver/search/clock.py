@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from .limit import Limit
+from .limit import Limit, check_limit
 from .memory import prefer_huge_pages
 
 __all__ = ["Clock", "FIXED_CHUNK", "HUGE_PAGES_AFTER"]
@@ -46,8 +46,7 @@ class Clock:
 
     def __init__(self, limit: Limit, progress: Callable[[dict], None] | None = None, *, counts: str = "nodes",
                  chunk_seconds: float = 0.5, least: int = 200, fixed: int | None = FIXED_CHUNK):
-        if not isinstance(limit, Limit):
-            raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+        check_limit(limit)
         if counts not in ("nodes", "playouts"):
             raise ValueError(f"a clock counts nodes or playouts, not {counts!r}")
         self.limit, self.progress, self.counts = limit, progress, counts

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from solver.util.errors import MeridiansError
 
 __all__ = ["Limit", "LimitError", "MAX_SECONDS", "MAX_NODES", "MIN_TT_MB", "check_seconds",
-           "check_nodes", "check_tt_mb", "check_playouts", "available_memory_mb", "MAX_PLAYOUTS",
+           "check_nodes", "check_tt_mb", "check_playouts", "check_limit", "available_memory_mb", "MAX_PLAYOUTS",
            "MAX_CAPTURE_N"]
 
 #: the longest budget accepted: 30 days (the longest 3/4 class took 1.3 hours)
@@ -149,3 +149,17 @@ class Limit:
     def bounded(self) -> bool:
         """Whether the limit ends a search: a time, a node or a playout budget."""
         return self.seconds is not None or self.nodes > 0 or self.playouts is not None
+
+
+def check_limit(limit: Limit | None, default: Limit | None = None) -> Limit:
+    """``limit``, or ``default`` (None: ``Limit()``, no bound) when it is None; a
+    TypeError for anything else, so that a search never mistakes a number for a budget.
+
+    >>> check_limit(None), check_limit(Limit(nodes=5)).nodes
+    (Limit(seconds=None, nodes=0, tt_mb=None, playouts=None), 5)
+    """
+    if limit is None:
+        return Limit() if default is None else default
+    if not isinstance(limit, Limit):
+        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    return limit

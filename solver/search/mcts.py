@@ -39,7 +39,7 @@ from solver.rules import core
 from solver.rules.position import Position
 from . import mcts_tree as M
 from .clock import Clock
-from .limit import MAX_PLAYOUTS, Limit, LimitError
+from .limit import MAX_PLAYOUTS, Limit, LimitError, check_limit
 from .result import MoveResult, Result
 from .values import Value
 
@@ -304,8 +304,7 @@ def _seed(t: core.Tables, R: M.Tree, position: Position, known: dict[str, Value]
 
 def _check(limit: Limit) -> None:
     """Refuse a limit that gives the engine no budget: it needs playouts or seconds."""
-    if not isinstance(limit, Limit):
-        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    check_limit(limit)
     if limit.playouts is None and limit.seconds is None:
         raise LimitError("the engine needs a budget: playouts, seconds or both")
 

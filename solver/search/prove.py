@@ -26,7 +26,7 @@ from solver.rules.position import Position
 from . import alphabeta as ab
 from . import knowledge as K
 from .clock import Clock
-from .limit import MAX_NODES, Limit
+from .limit import MAX_NODES, Limit, check_limit
 from .methods import METHODS, UnknownMethodError, check_method
 from .result import MoveResult, ProofTable, Result
 from .values import Value
@@ -120,10 +120,7 @@ def prove(
     outlast every line of the other player) is a leaf won by its owner;
     ``stats['settled']`` counts them.
     """
-    if limit is None:
-        limit = Limit()
-    elif not isinstance(limit, Limit):
-        raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")
+    limit = check_limit(limit)
     knowledge = DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge)
     if limit.tt_mb is None:
         limit = replace(limit, tt_mb=DEFAULT_TT_MB)

@@ -14,7 +14,7 @@ import time
 from solver.rules import core
 from solver.rules.position import Position
 from . import alphabeta as ab
-from .limit import Limit
+from .limit import Limit, check_limit
 from .result import MoveResult, Result
 from .values import Value
 
@@ -74,7 +74,7 @@ def solve(position: Position, limit: Limit | None = None, *, line_plies: int = 8
     searches (0: none) and ``tt_mb`` is the table (None: :data:`DEFAULT_TT_MB`); it has
     no clock, so a Limit with ``seconds`` is refused (ValueError).  ``stats`` holds the
     move ``classes``, ``tt_hits`` and ``verify_nodes``."""
-    limit = limit or Limit()
+    limit = check_limit(limit)
     if limit.seconds is not None:
         raise ValueError("solve has no time limit: give its budget in nodes")
     tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb

@@ -31,7 +31,7 @@ from typing import Iterable
 from solver.util.files import state_dir
 from solver.rules.position import Position
 from solver.jobs.runner import DEFAULT_METHOD, Job, JobResult, run_jobs
-from solver.search.limit import Limit
+from solver.search.limit import Limit, check_limit
 from solver.search.values import Value
 
 __all__ = ["opening_jobs", "pie_jobs", "default_checkpoint", "OpeningSolution", "solve_openings"]
@@ -194,7 +194,7 @@ def solve_openings(
     :func:`pie_jobs` with ``pie``), run by :func:`run_jobs` (same parameters: ``limit``
     is the budget).
     ``keep_checkpoint=False`` removes the checkpoint once every job is decided."""
-    limit = limit or Limit()
+    limit = check_limit(limit)
     t0 = time.time()
     if position.outcome is not None:
         if pie:
