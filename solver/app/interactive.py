@@ -31,6 +31,7 @@ from typing import TextIO
 
 from solver.rules.position import Game, IllegalMoveError, Position
 from solver.search.limit import MAX_PLAYOUTS, Limit, LimitError
+from solver.search.values import Value
 from solver.search.mcts import Engine
 from .analyst import Analysis, analyse
 
@@ -220,7 +221,7 @@ class HumanVsEngine:
         self.game, self.human, self.limit = game, human, limit
         self.inp, self.out = inp, out
         self.engine = engine if engine is not None else Engine(seed=seed)
-        self._announced: str | None = None
+        self._announced: Value | None = None
         self.comments: dict[int, str] = {}  # the engine's notes on its moves, for the record
         self.results: dict[int, Analysis] = {}
 
@@ -280,9 +281,9 @@ class HumanVsEngine:
         self.comments[len(self.game.moves)] = engine_note(r)
         self.results[len(self.game.moves)] = r
         self.say(f"{_move_line(pos, 'engine')}: {value_text(r)} for the engine, {r.seconds:.2f} s")
-        if r.proven and self._announced != str(r.value):
-            self._announced = str(r.value)
-            if str(r.value) == "win":
+        if r.proven and self._announced != r.value:
+            self._announced = r.value
+            if r.value is Value.WIN:
                 self.say("the engine has proven a win: it wins whatever you play")
             else:
                 self.say("the engine has proven a loss: you have a winning line")

@@ -119,9 +119,9 @@ def verify_position(
               knowledge=knowledge)
     nodes, notes = p.nodes, list(p.notes)
     method, horizon, proof = "dfpn", 0, p
-    if p.value == "unknown" and not notes:
+    if p.value is Value.UNKNOWN and not notes:
         notes.append(f"df-pn did not decide within the budget ({p.nodes:,} nodes)")
-    if p.value == "unknown" and max_plies is not None:
+    if p.value is Value.UNKNOWN and max_plies is not None:
         left = None if seconds is None else max(seconds / 4, seconds - (time.perf_counter() - t0))
         h = prove(position, method="horizon", limit=replace(limit, seconds=left, tt_mb=min(tt_mb, 32)),
                   max_depth=max_plies)

@@ -212,7 +212,7 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
     write_atomic(path, json.dumps(record, indent=1) + "\n")
     say(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
         f"expansions in {p.seconds:.0f} s; wrote {path.name}")
-    decided = p.value in ("win", "loss") and p.verified
+    decided = p.value in (Value.WIN, Value.LOSS) and p.verified
     if settings.certificates is not None and decided:
         if table is not None:
             # the table holds the proof: should the certificate fail or be stopped, the
