@@ -1,0 +1,122 @@
+"""Training the move model (:mod:`solver.search.policy`) from the engine's self-play.
+
+:func:`train` plays seeded self-play games with the engine (:class:`~solver.search.mcts.Engine`,
+a playout budget a move), keeping each finished game in a state file
+(:class:`~solver.jobs.state.RunState`: Ctrl-C keeps them, the same call continues), then
+fits the model on the positions of four games in five and measures it on the fifth.
+Each game opens with ``random_plies`` uniformly random moves (so that games differ;
+they are not training targets), then the engine plays both sides.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from solver.jobs.state import RunState
+from solver.rules.board import Board
+from solver.rules.position import Position
+from solver.search.features import position_features
+from solver.search.limit import Limit
+from solver.search.mcts import Engine
+from solver.search.policy import PolicyModel, Samples, evaluate, fit
+from solver.util.errors import Interrupted
+
+__all__ = ["STATE_FORMAT", "selfplay_game", "samples", "train"]
+
+STATE_FORMAT = "meridians-policy-selfplay/1"
+#: one game in HOLD_OUT is held out for measuring, never trained on
+HOLD_OUT = 5
+
+
+def selfplay_game(board: Board, seed: int, playouts: int, random_plies: int, dfpn_nodes: int) -> list[str]:
+    """The moves of one self-play game."""
+    rng = random.Random(seed)
+    engine = Engine(seed=seed, dfpn_nodes=dfpn_nodes)
+    pos = Position.start(board)
+    moves: list[str] = []
+    while pos.outcome is None:
+        if len(moves) < random_plies:
+            move = rng.choice(pos.legal_moves())
+        else:
+            move = engine.search(pos, Limit(playouts=playouts)).best
+        moves.append(move)
+        pos = pos.play(move)
+    return moves
+
+
+def samples(board: Board, games: list[list[str]], random_plies: int) -> Samples:
+    """The engine's moves of ``games`` with the features of every legal move."""
+    blocks = []
+    for moves in games:
+        pos = Position.start(board)
+        for i, move in enumerate(moves):
+            if i >= random_plies:
+                names, feats = position_features(pos)
+                blocks.append((feats.copy(), names.index(move)))
+            pos = pos.play(move)
+    return Samples.build(blocks)
+
+
+def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Path, random_plies: int = 2,
+          dfpn_nodes: int = 2000, log: Callable[[str], None] | None = None) -> tuple[PolicyModel, dict]:
+    """Play (or resume) ``games`` self-play games, fit the model and measure it: the model
+    and a record of the run (data, figures, seconds).  Raises
+    :class:`~solver.util.errors.Interrupted` on Ctrl-C after saving the finished games."""
+    log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    identity = {"board": board.name, "playouts": playouts, "seed": seed, "random_plies": random_plies,
+                "dfpn_nodes": dfpn_nodes}
+    run = RunState(state, STATE_FORMAT, identity, name="self-play state", run="training run",
+                   fix="remove it or give another --state")
+    with run:
+        done = run.load_entries("games", list)
+        played_seconds = float((run.load() or {}).get("seconds", 0.0))
+        if done:
+            log(f"resuming: {len(done)} of {games} games in {state}")
+        try:
+            for i in range(len(done), games):
+                t0 = time.monotonic()
+                moves = selfplay_game(board, seed * 1_000_003 + i, playouts, random_plies, dfpn_nodes)
+                played_seconds += time.monotonic() - t0
+                done.append(moves)
+                run.save({"games": done, "seconds": round(played_seconds, 1)})
+                log(f"game {i + 1}/{games}: {len(moves)} plies in {time.monotonic() - t0:.1f} s")
+        except KeyboardInterrupt:
+            run.save({"games": done, "seconds": round(played_seconds, 1)})
+            raise Interrupted(f"stopped: {len(done)} of {games} games kept in {state}; the same command goes on",
+                              Path(state), len(done), games) from None
+    done = done[:games]
+    train_games = [g for i, g in enumerate(done) if i % HOLD_OUT != HOLD_OUT - 1]
+    test_games = [g for i, g in enumerate(done) if i % HOLD_OUT == HOLD_OUT - 1]
+    t0 = time.monotonic()
+    train_data = samples(board, train_games, random_plies)
+    test_data = samples(board, test_games, random_plies)
+    model = fit(train_data)
+    fit_seconds = time.monotonic() - t0
+    record = {
+        "data": {"board": board.name, "games": len(done), "train_games": len(train_games),
+                 "test_games": len(test_games), "playouts": playouts, "random_plies": random_plies,
+                 "dfpn_nodes": dfpn_nodes, "seed": seed, "selfplay_seconds": round(played_seconds, 1)},
+        "train": evaluate(model, train_data),
+        "held_out": evaluate(model, test_data) if len(test_data) else None,
+        "fit_seconds": round(fit_seconds, 1),
+        "parameters": int(model.weights.size),
+    }
+    log(f"fitted on {len(train_data)} positions in {fit_seconds:.1f} s; held out: "
+        + (", ".join(f"{k} {v:.3f}" for k, v in record["held_out"].items()) if record["held_out"] else "none"))
+    model.meta = record
+    return model, record
+
+
+def top_features(model: PolicyModel, k: int = 10) -> list[tuple[str, float]]:
+    """The ``k`` largest weights by size, with their feature names (for a report)."""
+    from solver.search.features import feature_names
+
+    names = feature_names()
+    order = np.argsort(-np.abs(model.weights))[:k]
+    return [(names[i], round(float(model.weights[i]), 3)) for i in order]
