@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
+import pytest
+
+from solver import Board
+from solver.app import policy_training
 from solver.rules.randomgame import random_game
-from solver.search.features import N_FEATURES, position_features, recent_moves, reference_features
+from solver.search.features import N_FEATURES, OFFSETS, position_features, recent_moves, reference_features
+from solver.search.policy import PolicyError, PolicyModel, Samples, evaluate, fit, policy
+from solver.util.errors import Interrupted
 
 
 def test_features_match_the_reference_twin():
@@ -27,3 +36,84 @@ def test_recent_moves_are_the_last_two_placements():
         pass
     last, prev = recent_moves(pos)
     assert last == pos.last_move and prev is not None and prev in pos.earlier()[-1].stones(pos.earlier()[-2].to_move)
+
+
+
+BOARD = Board.parse("3/4")
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A model trained on 3/4 self-play (a few seconds once compiled), resumed once."""
+    state = tmp_path_factory.mktemp("policy") / "state.json"
+    logged: list[str] = []
+    kw = dict(playouts=40, seed=3, state=state, log=logged.append)
+    policy_training.train(BOARD, games=5, **kw)
+    model, record = policy_training.train(BOARD, games=30, **kw)
+    return model, record, logged, state
+
+
+def test_training_learns_more_than_a_uniform_choice(trained):
+    model, record, _, _ = trained
+    held = record["held_out"]
+    assert record["data"]["test_games"] == 6 and held["positions"] >= 50
+    # top-1 agreement with the engine's move on games never trained on
+    assert held["top1"] > 1.5 * held["uniform_top1"]
+    assert held["loglik"] > held["uniform_loglik"]
+    # and the untrained model is the uniform choice, as measured
+    assert record["train"]["top1"] > held["uniform_top1"]
+
+
+def test_training_resumes_from_its_state(trained):
+    _, _, logged, state = trained
+    assert logged[6].startswith("resuming: 5 of 30 games") and len(logged) == 6 + 1 + 25 + 1
+    assert len(json.loads(state.read_text())["games"]) == 30
+
+
+def test_ctrl_c_keeps_the_finished_games(tmp_path, monkeypatch):
+    played = []
+
+    def game(*args):
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(args)
+        return ["a1"]
+
+    monkeypatch.setattr(policy_training, "selfplay_game", game)
+    state = tmp_path / "s.json"
+    with pytest.raises(Interrupted) as e:
+        policy_training.train(BOARD, games=9, playouts=10, seed=1, state=state, log=lambda s: None)
+    assert e.value.finished == 2 and json.loads(state.read_text())["games"] == [["a1"], ["a1"]]
+
+
+def test_policy_is_a_distribution_over_exactly_the_legal_moves(trained, tmp_path):
+    model = trained[0]
+    path = tmp_path / "m.npz"
+    model.save(path)
+    loaded = PolicyModel.load(path)
+    assert np.array_equal(loaded.weights, model.weights) and loaded.meta["data"]["board"] == "3/4"
+    for pos in list(random_game("3/4", 11))[::3]:
+        p = policy(pos, path)
+        assert sorted(p) == sorted(pos.legal_moves() if pos.outcome is None else [])
+        if p:
+            assert abs(sum(p.values()) - 1) < 1e-9 and min(p.values()) > 0
+    # a trained model is not uniform
+    pos = list(random_game("3/4", 11))[8]
+    assert max(policy(pos, model).values()) > 2 / len(pos.legal_moves())
+
+
+def test_a_file_that_is_no_model_is_refused(tmp_path):
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, weights=np.zeros(3))
+    with pytest.raises(PolicyError):
+        PolicyModel.load(bad)
+
+
+def test_evaluate_shares_ties_and_fit_prefers_the_chosen_feature():
+    # two positions of two moves; the chosen move always has the "kill=1" feature
+    a = np.array([[0, OFFSETS[1] + 1], [0, OFFSETS[1]]], np.int32)
+    data = Samples.build([(a, 0), (a[::-1].copy(), 1)])
+    flat = evaluate(PolicyModel.uniform(), data)
+    assert flat["top1"] == pytest.approx(0.5) and flat["loglik"] == pytest.approx(np.log(0.5))
+    fitted = evaluate(fit(data), data)
+    assert fitted["top1"] == 1.0 and fitted["loglik"] > -0.1

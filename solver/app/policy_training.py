@@ -27,7 +27,7 @@ from solver.search.mcts import Engine
 from solver.search.policy import PolicyModel, Samples, evaluate, fit
 from solver.util.errors import Interrupted
 
-__all__ = ["STATE_FORMAT", "selfplay_game", "samples", "train"]
+__all__ = ["STATE_FORMAT", "HOLD_OUT", "selfplay_game", "samples", "train", "top_features"]
 
 STATE_FORMAT = "meridians-policy-selfplay/1"
 #: one game in HOLD_OUT is held out for measuring, never trained on
