@@ -113,12 +113,17 @@ def _seen(T, cell, d, occupied):
 
 @kernel
 def move_features(T, st, side, last, prev, canon, moves, feats, scratch, label):
-    """Write the legal moves of ``st`` (``side`` to move) into ``moves`` and their feature
+    """Write the moves of ``st`` (``side`` to move; :func:`~solver.rules.core.live_moves_bb`) into ``moves`` and their feature
     rows into ``feats`` (one column per family of ``FAMILIES``, each its bucket within
     the family); return how many.  ``last``, ``prev``: the cells of the last two moves
     (-1: none); ``canon``: the pattern classes.  Scratch: ``scratch`` (2, w) uint64,
     ``label`` int32 (2, 64 w)."""
-    n = core.legal_moves(T, st, side, moves)
+    live = core.live_moves_bb(T, st, side)  # the searches' move generator: none once won
+    n = 0
+    while bb_any(live):
+        moves[n] = bb_lowest(live)
+        n += 1
+        live = bb_clear_lowest(live)
     own = bb_load(st, side, T.zero)
     enemy = bb_load(st, 1 - side, T.zero)
     occupied = bb_or(own, enemy)
