@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train the move model (solver.search.policy) from the engine's self-play, and measure it.
 
-Usage: python scripts/train_policy.py [--board 5/6] [--games 40] [--playouts 200] [--seed 1]
+Usage: python scripts/train_policy.py [--board 5/6] [--games 200] [--playouts 800] [--seed 1]
        [--random-plies 2] [--dfpn-nodes 2000] [--state PATH] [--out results/policy/policy-5-6.npz]
 
 Plays ``--games`` seeded self-play games (solver.app.policy_training), each finished game
@@ -10,6 +10,11 @@ the same command continues.  Then fits the model on four games in five, measures
 fifth (top-1 agreement with the engine's move and mean log-likelihood, against a uniform
 choice) and writes the weights (``--out``, .npz) and beside them a JSON with the command,
 the code's revision, the data and the figures.  Progress goes to stderr.
+
+The engine's moves are the targets, and a stronger engine's are easier to predict: on 5/6
+(held-out games) top-1 agreement 11.4% at 200 playouts a move, 13.9% at 800, against
+4.7-4.9% for a uniform choice; a game costs about the same (df-pn's 2,000 nodes a move
+and proven endings dominate), hence the default of 800.
 """
 
 from __future__ import annotations
@@ -30,8 +35,8 @@ from solver.util.provenance import code_revision, provenance
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--board", default="5/6")
-    ap.add_argument("--games", type=int, default=40)
-    ap.add_argument("--playouts", type=int, default=200)
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--playouts", type=int, default=800)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--random-plies", type=int, default=2)
     ap.add_argument("--dfpn-nodes", type=int, default=2000)
