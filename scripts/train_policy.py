@@ -5,7 +5,7 @@ Usage: python scripts/train_policy.py [--board 5/6] [--games 200] [--playouts 80
        [--random-plies 2] [--dfpn-nodes 2000] [--state PATH] [--out results/policy/policy-5-6.npz]
 
 Plays ``--games`` seeded self-play games (solver.app.policy_training), each finished game
-kept in the state file (default: in solver.util.files.state_dir()); Ctrl-C keeps them and
+kept in the state file (default: in solver.util.files.state_dir()); Ctrl-C (or a kill) keeps them and
 the same command continues.  Then fits the model on four games in five, measures it on the
 fifth (top-1 agreement with the engine's move and mean log-likelihood, against a uniform
 choice) and writes the weights (``--out``, .npz) and beside them a JSON with the command,
@@ -28,7 +28,7 @@ from pathlib import Path
 from solver import Board
 from solver.app.policy_training import top_features, train
 from solver.util.errors import Interrupted, MeridiansError
-from solver.util.files import state_dir, write_atomic
+from solver.util.files import interrupt_on_sigterm, state_dir, write_atomic
 from solver.util.provenance import code_revision, provenance
 
 
@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--state")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    interrupt_on_sigterm()  # a run in the background ignores Ctrl-C: a kill keeps the games too
     command = "python scripts/train_policy.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     revision = code_revision()
     board = Board.parse(args.board)

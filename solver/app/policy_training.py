@@ -44,7 +44,11 @@ def selfplay_game(board: Board, seed: int, playouts: int, random_plies: int, dfp
         if len(moves) < random_plies:
             move = rng.choice(pos.legal_moves())
         else:
-            move = engine.search(pos, Limit(playouts=playouts)).best
+            r = engine.search(pos, Limit(playouts=playouts))
+            if any(note.startswith("interrupted") for note in r.notes):
+                # the engine answers Ctrl-C with its move so far: not a move to learn from
+                raise KeyboardInterrupt
+            move = r.best
         moves.append(move)
         pos = pos.play(move)
     return moves
