@@ -339,7 +339,7 @@ class _HistoryObserver:
     dict: dict = {}
 
     def set_from(self, state, player) -> None:
-        pass
+        """Nothing to fill: this observer has no tensor, its observation is the history string."""
 
     def string_from(self, state, player) -> str:
         return state.history_str()
