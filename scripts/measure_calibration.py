@@ -2,7 +2,7 @@
 """Measure how well the engine's win rate is calibrated, and fit the calibration map.
 
 Usage: python scripts/measure_calibration.py [--board 5/6] [--games-of 800:211 --games-of 3200:139]
-       [--budgets 800,6400] [--seed 1] [--stride 3] [--state PATH] [--value-model PATH]
+       [--budgets 800,6400] [--seed 1] [--stride 3] [--positions N] [--state PATH] [--value-model PATH]
        [--out results/calibration/calibration-5-6.json] [--ship]
 
 Runs the engine at each playout budget on the positions of held-out self-play games
@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budgets", default="800,6400")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--stride", type=int, default=3)
+    ap.add_argument("--positions", type=int, help="measure only the first so many positions (default: all)")
     ap.add_argument("--state")
     ap.add_argument("--value-model")
     ap.add_argument("--out")
@@ -60,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         model_path = Path(args.value_model) if args.value_model else DATA / f"value-{tag}.npz"
         model = ValueModel.load(model_path) if model_path.exists() else None
         state = Path(args.state) if args.state else state_dir() / f"calibration-{tag}-seed{args.seed}.json"
-        records = measure(board, sources, budgets=budgets, seed=args.seed, state=state, stride=args.stride)
+        records = measure(board, sources, budgets=budgets, seed=args.seed, state=state, stride=args.stride,
+                          max_positions=args.positions)
         rec, chosen = report(board, records, budgets, model)
     except ValueError:
         print("--budgets: whole numbers separated by commas", file=sys.stderr)
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 2
     rec = {**provenance(command, revision=revision), "sources": [s.as_dict() for s in sources], "seed": args.seed,
-           "stride": args.stride, "value_model": str(model_path) if model is not None else None,
+           "stride": args.stride, "max_positions": args.positions, "value_model": str(model_path) if model is not None else None,
            "value_model_command": model.meta.get("command") if model is not None else None, **rec}
     out = Path(args.out) if args.out else Path("results/calibration") / f"calibration-{tag}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -44,19 +44,21 @@ MIN_BIN = 25
 
 
 def measure(board: Board, sources: list[Source], *, budgets: list[int], seed: int, state: str | Path,
-            stride: int = 3, random_plies: int = 2, dfpn_nodes: int = 2000,
+            stride: int = 3, random_plies: int = 2, dfpn_nodes: int = 2000, max_positions: int | None = None,
             log: Callable[[str], None] | None = None) -> list[dict]:
     """The engine's estimates on the positions of folds 3 and 4 of the sources' games
     (see the module's text): one record a position, ``source``, ``game``, ``ply``,
     ``fold``, ``label`` (1 the player to move won the game, 0 lost, 0.5 drawn), ``empty``
     (the share of empty points), ``proven`` (``'win'``/``'loss'`` or None) and
-    ``rates`` (per budget ``[win_rate, visits of the best move]``; none when proven)."""
+    ``rates`` (per budget ``[win_rate, visits of the best move]``; none when proven).
+    ``max_positions``: only the first so many (the same first ones whatever the number:
+    a larger one continues the same state file)."""
     from solver.search import mcts
 
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
     games, _ = load_games(board, sources, seed=seed, random_plies=random_plies, dfpn_nodes=dfpn_nodes, log=log)
     todo = [(si, g, ply, p, label) for si, gs in enumerate(games)
-            for g, ply, p, label in positions(board, gs, (CALIBRATE, TEST), stride)]
+            for g, ply, p, label in positions(board, gs, (CALIBRATE, TEST), stride)][:max_positions]
     identity = {"board": board.name, "sources": [s.as_dict() | {"state": None} for s in sources],
                 "budgets": list(budgets), "seed": seed, "stride": stride}
     run = RunState(state, STATE_FORMAT, identity, name="calibration state", run="calibration run",
@@ -90,7 +92,7 @@ def measure(board: Board, sources: list[Source], *, budgets: list[int], seed: in
             raise Interrupted(f"stopped: {len(done)} of {len(todo)} positions kept in {state}; "
                               "the same command goes on", Path(state), len(done), len(todo)) from None
         run.save({"positions": done})
-    return done
+    return done[:len(todo)]
 
 
 def max_gap(diagram: list[dict], min_count: int = MIN_BIN) -> float | None:
