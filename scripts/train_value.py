@@ -2,7 +2,7 @@
 """Train the value model (solver.search.value) on the engine's self-play games, and measure it.
 
 Usage: python scripts/train_value.py [--board 5/6] [--games-of 800:211 --games-of 3200:139]
-       [--seed 1] [--l2 0.001] [--random-plies 2] [--dfpn-nodes 2000] [--out PATH]
+       [--seed 1] [--l2 0.0001] [--random-plies 2] [--dfpn-nodes 2000] [--out PATH]
 
 Each ``--games-of PLAYOUTS:GAMES[:STATE]`` is a source of seeded self-play games, the move
 model's (scripts/train_policy.py's, same seed and state format: its state file serves as
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from solver import Board
-from solver.app.value_training import parse_source, train
+from solver.app.value_training import L2, parse_source, train
 from solver.search.value import DATA
 from solver.util.errors import Interrupted, MeridiansError
 from solver.util.files import interrupt_on_sigterm, state_dir, write_atomic
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--board", default="5/6")
     ap.add_argument("--games-of", action="append", metavar="PLAYOUTS:GAMES[:STATE]")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--l2", type=float, default=L2)
     ap.add_argument("--random-plies", type=int, default=2)
     ap.add_argument("--dfpn-nodes", type=int, default=2000)
     ap.add_argument("--out")
