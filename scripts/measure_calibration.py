@@ -10,10 +10,11 @@ Runs the engine at each playout budget on the positions of held-out self-play ga
 played or resumed with the same state files), each finished position kept in the state
 file (Ctrl-C or a kill keeps them; the same command continues).  Then fits the maps on
 one fold of games and measures on another: log-loss, Brier score and the largest gap of
-the reliability diagram (10 bins), the raw win rate against the calibrated one.  Writes
-the JSON (``--out``) with the command and the code's revision, a reliability diagram
-(.svg beside it), and with ``--ship`` the map of the first budget as package data
-(solver/data/calibration-<board>.json), which the analyst applies.
+the reliability diagram (10 bins), the raw win rate against the calibrated one (the map
+fitted over every budget, the budget an input).  Writes
+the JSON (``--out``) with the command and the code's revision, a reliability diagram per
+budget (``<out>-<playouts>.svg`` beside it), and with ``--ship`` the map chosen over all
+budgets as package data (solver/data/calibration-<board>.json), which the analyst applies.
 """
 
 from __future__ import annotations
@@ -73,30 +74,36 @@ def main(argv: list[str] | None = None) -> int:
     except MeridiansError as e:
         print(e, file=sys.stderr)
         return 2
+    shown = model_path.resolve().relative_to(Path.cwd()) if model_path.resolve().is_relative_to(Path.cwd()) else model_path
     rec = {**provenance(command, revision=revision), "sources": [s.as_dict() for s in sources], "seed": args.seed,
-           "stride": args.stride, "max_positions": args.positions, "value_model": str(model_path) if model is not None else None,
+           "stride": args.stride, "max_positions": args.positions,
+           "value_model": str(shown) if model is not None else None,
            "value_model_command": model.meta.get("command") if model is not None else None, **rec}
     out = Path(args.out) if args.out else Path("results/calibration") / f"calibration-{tag}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, json.dumps(rec, indent=1) + "\n")
-    write_atomic(out.with_suffix(".svg"), reliability_svg(rec))
-    first = rec["budgets"][str(budgets[0])]
+    pictures = []
+    for budget in budgets:
+        pictures.append(out.with_name(f"{out.stem}-{budget}.svg"))
+        write_atomic(pictures[-1], reliability_svg(rec, str(budget)))
     if chosen is None:
         print(f"no calibration map increasing in the win rate fits these positions; {out} written",
               file=sys.stderr)
         return 1
-    chosen_scores = first["maps"][first["chosen"]]
-    print(f"{budgets[0]} playouts, {first['raw']['positions']} held-out positions: Brier {first['raw']['brier']:.4f} "
-          f"raw, {chosen_scores['brier']:.4f} calibrated ({first['chosen']}); largest gap "
-          f"{first['raw']['max_gap']} raw, {chosen_scores['max_gap']} calibrated", file=sys.stderr)
+    for budget in budgets:
+        res = rec["budgets"][str(budget)]
+        raw, cal = res["raw"], res["calibrated"]
+        print(f"{budget} playouts, {raw['positions']} held-out positions: Brier {raw['brier']:.4f} raw, "
+              f"{cal['brier']:.4f} calibrated ({rec['joint']['chosen']}); largest gap {raw['max_gap']} raw, "
+              f"{cal['max_gap']} calibrated", file=sys.stderr)
     if args.ship:
-        chosen.meta = {"command": command, "revision": revision, "budget": budgets[0], "value_model": rec["value_model"],
-                       "held_out": {k: chosen_scores[k] for k in ("positions", "log_loss", "brier", "max_gap")},
-                       "raw": {k: first["raw"][k] for k in ("positions", "log_loss", "brier", "max_gap")}}
+        chosen.meta = {"command": command, "revision": revision, "value_model": rec["value_model"],
+                       "held_out": {b: {k: {f: r[k][f] for f in ("positions", "log_loss", "brier", "max_gap")}
+                                        for k in ("raw", "calibrated")} for b, r in rec["budgets"].items()}}
         ship = DATA / f"calibration-{tag}.json"
         write_atomic(ship, json.dumps(chosen.as_dict(), indent=1) + "\n")
         print(f"{ship}", file=sys.stderr)
-    print(f"{out}, {out.with_suffix('.svg')}", file=sys.stderr)
+    print(f"{out}, {', '.join(str(p) for p in pictures)}", file=sys.stderr)
     return 0
 
 

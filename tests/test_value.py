@@ -76,8 +76,9 @@ def _monotone_into_unit(c: Calibration) -> None:
     w = np.linspace(0, 1, 201)
     for empty in (0.0, 0.3, 0.7, 1.0):
         for value in (-4.0, 0.0, 4.0):
-            p = c(w, empty, value)
-            assert np.all((p >= 0) & (p <= 1)) and np.all(np.diff(p) >= 0), (c.inputs, empty, value)
+            for playouts in (1, c.budgets[0], 3000, c.budgets[1], 10**6):
+                p = c(w, empty, value, playouts)
+                assert np.all((p >= 0) & (p <= 1)) and np.all(np.diff(p) >= 0), (c.inputs, empty, value, playouts)
 
 
 def test_calibration_maps_are_monotone_and_map_into_the_unit_interval():
@@ -86,16 +87,17 @@ def test_calibration_maps_are_monotone_and_map_into_the_unit_interval():
     w = rng.uniform(0, 1, n)
     empty = rng.uniform(0, 1, n)
     value = rng.normal(0, 1, n)
+    playouts = rng.choice([800, 6400], n)
     # outcomes more extreme than the win rate says, as random playouts make them
     truth = 1 / (1 + np.exp(-(1.8 * np.log(np.clip(w, 1e-3, 1 - 1e-3) / np.clip(1 - w, 1e-3, 1))
-                              + 0.3 * value)))
+                              + 0.3 * value - 0.1 * (playouts == 800))))
     y = (rng.uniform(0, 1, n) < truth).astype(float)
-    for inputs in calibration.CANDIDATES:
-        c = Calibration.fit(inputs, w[:3000], empty[:3000], value[:3000], y[:3000])
-        assert c.monotone()
+    for inputs in calibration.CANDIDATES + calibration.JOINT:
+        c = Calibration.fit(inputs, w[:3000], empty[:3000], value[:3000], playouts[:3000], y[:3000])
+        assert c.monotone() and c.budgets == (800, 6400)
         _monotone_into_unit(c)
         # better than the raw win rate on fresh data
-        p = c(w[3000:], empty[3000:], value[3000:])
+        p = c(w[3000:], empty[3000:], value[3000:], playouts[3000:])
         assert np.mean((p - y[3000:]) ** 2) < np.mean((w[3000:] - y[3000:]) ** 2)
     shipped = shipped_calibration("5/6")
     assert shipped is not None
@@ -124,7 +126,7 @@ def test_measuring_calibration_keeps_proven_positions_out_and_resumes(games, tra
     assert res["raw"]["positions"] == sum(r["fold"] == value_training.TEST for r in unproven)
     assert sum(b["count"] for b in res["raw"]["reliability"]) == res["raw"]["positions"]
     # 3/4's win rates at 400 playouts say little on so few positions: a map is fitted only if it rises
-    assert (chosen is None) == (res["chosen"] is None) and (chosen is None or chosen.monotone())
+    assert (chosen is None) == (rec["joint"]["chosen"] is None) and (chosen is None or chosen.monotone())
     assert reliability_svg(rec).count('class="bin raw"') == len(res["raw"]["reliability"])
 
 
@@ -136,16 +138,21 @@ def test_the_report_fits_a_map_that_beats_the_raw_win_rate():
         for ply in range(10):
             w = rng.uniform(0.05, 0.95)
             p = 1 / (1 + ((1 - w) / w) ** 2.0)
+            w2 = 1 / (1 + ((1 - w) / w) ** 1.5)  # the larger budget's rate, nearer the truth
             records.append({"source": 0, "game": game, "ply": ply, "fold": 3 + game % 2, "empty": rng.random(),
-                            "label": float(rng.random() < p), "proven": None, "rates": {"800": [w, 100]}})
-    rec, chosen = calibration.report(BOARD, records, [800], None)
-    res = rec["budgets"]["800"]
-    mapped = res["maps"][res["chosen"]]
-    assert chosen.monotone() and mapped["brier"] < res["raw"]["brier"] and mapped["max_gap"] < res["raw"]["max_gap"]
-    assert chosen.coef[list(chosen.inputs).index("logit")] == pytest.approx(2.0, abs=0.25)
-    svg = reliability_svg(rec)
-    assert svg.count('class="bin raw"') == len(res["raw"]["reliability"])
-    assert svg.count('class="bin calibrated"') == len(mapped["reliability"])
+                            "label": float(rng.random() < p), "proven": None,
+                            "rates": {"800": [w, 100], "6400": [w2, 800]}})
+    rec, chosen = calibration.report(BOARD, records, [800, 6400], None)
+    assert chosen.monotone() and chosen.budgets == (800, 6400) and "budget" in chosen.inputs
+    for budget, slope in (("800", 2.0), ("6400", 2.0 / 1.5)):
+        res = rec["budgets"][budget]
+        mapped = res["calibrated"]
+        assert mapped["brier"] < res["raw"]["brier"] and mapped["max_gap"] < res["raw"]["max_gap"]
+        top = float(chosen.budget(int(budget)))
+        assert chosen.slope(0.5, top) == pytest.approx(slope, abs=0.25)
+        svg = reliability_svg(rec, budget)
+        assert svg.count('class="bin raw"') == len(res["raw"]["reliability"])
+        assert svg.count('class="bin calibrated"') == len(mapped["reliability"])
 
 
 def _endgames(board: str, count: int, back: int, seed: int) -> list[Position]:
@@ -165,7 +172,7 @@ def test_the_analyst_shows_the_calibrated_probability():
     pos = list(random_game("5/6", 2))[20]
     a = analyst.analyse(pos, Limit(playouts=600))
     assert not a.proven and a.estimate is not None
-    probability = analyst.calibrate(pos)
+    probability = analyst.calibrate(pos, a.playouts)
     assert a.estimate.calibrated == pytest.approx(probability(a.estimate.win_rate))
     assert "calibrated" in a.shown() and a.as_dict()["estimate"]["calibrated"] == round(a.estimate.calibrated, 4)
     rated = [mv for mv in a.moves.values() if mv.estimate is not None]

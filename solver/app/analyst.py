@@ -219,11 +219,12 @@ class Analysis:
                 "load_seconds": round(self.load_seconds, 4), "notes": list(self.notes)}
 
 
-def calibrate(position: Position, load: Callable[[Callable[[], None]], None] | None = None
+def calibrate(position: Position, playouts: int, load: Callable[[Callable[[], None]], None] | None = None
               ) -> Callable[[float], float] | None:
     """The calibration map of ``position``'s board (:mod:`solver.search.value`) as a
-    function from the engine's win rate in this position to the probability of a win, or
-    None where the board has none (it was fitted on one board's self-play).  ``load``
+    function from the engine's win rate in this position, after a search of ``playouts``,
+    to the probability of a win, or None where the board has none (it was fitted on one
+    board's self-play).  ``load``
     runs the map's one-off work (the value model's features; a compile on a board's first
     use), so that the analyst keeps it outside the budget."""
     from solver.search.value import shipped_calibration, shipped_model, value_features
@@ -243,7 +244,7 @@ def calibrate(position: Position, load: Callable[[Callable[[], None]], None] | N
             value[0] = float(model.logit(value_features(position)))
 
         (load or (lambda f: f()))(features)
-    return lambda w: float(cal(w, empty, value[0]))
+    return lambda w: float(cal(w, empty, value[0], playouts))
 
 
 def known(position: Position) -> Analysis:
@@ -518,7 +519,7 @@ class _Run:
         rated = [mv for mv in a.moves.values() if mv.estimate is not None and not mv.proven]
         if not rated:
             return
-        probability = calibrate(self.pos, self._loaded)
+        probability = calibrate(self.pos, a.playouts, self._loaded)
         if probability is None:
             return
         for mv in rated:

@@ -893,25 +893,25 @@ def analysis_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
     return "\n".join(out) + "\n"
 
 
-def reliability_svg(rec: Mapping, *, size: float = 420) -> str:
-    """The reliability diagram of ``scripts/measure_calibration.py``'s record, at its first
-    budget: for each bin of predictions (10 bins), the mean prediction against the share of
-    games won, the raw win rate (orange circles, ``class="bin raw"``) and the calibrated
-    probability (blue squares, ``class="bin calibrated"``), each mark's area by the bin's
-    positions; a perfect estimate lies on the diagonal.
+def reliability_svg(rec: Mapping, budget: str | None = None, *, size: float = 420) -> str:
+    """The reliability diagram of ``scripts/measure_calibration.py``'s record at ``budget``
+    (playouts; None: the first): for each bin of predictions (10 bins), the mean prediction
+    against the share of games won, the raw win rate (orange circles, ``class="bin raw"``)
+    and the calibrated probability (blue squares, ``class="bin calibrated"``), each mark's
+    area by the bin's positions; a perfect estimate lies on the diagonal.
 
     >>> b = {"count": 30, "predicted": 0.6, "observed": 0.7}
     >>> s = {"brier": 0.2, "max_gap": 0.1, "positions": 30, "reliability": [b]}
-    >>> rec = {"board": "5/6", "budgets": {"800": {"raw": s, "chosen": "bias+logit",
-    ...        "maps": {"bias+logit": s}}}}
+    >>> rec = {"board": "5/6", "joint": {"chosen": "bias+logit"}, "budgets": {"800": {"raw": s, "calibrated": s}}}
     >>> svg = reliability_svg(rec)
     >>> svg.count('class="bin raw"'), svg.count('class="bin calibrated"')
     (1, 1)
     """
-    budget, res = next(iter(rec["budgets"].items()))
+    budget = next(iter(rec["budgets"])) if budget is None else budget
+    res = rec["budgets"][budget]
     series = [("raw", "raw win rate", "#d55e00", res["raw"])]
-    if res.get("chosen"):
-        series.append(("calibrated", f"calibrated ({res['chosen']})", "#0072b2", res["maps"][res["chosen"]]))
+    if res.get("calibrated"):
+        series.append(("calibrated", f"calibrated ({rec['joint']['chosen']})", "#0072b2", res["calibrated"]))
     left, right, top, bottom = 60.0, 20.0, 78.0, 46.0
     width, height = size, size + top - 40
     side = width - left - right

@@ -270,76 +270,92 @@ def evaluate(p: np.ndarray, y: np.ndarray, constant: float) -> dict[str, float]:
 
 # -- calibration --------------------------------------------------------------------------
 
-#: the inputs a calibration map may use, each a function of the win rate, the empty share
-#: and the value model's logit
-CAL_INPUTS = ("bias", "logit", "empty", "logit*empty", "value")
+#: the inputs a calibration map may use: functions of the win rate (its logit), the empty
+#: share, the value model's logit and the search's playouts (``budget``: log2 of the
+#: playouts over the fewest the map was fitted at, held within the budgets it was fitted at)
+CAL_INPUTS = ("bias", "logit", "empty", "logit*empty", "value", "budget", "logit*budget")
 
 
 @dataclass
 class Calibration:
     """A map from the engine's win rate to a probability: ``sigmoid(sum c_i * input_i)``
-    over ``inputs`` (names of :data:`CAL_INPUTS`); ``board`` the board it was fitted on."""
+    over ``inputs`` (names of :data:`CAL_INPUTS`); ``budgets``: the fewest and most
+    playouts of the searches it was fitted on; ``board`` the board."""
 
     inputs: tuple[str, ...]
     coef: np.ndarray
+    budgets: tuple[int, int] = (1, 1)
     board: str = ""
     meta: dict = field(default_factory=dict)
 
-    @staticmethod
-    def design(inputs, win_rate, empty, value) -> np.ndarray:
-        """The input matrix for arrays of win rates, empty shares and value logits."""
+    def budget(self, playouts) -> np.ndarray:
+        """The ``budget`` input of a search of ``playouts``."""
+        lo, hi = self.budgets
+        return np.log2(np.clip(np.asarray(playouts, np.float64), lo, hi) / lo)
+
+    def design(self, win_rate, empty, value, playouts) -> np.ndarray:
+        """The input matrix for arrays of win rates, empty shares, value logits and playouts."""
         lw = _logit(win_rate, 1e-3)
-        empty = np.broadcast_to(np.asarray(empty, np.float64), lw.shape)
-        value = np.broadcast_to(np.asarray(value, np.float64), lw.shape)
-        cols = {"bias": np.ones_like(lw), "logit": lw, "empty": empty, "logit*empty": lw * empty, "value": value}
-        return np.stack([cols[name] for name in inputs], axis=-1)
+        shape = lw.shape
+        empty = np.broadcast_to(np.asarray(empty, np.float64), shape)
+        value = np.broadcast_to(np.asarray(value, np.float64), shape)
+        budget = np.broadcast_to(self.budget(playouts), shape)
+        cols = {"bias": np.ones_like(lw), "logit": lw, "empty": empty, "logit*empty": lw * empty, "value": value,
+                "budget": budget, "logit*budget": lw * budget}
+        return np.stack([cols[name] for name in self.inputs], axis=-1)
 
     @property
     def needs_value(self) -> bool:
         return "value" in self.inputs
 
-    def __call__(self, win_rate, empty=0.0, value=0.0):
-        """The calibrated probability of win rate(s) ``win_rate`` at empty share ``empty``
-        and value-model logit ``value``."""
-        return sigmoid(self.design(self.inputs, win_rate, empty, value) @ self.coef)
+    def __call__(self, win_rate, empty=0.0, value=0.0, playouts=None):
+        """The calibrated probability of win rate(s) ``win_rate`` at empty share ``empty``,
+        value-model logit ``value`` and a search of ``playouts`` (None: the fewest fitted)."""
+        playouts = self.budgets[0] if playouts is None else playouts
+        return sigmoid(self.design(win_rate, empty, value, playouts) @ self.coef)
 
     @classmethod
-    def fit(cls, inputs, win_rate, empty, value, y, *, l2: float = 1e-4, board: str = "") -> Calibration:
-        """The map fitted to outcomes ``y``; the slope in ``logit(w)`` kept positive at
-        every empty share (a monotone map): a fit that would not be is refitted without
-        the interaction term."""
+    def fit(cls, inputs, win_rate, empty, value, playouts, y, *, l2: float = 1e-4, board: str = "") -> Calibration:
+        """The map fitted to outcomes ``y``, monotone in the win rate: a fit that is not is
+        refitted without its interaction terms (``logit*...``), and failing that refused
+        (:class:`ValueModelError`)."""
         inputs = tuple(inputs)
-        coef = _newton(cls.design(inputs, win_rate, empty, value), np.asarray(y, np.float64), l2)
-        c = cls(inputs, coef, board)
+        playouts = np.asarray(playouts)
+        c = cls(inputs, np.zeros(len(inputs)), (int(playouts.min()), int(playouts.max())), board)
+        c.coef = _newton(c.design(win_rate, empty, value, playouts), np.asarray(y, np.float64), l2)
         if not c.monotone():
-            if "logit*empty" not in inputs:
+            plain = tuple(i for i in inputs if not i.startswith("logit*"))
+            if plain == inputs:
                 raise ValueModelError("the calibration map fitted decreasing in the win rate: too little data")
-            return cls.fit([i for i in inputs if i != "logit*empty"], win_rate, empty, value, y, l2=l2, board=board)
+            return cls.fit(plain, win_rate, empty, value, playouts, y, l2=l2, board=board)
         return c
 
-    def slope(self, empty: float) -> float:
-        """d logit(p) / d logit(w) at empty share ``empty``."""
+    def slope(self, empty: float, budget: float) -> float:
+        """d logit(p) / d logit(w) at empty share ``empty`` and ``budget`` input."""
         s = 0.0
         for name, c in zip(self.inputs, self.coef):
-            s += c if name == "logit" else c * empty if name == "logit*empty" else 0.0
+            s += {"logit": c, "logit*empty": c * empty, "logit*budget": c * budget}.get(name, 0.0)
         return s
 
     def monotone(self) -> bool:
-        """Whether the map increases with the win rate at every empty share in [0, 1]."""
-        return self.slope(0.0) > 0 and self.slope(1.0) > 0
+        """Whether the map increases with the win rate at every empty share and budget
+        (the slope is linear in both: its corners decide)."""
+        top = float(self.budget(self.budgets[1]))
+        return all(self.slope(e, b) > 0 for e in (0.0, 1.0) for b in (0.0, top))
 
     def as_dict(self) -> dict:
         return {"board": self.board, "inputs": list(self.inputs), "coef": [float(c) for c in self.coef],
-                "meta": self.meta}
+                "budgets": list(self.budgets), "meta": self.meta}
 
     @classmethod
     def from_dict(cls, d: dict) -> Calibration:
         try:
             inputs = tuple(d["inputs"])
             coef = np.array(d["coef"], np.float64)
-            if not set(inputs) <= set(CAL_INPUTS) or coef.shape != (len(inputs),):
-                raise ValueError("inputs and coefficients do not match")
-            c = cls(inputs, coef, str(d.get("board", "")), dict(d.get("meta", {})))
+            lo, hi = (int(x) for x in d.get("budgets", (1, 1)))
+            if not set(inputs) <= set(CAL_INPUTS) or coef.shape != (len(inputs),) or not 1 <= lo <= hi:
+                raise ValueError("inputs, coefficients and budgets do not match")
+            c = cls(inputs, coef, (lo, hi), str(d.get("board", "")), dict(d.get("meta", {})))
         except (KeyError, TypeError, ValueError) as e:
             raise ValueModelError(f"not a calibration map ({e})") from None
         if not c.monotone():
