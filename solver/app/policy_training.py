@@ -27,7 +27,7 @@ from solver.search.mcts import Engine
 from solver.search.policy import PolicyModel, Samples, evaluate, fit
 from solver.util.errors import Interrupted
 
-__all__ = ["STATE_FORMAT", "HOLD_OUT", "selfplay_game", "samples", "train", "top_features"]
+__all__ = ["STATE_FORMAT", "HOLD_OUT", "selfplay_game", "play_games", "samples", "train", "top_features"]
 
 STATE_FORMAT = "meridians-policy-selfplay/1"
 #: one game in HOLD_OUT is held out for measuring, never trained on
@@ -54,23 +54,10 @@ def selfplay_game(board: Board, seed: int, playouts: int, random_plies: int, dfp
     return moves
 
 
-def samples(board: Board, games: list[list[str]], random_plies: int) -> Samples:
-    """The engine's moves of ``games`` with the features of every legal move."""
-    blocks = []
-    for moves in games:
-        pos = Position.start(board)
-        for i, move in enumerate(moves):
-            if i >= random_plies:
-                names, feats = position_features(pos)
-                blocks.append((feats.copy(), names.index(move)))
-            pos = pos.play(move)
-    return Samples.build(blocks)
-
-
-def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Path, random_plies: int = 2,
-          dfpn_nodes: int = 2000, log: Callable[[str], None] | None = None) -> tuple[PolicyModel, dict]:
-    """Play (or resume) ``games`` self-play games, fit the model and measure it: the model
-    and a record of the run (data, figures, seconds).  Raises
+def play_games(board: Board, *, games: int, playouts: int, seed: int, state: str | Path, random_plies: int = 2,
+               dfpn_nodes: int = 2000, log: Callable[[str], None] | None = None) -> tuple[list[list[str]], float]:
+    """Play (or resume) ``games`` seeded self-play games kept in the state file ``state``:
+    their moves and the seconds spent playing them.  Raises
     :class:`~solver.util.errors.Interrupted` on Ctrl-C after saving the finished games."""
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
     identity = {"board": board.name, "playouts": playouts, "seed": seed, "random_plies": random_plies,
@@ -94,6 +81,29 @@ def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Pa
             run.save({"games": done, "seconds": round(played_seconds, 1)})
             raise Interrupted(f"stopped: {len(done)} of {games} games kept in {state}; the same command goes on",
                               Path(state), len(done), games) from None
+    return done[:games], played_seconds
+
+
+def samples(board: Board, games: list[list[str]], random_plies: int) -> Samples:
+    """The engine's moves of ``games`` with the features of every legal move."""
+    blocks = []
+    for moves in games:
+        pos = Position.start(board)
+        for i, move in enumerate(moves):
+            if i >= random_plies:
+                names, feats = position_features(pos)
+                blocks.append((feats.copy(), names.index(move)))
+            pos = pos.play(move)
+    return Samples.build(blocks)
+
+
+def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Path, random_plies: int = 2,
+          dfpn_nodes: int = 2000, log: Callable[[str], None] | None = None) -> tuple[PolicyModel, dict]:
+    """Play (or resume) ``games`` self-play games, fit the model and measure it: the model
+    and a record of the run (data, figures, seconds).  Raises
+    :class:`~solver.util.errors.Interrupted` on Ctrl-C after saving the finished games."""
+    done, played_seconds = play_games(board, games=games, playouts=playouts, seed=seed, state=state,
+                                      random_plies=random_plies, dfpn_nodes=dfpn_nodes, log=log)
     done = done[:games]
     train_games = [g for i, g in enumerate(done) if i % HOLD_OUT != HOLD_OUT - 1]
     test_games = [g for i, g in enumerate(done) if i % HOLD_OUT == HOLD_OUT - 1]
