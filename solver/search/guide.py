@@ -10,6 +10,9 @@ where unknown) and turns the probability ``p`` of each of the ``n`` moves into a
 ``k`` from its move count as in plain df-pn, becomes ``round(k * factor)`` (at least 1),
 so a move the model likes costs less to try first and a move it dislikes more.  The
 children are then ordered by the model's score, so that ties go to the likelier move.
+df-pn expands a node again each time it comes back to it, mostly along the same path, so
+the factors of the last :data:`CACHE` nodes scored are kept, by the position's key and
+its last two moves (a key collision could only change an order, never a value).
 
 :func:`load_model` is the one place that says where the model comes from.
 """
@@ -31,9 +34,10 @@ __all__ = ["Guide", "new_guide", "node_factors", "load_model", "MODEL_PATH", "PO
 
 #: the move model df-pn uses when asked for "the" model: 5/6 self-play at 3,200 playouts
 MODEL_PATH = Path(__file__).resolve().parents[2] / "results" / "policy" / "policy-5-6-p3200.npz"
-#: the mapping from probabilities to factors (chosen with scripts/bench_guided.py)
-POWER = 1.0
-CLIP = 32.0
+#: the mapping from probabilities to factors (of power 0, 0.5 and 1 on 3/4 and 4/5
+#: positions, scripts/bench_guided.py, 0.5 took the fewest expansions)
+POWER = 0.5
+CLIP = 8.0
 #: at whose nodes the factors apply: BOTH, the prover's (OR) only, the other's (AND) only
 BOTH, OR_ONLY, AND_ONLY = 0, 1, 2
 SIDES = BOTH

@@ -130,7 +130,8 @@ def prove(
     (:class:`~solver.search.policy.PolicyModel`, the path of its file, or True for the
     project's, :func:`solver.search.guide.load_model`) that orders each node's children
     and sets their initial numbers (:mod:`solver.search.guide`); the value is the same
-    as without it, only the work differs.  ``stats['guided']`` counts the nodes it scored.
+    as without it, only the work differs.  ``stats['guided']`` counts the nodes it scored,
+    ``stats['guided_cached']`` those of them whose scores it remembered.
     """
     limit = check_limit(limit)
     knowledge = DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge)
@@ -407,6 +408,7 @@ def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, t
     }
     if D.guide is not None:
         p.stats["guided"] = int(D.guide.stats[0])
+        p.stats["guided_cached"] = int(D.guide.stats[1])
     if jobs > 1:
         p.stats["jobs"] = jobs
     return p
