@@ -61,8 +61,9 @@ EXPAND_AT = 1
 #: the selection rules (:mod:`.mcts_tree`): UCT alone (the engine before the move model,
 #: the match player ``uct``), PUCT with the move model's priors, progressive bias
 SELECTIONS = {"uct": M.UCT, "puct": M.PUCT, "bias": M.BIAS}
-#: the engine's selection rule
-SELECT = "uct"
+#: the engine's selection rule: PUCT with the priors beat UCT (the player ``uct``) 60-0 on
+#: 5/6 at 0.2 s a move (c_p 1, fpu 0; a machine shared with other work)
+SELECT = "puct"
 #: the weight of the prior (PUCT's c_p; progressive bias's weight)
 PRIOR_C = 1.0
 #: PUCT's first-play reduction: an unvisited child's value is the parent's less this
