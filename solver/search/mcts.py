@@ -12,10 +12,13 @@ a budget of playouts or seconds.  Two kinds of answer, never mixed up:
   leaves (``value='unknown'``, ``source='estimate'``, ``win_rate``), which is a
   percentage of games and never a proof.
 
-The tree and its compiled iteration loop are in :mod:`solver.search.mcts_tree` (UCT
-selection with the exploration constant :data:`EXPLORATION`, random playouts that avoid
-moves losing the mover's own stones (:data:`PLAYOUT_TRIES`), the MCTS-Solver back-up; why a proven value holds under the repetition
-rule is argued there).  The best move is a proven winning move if there is one, else the
+The tree and its compiled iteration loop are in :mod:`solver.search.mcts_tree` (PUCT
+selection with the priors of the move model shipped in ``solver/data/policy.npz``
+(:func:`model_weights`, :mod:`solver.search.policy`), or UCT with the exploration
+constant :data:`EXPLORATION` as before the model (``select='uct'``), random playouts
+that avoid moves losing the mover's own stones (:data:`PLAYOUT_TRIES`), the
+MCTS-Solver back-up; why a proven value holds under the repetition rule is argued
+there).  The priors order and focus the search; they decide no value.  The best move is a proven winning move if there is one, else the
 most visited move that is not proven lost; when every move loses, the move a search
 without the solver prefers (the opponent may miss the win: ``resist``).
 :class:`Engine` does the same and keeps its tree from one move of a game to the next.
@@ -23,7 +26,7 @@ without the solver prefers (the opponent may miss the win: ``resist``).
 >>> from solver import Position
 >>> r = search(Position.parse("D1/3/L1D1/1L1/L1 D"), Limit(playouts=1000), seed=1, dfpn_nodes=0)
 >>> r.value, r.source, r.win_rate, r.best
-(<Value.WIN: 'win'>, 'tree', None, 'd1')
+(<Value.WIN: 'win'>, 'tree', None, 'c2')
 """
 
 from __future__ import annotations
