@@ -158,12 +158,20 @@ def test_priors_focus_the_search_and_ride_along_when_a_tree_is_kept():
 
 
 def test_the_uct_player_plays_as_the_engine_before_the_move_model():
-    # moves and visits recorded with the engine of fdc0c7e (tests/data, one game and three searches)
+    # recorded with the engine of fdc0c7e (tests/data): a match game of its player
+    # 'engine' (the analyst first), an Engine self-play game (trees kept), three searches
     from solver.app.match import parse_player, play_game
 
     fx = json.loads(FIXTURE.read_text())
-    outcome, moves = play_game(parse_player("uct:playouts=300"), parse_player("uct:playouts=200,dfpn=0"), "4/5", 7)
-    assert [outcome, moves] == fx["game"]
+    a, b, board = fx["game_players"]
+    uct = [parse_player(spec.replace("engine", "uct", 1)) for spec in (a, b)]
+    assert list(play_game(*uct, board, 7)) == fx["game"]
+    engines = [mcts.Engine(seed=3, dfpn_nodes=0, select="uct"), mcts.Engine(seed=103, dfpn_nodes=0, select="uct")]
+    pos, moves = Position.start("4/5"), []
+    while pos.outcome is None:
+        moves.append(engines[pos.side_index].search(pos, Limit(playouts=300)).best)
+        pos = pos.play(moves[-1])
+    assert moves == fx["selfplay"]
     for s in fx["searches"]:
         r = mcts.search(Position.parse(s["position"]), Limit(playouts=500), seed=3, dfpn_nodes=0, select="uct")
         assert (r.best, {m.move: m.visits for m in r.moves}) == (s["best"], s["visits"])
