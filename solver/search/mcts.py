@@ -64,8 +64,7 @@ EXPAND_AT = 1
 #: the selection rules (:mod:`.mcts_tree`): UCT alone (the engine before the move model,
 #: the match player ``uct``), PUCT with the move model's priors, progressive bias
 SELECTIONS = {"uct": M.UCT, "puct": M.PUCT, "bias": M.BIAS}
-#: the engine's selection rule: PUCT with the priors beat UCT (the player ``uct``) 199-1 on
-#: 5/6 at 0.2 s a move (c_p 1, fpu 0; results/engine/engine2-5-6-uct.json)
+#: the engine's selection rule, chosen by matches against ``uct`` (results/engine/engine2-5-6-uct.json)
 SELECT = "puct"
 #: the weight of the prior (PUCT's c_p; progressive bias's weight)
 PRIOR_C = 1.0
