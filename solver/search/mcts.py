@@ -75,8 +75,8 @@ DFPN_NODES = 20_000
 DFPN_TT_MB = 16
 #: with a time budget, the share of it df-pn may take at most
 DFPN_TIME_SHARE = 0.25
-#: the most nodes the tree grows to (33 bytes each: 264 MB, and while the arrays double,
-#: 396 MB); then the search stops.  6/7 grows 4-20 nodes an iteration, 5,000 iterations
+#: the most nodes the tree grows to (37 bytes each with the prior: 296 MB, and while the arrays double,
+#: 444 MB); then the search stops.  6/7 grows 4-20 nodes an iteration, 5,000 iterations
 #: a second: a search of a minute or two fits
 MAX_TREE_NODES = 8_000_000
 _FIRST_CAPACITY = 1 << 16
