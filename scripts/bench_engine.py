@@ -2,14 +2,16 @@
 """Speed of the engine (solver.search.mcts): tree iterations per second against the bare
 random playouts of the compiled core, on the same board in the same run.
 
-Usage: python scripts/bench_engine.py [--seconds S] [--boards 5/6,6/7] [--plies 0,30] [--json]
+Usage: python scripts/bench_engine.py [--seconds S] [--boards 5/6,6/7] [--plies 0,30]
+       [--selects uct,puct] [--json]
 
 For each board and each start (the empty board, and positions ``--plies`` random moves
 in, seeded), one engine search of ``--seconds`` (the tree alone: no df-pn first) and
 ``--seconds`` of bare playouts from the empty board (``solver.app.bench.playout_rate``).  The
 ratio iterations/playouts is the share of the core's speed that the tree keeps: each
 iteration replays its path from the root, expands a leaf by playing all its moves, and
-ends in one playout.
+ends in one playout.  Each start is searched with each selection rule of ``--selects``,
+one after the other: ``puct`` pays for the move model's features at every expansion.
 """
 
 from __future__ import annotations
@@ -24,22 +26,24 @@ from solver.search import mcts
 from solver.search.limit import Limit
 
 
-def measure(board: Board, seconds: float, plies: list[int], seed: int = 1) -> list[dict]:
+def measure(board: Board, seconds: float, plies: list[int], seed: int = 1,
+            selects: tuple[str, ...] = ("uct", "puct")) -> list[dict]:
     rows = []
     bare = playout_rate(board, seconds, seed)
     for n in plies:
-        pos = Position.start(board) if n == 0 else random_position(board, n, seed)
-        mcts.search(pos, Limit(playouts=10), seed=seed, dfpn_nodes=0)  # load the kernels
-        r = mcts.search(pos, Limit(seconds=seconds), seed=seed, dfpn_nodes=0)
-        iterations = r.stats["iterations"]
-        rows.append({
-            "board": board.name, "plies": n, "position": str(pos), "seconds": r.seconds,
-            "iterations": iterations, "iterations_per_s": iterations / r.seconds,
-            "playouts": r.playouts, "nodes": r.nodes, "nodes_per_iteration": r.nodes / max(iterations, 1),
-            "bare_playouts_per_s": bare["playouts_per_s"],
-            "ratio": iterations / r.seconds / bare["playouts_per_s"],
-            "best": r.best, "value": r.shown(),
-        })
+        for select in selects:
+            pos = Position.start(board) if n == 0 else random_position(board, n, seed)
+            mcts.search(pos, Limit(playouts=10), seed=seed, dfpn_nodes=0, select=select)  # load the kernels
+            r = mcts.search(pos, Limit(seconds=seconds), seed=seed, dfpn_nodes=0, select=select)
+            iterations = r.stats["iterations"]
+            rows.append({
+                "board": board.name, "plies": n, "select": select, "position": str(pos), "seconds": r.seconds,
+                "iterations": iterations, "iterations_per_s": iterations / r.seconds,
+                "playouts": r.playouts, "nodes": r.nodes, "nodes_per_iteration": r.nodes / max(iterations, 1),
+                "bare_playouts_per_s": bare["playouts_per_s"],
+                "ratio": iterations / r.seconds / bare["playouts_per_s"],
+                "best": r.best, "value": r.shown(),
+            })
     return rows
 
 
@@ -49,19 +53,24 @@ def main() -> None:
     ap.add_argument("--boards", default="5/6,6/7")
     ap.add_argument("--plies", default="0,30", help="starts: random moves from the empty board (0: empty)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--selects", default="uct,puct", help="the selection rules to measure")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if not a.seconds > 0:
         ap.error("--seconds: give a number greater than 0")
     plies = [int(x) for x in a.plies.split(",")]
-    rows = [r for b in a.boards.split(",") for r in measure(Board.parse(b), a.seconds, plies, a.seed)]
+    selects = tuple(a.selects.split(","))
+    if not set(selects) <= set(mcts.SELECTIONS):
+        ap.error(f"--selects: of {', '.join(mcts.SELECTIONS)}")
+    rows = [r for b in a.boards.split(",") for r in measure(Board.parse(b), a.seconds, plies, a.seed, selects)]
     if a.json:
         print(json.dumps(rows, indent=1))
         return
-    print(f"{'board':5} {'plies':>5} {'iterations/s':>13} {'bare playouts/s':>16} {'ratio':>6} "
+    print(f"{'board':5} {'plies':>5} {'select':6} {'iterations/s':>13} {'bare playouts/s':>16} {'ratio':>6} "
           f"{'nodes/iter':>10}  best, value")
     for r in rows:
-        print(f"{r['board']:5} {r['plies']:>5} {r['iterations_per_s']:>13,.0f} {r['bare_playouts_per_s']:>16,.0f} "
+        print(f"{r['board']:5} {r['plies']:>5} {r['select']:6} {r['iterations_per_s']:>13,.0f} "
+              f"{r['bare_playouts_per_s']:>16,.0f} "
               f"{r['ratio']:>6.2f} {r['nodes_per_iteration']:>10.1f}  {r['best']}, {r['value']}")
 
 

@@ -2,14 +2,17 @@
 """The engine's strength: a table of seeded matches (solver.app.match), written to a results file.
 
 Usage: python scripts/bench_strength.py [--boards 5/6,6/7] [--games 40] [--playouts 1000]
-       [--seed 1] [--seconds S] [--out results/engine/strength.json]
+       [--seed 1] [--seconds S] [--pair A B ...] [--jobs J] [--out results/engine/strength.json]
 
 For each board, the engine (MCTS-Solver, df-pn first) with ``--playouts`` a move plays
 ``--games`` games, colours alternating, against: uniform random moves; flat Monte Carlo
 with the same playouts; the same tree search without the solver and without df-pn
 (``mcts``) with the same playouts.  With ``--seconds``, one more match on each board:
 the engine against flat Monte Carlo at equal time a move (not reproducible: a time
-budget depends on the machine's load).  The issue's targets: >= 99% against random,
+budget depends on the machine's load).  With ``--pair A B`` (repeatable), the table is
+those matches instead (player specs as ``meridians match`` takes them, e.g. ``--pair
+engine:time=0.2 uct:time=0.2``).  ``--jobs``: games at once; each match keeps its
+finished games in a state file (``meridians match``'s), so the same command resumes.  The issue's targets: >= 99% against random,
 >= 90% against flat Monte Carlo at equal time, >= 60% against MCTS without the solver.
 
 Playout budgets make every other match replay exactly (same code, same seed).  The file
@@ -27,8 +30,9 @@ import time
 from pathlib import Path
 
 from solver import Board
+from solver.util.errors import Interrupted
 from solver.util.files import write_atomic
-from solver.app.match import parse_player, run_match
+from solver.app.match import MAX_JOBS, default_state, parse_player, run_match
 from solver.util.provenance import code_revision, provenance
 
 #: the folder of the results file
@@ -55,13 +59,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--playouts", type=int, default=1000, help="playouts a move of every searching player")
     ap.add_argument("--seconds", type=float, default=None, help="also a match at this time a move against flat MC")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"), default=None,
+                    help="a match of player A against B (repeatable): the table is these matches")
+    ap.add_argument("--jobs", type=int, default=1, help="games at once (worker processes)")
     ap.add_argument("--out", default=None, help="the results file (default: results/engine/strength.json)")
     a = ap.parse_args(argv)
     try:
         boards = [Board.parse(b).name for b in a.boards.split(",")]
         if a.games < 1:
             raise ValueError(f"--games {a.games}: give a whole number of at least 1")
-        pairs = [(parse_player(x), parse_player(y)) for x, y in matches(a.playouts, a.seconds)]
+        if not 1 <= a.jobs <= MAX_JOBS:
+            raise ValueError(f"--jobs {a.jobs}: give a whole number from 1 to {MAX_JOBS}")
+        specs = a.pair if a.pair else matches(a.playouts, a.seconds)
+        pairs = [(parse_player(x), parse_player(y)) for x, y in specs]
     except ValueError as e:
         print(f"bench_strength: {e}", file=sys.stderr)
         return 2
@@ -77,14 +87,15 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"\r{board} {pa.spec} vs {pb.spec}: {r.a_wins}-{r.b_wins}-{r.draws} after {g} games"
                           f" ({time.perf_counter() - t0:.0f} s)", end="", file=sys.stderr, flush=True)
 
-                r = run_match(pa, pb, board, a.games, a.seed, progress=progress)
+                r = run_match(pa, pb, board, a.games, a.seed, progress=progress, jobs=a.jobs,
+                              state=default_state(pa, pb, board, a.seed), remove_state=True)
                 print(file=sys.stderr)
                 row = {k: v for k, v in r.as_dict().items() if k != "results"}
                 row["seconds"] = round(time.perf_counter() - t0, 1)
                 record["rows"].append(row)
                 write_atomic(out, json.dumps(record, indent=1) + "\n")
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: {len(record['rows'])} matches in {out}", file=sys.stderr)
+    except (KeyboardInterrupt, Interrupted):
+        print(f"\ninterrupted: {len(record['rows'])} matches in {out}; the same command resumes", file=sys.stderr)
         return 130
     print(f"{'board':5} {'A':24} {'B':26} {'score':>9} {'A wins':>7} {'Elo (95%)':>22}")
     for row in record["rows"]:

@@ -352,8 +352,12 @@ def test_the_engine_holds_proven_moves_as_proven_nodes():
     visits = {m.move: m.visits for m in r.moves}
     assert sum(visits[m] for m in known) <= 1 and sum(visits[m] for m in open_moves) >= 398
     assert {m.move for m in r.moves if m.value is Value.LOSS} == set(known) and r.best in open_moves
+    # what the seeding saves: the playouts a search without it spends on the lost moves
+    # (fewer with the priors, which favour the two open moves, than with UCT alone)
     plain = mcts.search(p, Limit(playouts=400), dfpn_nodes=0)
-    assert sum(m.visits for m in plain.moves if m.move in open_moves) < 100  # what the seeding saves
+    uct = mcts.search(p, Limit(playouts=400), dfpn_nodes=0, select="uct")
+    assert sum(m.visits for m in plain.moves if m.move in known) > 1
+    assert sum(m.visits for m in uct.moves if m.move in open_moves) < 100
     won = mcts.search(p, Limit(playouts=50), dfpn_nodes=0, known={"e5": Value.WIN})
     assert (won.value, won.source, won.best) == (Value.WIN, "tree", "e5")
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from solver.app.match import Player, elo, parse_player, play_game, run_match
+from solver.app.match import Player, elo, engine_of, parse_player, play_game, run_match
+from solver.search import mcts
 from solver.search.limit import Limit
 
 
@@ -16,11 +17,18 @@ def test_players_are_parsed_with_their_budgets():
     assert parse_player("engine:time=0.5,dfpn=0") == Player("engine:time=0.5,dfpn=0", "engine", Limit(seconds=0.5), 0)
     assert parse_player("mcts-flat:playouts=300") == Player("mcts-flat:playouts=300", "mcts-flat", Limit(playouts=300))
     assert parse_player("mcts:time=2") == Player("mcts:time=2", "mcts", Limit(seconds=2.0))
+    assert parse_player("uct:time=0.2,dfpn=5") == Player("uct:time=0.2,dfpn=5", "uct", Limit(seconds=0.2), 5)
+    tuned = parse_player("engine:playouts=9,select=bias,cp=2,fpu=-0.5,c=0.4,expand=3")
+    assert tuned.tune == (("expand_at", 3), ("exploration", 0.4), ("fpu", -0.5), ("prior_c", 2.0), ("select", "bias"))
+    assert engine_of(tuned, 1).options() == {**mcts.Engine(seed=1).options(), **dict(tuned.tune)}
+    assert engine_of(parse_player("uct"), 1).select == "uct"
 
 
 @pytest.mark.parametrize("spec", ["", "alphazero", "random:time=1", "engine:time=nan", "engine:time=0",
                                   "engine:time=x", "engine:playouts=0", "engine:playouts=1.5", "engine:depth=3",
-                                  "engine:time", "mcts-flat:dfpn=3", "engine:dfpn=-1"])
+                                  "engine:time", "mcts-flat:dfpn=3", "engine:dfpn=-1", "uct:select=puct",
+                                  "engine:select=alphazero", "engine:cp=-1", "engine:fpu=nan", "engine:expand=1.5",
+                                  "mcts:cp=1"])
 def test_bad_players_are_refused(spec):
     with pytest.raises(ValueError):
         parse_player(spec)

@@ -25,14 +25,16 @@ def _engine(pos: Position, playouts: int, seed: int = 1, **kw) -> Result:
     return mcts.search(pos, Limit(playouts=playouts), seed=seed, **kw)
 
 
-@pytest.mark.parametrize("board, plies, playouts, tries", [("2/3", 5, 20_000, 1), ("3/4", 22, 5_000, 1),
-                                                            ("3/4", 22, 5_000, 4)])
-def test_proven_values_agree_with_dfpn(board, plies, playouts, tries):
+@pytest.mark.parametrize("board, plies, playouts, tries, select", [
+    ("2/3", 5, 20_000, 1, "puct"), ("3/4", 22, 5_000, 1, "puct"), ("3/4", 22, 5_000, 4, "puct"),
+    ("3/4", 22, 5_000, 3, "uct"), ("3/4", 22, 5_000, 3, "bias")])
+def test_proven_values_agree_with_dfpn(board, plies, playouts, tries, select):
     # the tree alone (no df-pn first): every value and every root move's value it
-    # proves is df-pn's, whatever the playouts (tries: the playout policy)
+    # proves is df-pn's, whatever the playouts (tries: the playout policy) and the
+    # selection rule (the priors only order the search)
     proven = moves_proven = 0
     for pos in random_positions(board, 8, plies, seed=3):
-        r = _engine(pos, playouts, dfpn_nodes=0, tries=tries)
+        r = _engine(pos, playouts, dfpn_nodes=0, tries=tries, select=select)
         if r.proven:
             assert r.source == "tree" and r.win_rate is None
             assert r.value == prove(pos, Limit(tt_mb=16)).value, str(pos)
@@ -304,12 +306,14 @@ def test_refreshing_a_kept_tree_recomputes_its_proofs_and_marks_repetitions():
 
 
 def test_a_short_time_is_not_spent_by_dfpn_alone():
-    # df-pn's share of a 0.05 s budget must leave the tree time to try every root move
+    # df-pn's share of a 0.05 s budget must leave the tree time for as many iterations
+    # as there are root moves (under UCT: every root move tried; PUCT may pass some over)
     pos = random_positions("3/4", 1, 4, seed=2)[0]
     r = mcts.search(pos, Limit(seconds=0.05), seed=1)
     assert r.source == "estimate" and r.stats["dfpn_nodes"] > 0
     assert r.best in pos.legal_moves() and r.stats["iterations"] >= len(pos.legal_moves())
-    assert sum(m.visits > 0 for m in r.moves) == len(pos.legal_moves())
+    u = mcts.search(pos, Limit(seconds=0.05), seed=1, select="uct")
+    assert sum(m.visits > 0 for m in u.moves) == len(pos.legal_moves())
 
 
 def test_a_lost_position_is_played_as_a_search_without_the_solver_would():

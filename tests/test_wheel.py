@@ -81,7 +81,7 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
         assert sorted(shipped) == [f.name for f in sets]  # no .state.json, no .lock
         assert not [n for n in z.namelist() if n.startswith("results/")]
         assert all(z.read(shipped[f.name]) == f.read_bytes() for f in sets)
-        assert {"solver/data/openings-2-3.npz", "solver/data/openings-3-4.npz"} <= set(z.namelist())
+        assert {"solver/data/openings-2-3.npz", "solver/data/openings-3-4.npz", "solver/data/policy.npz", "solver/data/policy.json"} <= set(z.namelist())
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", venv], tmp_path, env)

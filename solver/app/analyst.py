@@ -476,8 +476,10 @@ class _Run:
             # every move loses: the one a search without the solver prefers keeps the most
             # chances against an opponent who may miss the win (the proof is not redone)
             seconds = None if seconds is None else min(seconds, RESIST_SECONDS)
-            r = mcts.search(self.pos, Limit(seconds=seconds, playouts=playouts), seed=self.seed, dfpn_nodes=0,
-                            solver=False, progress=self.progress)
+            # with the given engine's options (its selection rule), else the default engine's
+            opts = {**(self.engine.options() if self.engine is not None else {}),
+                    "seed": self.seed, "dfpn_nodes": 0, "solver": False}
+            r = mcts.search(self.pos, Limit(seconds=seconds, playouts=playouts), progress=self.progress, **opts)
             self.resist = r.best
             a.playouts += r.playouts
             self._visits(r, estimates=False)

@@ -1,15 +1,21 @@
-"""Matches between players (``meridians match``): the engine, flat Monte Carlo, random.
+"""Matches between players (``meridians match``): the engine, today's and earlier, flat Monte Carlo, random.
 
 Players are named by a spec: ``engine``, ``engine:time=1`` (seconds a move),
 ``engine:playouts=200``, ``engine:playouts=200,dfpn=0`` (df-pn's nodes before the tree,
-default :data:`solver.search.mcts.DFPN_NODES`), the options ``time`` and ``playouts``
-for ``mcts`` and ``mcts-flat``, and ``random``.
+default :data:`solver.search.mcts.DFPN_NODES`), the same for ``uct``, the options
+``time`` and ``playouts`` for ``mcts`` and ``mcts-flat``, and ``random``.  The engine
+also takes its tuning knobs, for measuring them: ``select`` (``puct``, ``bias``, ``uct``),
+``c`` (UCT's exploration), ``cp`` (the prior's weight), ``fpu`` and ``expand`` (visits
+before a leaf is expanded); their defaults are :mod:`solver.search.mcts`'s.
 
 - ``engine``: the answer of every front end (:func:`solver.app.analyst.analyse`: the opening
-  database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver), with
-  one Engine a game, so that its tree is kept from move to move; default 1 s a move;
-- ``mcts``: the engine's tree search without its solver and without df-pn (plain
-  UCT: no proof backed up), to measure what the solver adds; default 1 s a move;
+  database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver with the
+  move model's priors), with one Engine a game, so that its tree is kept from move to
+  move; default 1 s a move;
+- ``uct``: the same with the engine before the move model (plain UCT selection, no
+  priors: ``select='uct'``), kept so that every later engine is measured against it;
+- ``mcts``: the engine's tree search without its solver and without df-pn (no proof
+  backed up), to measure what the solver adds; default 1 s a move;
 - ``mcts-flat``: flat Monte Carlo: the same playouts spread evenly over the moves of the
   position (no tree below them, no df-pn), the move with the best win rate; a move that
   ends the game at once is seen, as the engine sees it; default 1 s a move;
@@ -28,7 +34,7 @@ plays only the missing games.  Each game can also be written as a game record
 ``meridians verify --game`` read.
 
 >>> parse_player("engine:playouts=200")
-Player(spec='engine:playouts=200', kind='engine', limit=Limit(seconds=None, nodes=0, tt_mb=None, playouts=200), dfpn=20000)
+Player(spec='engine:playouts=200', kind='engine', limit=Limit(seconds=None, nodes=0, tt_mb=None, playouts=200), dfpn=20000, tune=())
 >>> elo(0.5, 10)[0]
 0.0
 """
@@ -59,7 +65,10 @@ __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "p
            "default_state", "record_path", "game_record", "elo", "KINDS", "MAX_JOBS",
            "RECORD_SUFFIX", "STATE_FORMAT"]
 
-KINDS = ("engine", "mcts", "mcts-flat", "random")
+KINDS = ("engine", "uct", "mcts", "mcts-flat", "random")
+#: the engine's tuning options: the Engine keyword each sets, and its type
+TUNING = {"select": ("select", str), "c": ("exploration", float), "cp": ("prior_c", float), "fpu": ("fpu", float),
+          "expand": ("expand_at", int)}
 #: the default thinking time of a searching player, seconds a move
 DEFAULT_SECONDS = 1.0
 #: the most games at once (worker processes)
@@ -79,6 +88,7 @@ class Player:
     kind: str
     limit: Limit | None = None
     dfpn: int = 0  # the engine's df-pn nodes before its tree
+    tune: tuple = ()  # the engine's tuning: (Engine keyword, value) pairs
 
 
 def parse_player(spec: str) -> Player:
@@ -88,9 +98,10 @@ def parse_player(spec: str) -> Player:
     if kind not in KINDS:
         raise ValueError(f"player {spec!r}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
     seconds = playouts = None
-    dfpn = mcts.DFPN_NODES if kind == "engine" else 0
-    known = {"engine": ("time", "playouts", "dfpn"), "mcts": ("time", "playouts"), "mcts-flat": ("time", "playouts"),
-             "random": ()}[kind]
+    dfpn = mcts.DFPN_NODES if kind in ("engine", "uct") else 0
+    known = {"engine": ("time", "playouts", "dfpn", *TUNING), "uct": ("time", "playouts", "dfpn"),
+             "mcts": ("time", "playouts"), "mcts-flat": ("time", "playouts"), "random": ()}[kind]
+    tune = {}
     for opt in filter(None, (o.strip() for o in opts.split(","))):
         key, eq, value = opt.partition("=")
         if not eq or key not in known:
@@ -103,6 +114,13 @@ def parse_player(spec: str) -> Player:
                 playouts = int(value)
                 if not 1 <= playouts <= mcts.MAX_PLAYOUTS:
                     raise ValueError
+            elif key in TUNING:
+                name, kind_of = TUNING[key]
+                v = kind_of(value)
+                if (key == "select" and v not in mcts.SELECTIONS) or (kind_of is float and not math.isfinite(v)) \
+                        or (key in ("c", "cp", "expand") and v < 0):
+                    raise ValueError
+                tune[name] = v
             else:
                 dfpn = int(value)
                 if not 0 <= dfpn <= 10**9:
@@ -111,20 +129,23 @@ def parse_player(spec: str) -> Player:
             raise
         except ValueError:
             want = {"time": "number of seconds", "playouts": "whole number of playouts >= 1",
-                    "dfpn": "whole number of nodes >= 0"}[key]
+                    "dfpn": "whole number of nodes >= 0", "select": f"selection rule ({', '.join(mcts.SELECTIONS)})",
+                    "c": "number >= 0", "cp": "number >= 0", "fpu": "number", "expand": "whole number >= 0"}[key]
             raise ValueError(f"player {spec!r}: {key}={value!r} is not a {want}") from None
     if kind == "random":
         return Player(spec.strip(), kind, None, dfpn)
     if seconds is None and playouts is None:
         seconds = DEFAULT_SECONDS
-    return Player(spec.strip(), kind, Limit(seconds=seconds, playouts=playouts), dfpn)
+    return Player(spec.strip(), kind, Limit(seconds=seconds, playouts=playouts), dfpn, tuple(sorted(tune.items())))
 
 
 def engine_of(player: Player, seed: int) -> mcts.Engine | None:
     """The engine a searching player keeps through one game (its tree is reused from
     move to move); None for the others."""
     if player.kind == "engine":
-        return mcts.Engine(seed=seed, dfpn_nodes=player.dfpn)
+        return mcts.Engine(seed=seed, dfpn_nodes=player.dfpn, **dict(player.tune))
+    if player.kind == "uct":
+        return mcts.Engine(seed=seed, dfpn_nodes=player.dfpn, select="uct")
     if player.kind == "mcts":
         return mcts.Engine(seed=seed, dfpn_nodes=0, solver=False)
     return None
@@ -136,7 +157,7 @@ def choose_move(player: Player, position: Position, rng: random.Random, seed: in
     :func:`engine_of` gave it for this game (else a fresh search)."""
     if player.kind == "random":
         return rng.choice(position.legal_moves())
-    if player.kind == "engine":  # the answer of every front end: the database, a proof, the engine
+    if player.kind in ("engine", "uct"):  # the answer of every front end: the database, a proof, the engine
         from .analyst import analyse
 
         r = analyse(position, player.limit, seed=seed, engine=engine or engine_of(player, seed))
@@ -144,7 +165,8 @@ def choose_move(player: Player, position: Position, rng: random.Random, seed: in
         engine = engine or engine_of(player, seed)
         r = engine.search(position, player.limit)
     else:  # flat: the root expanded, no leaf ever expanded, moves visited evenly
-        r = mcts.search(position, player.limit, seed=seed, dfpn_nodes=0, expand_at=2**62, exploration=1e9)
+        r = mcts.search(position, player.limit, seed=seed, dfpn_nodes=0, expand_at=2**62, exploration=1e9,
+                        select="uct")
         if not r.proven:
             rated = [m for m in r.moves if m.win_rate is not None]
             if rated:
@@ -419,7 +441,7 @@ def _load_kernels(board: str, players: tuple[Player, ...]) -> None:
     load them from numba's cache instead of compiling them all at once."""
     kinds = {p.kind for p in players}
     if kinds - {"random"}:
-        mcts.search(Position.start(board), Limit(playouts=1), seed=0, dfpn_nodes=1 if "engine" in kinds else 0)
+        mcts.search(Position.start(board), Limit(playouts=1), seed=0, dfpn_nodes=1 if kinds & {"engine", "uct"} else 0)
 
 
 def run_match(a: Player, b: Player, board: str, games: int, seed: int = 1,

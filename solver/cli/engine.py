@@ -151,7 +151,7 @@ def _echo_effort(a) -> None:
         click.echo(f"  note: {note}")
 
 
-@click.command("match", short_help="Play a match between two players: the engine, flat Monte Carlo or random.")
+@click.command("match", short_help="Play a match between two players: the engine, the engine before its move model, flat Monte Carlo or random.")
 @click.argument("player_a")
 @click.argument("player_b")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
@@ -173,11 +173,13 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     alternating, and print the wins, draws and losses of A (as Light and as Dark), its
     score and the Elo difference with its 95% interval.
 
-    A player is 'engine' (MCTS-Solver, df-pn first), 'mcts' (the same tree search
-    without the solver and df-pn), 'mcts-flat' (flat Monte Carlo: the same playouts
-    spread evenly over the moves), each with ':time=S' (seconds a
-    move, default 1) or ':playouts=N' (the engine also ',dfpn=N': df-pn's nodes before
-    its tree, default 20,000), or 'random'.  Each game's seed is fixed by --seed and
+    A player is 'engine' (MCTS-Solver with the move model's priors, df-pn first),
+    'uct' (the engine before the move model: plain UCT), 'mcts' (the engine's tree
+    search without the solver and df-pn), 'mcts-flat' (flat Monte Carlo: the same
+    playouts spread evenly over the moves), each with ':time=S' (seconds a move,
+    default 1) or ':playouts=N' (engine and uct also ',dfpn=N': df-pn's nodes before
+    its tree, default 20,000; the engine also its knobs ',select=puct|bias|uct',
+    ',cp=X' the prior's weight, ',fpu=X', ',c=X', ',expand=N'), or 'random'.  Each game's seed is fixed by --seed and
     its number, so with playout budgets a match replays exactly, whatever --jobs.
 
     Every finished game goes to the state file at once: after Ctrl-C or a kill the same
@@ -188,6 +190,7 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     Examples:
       meridians match engine:time=1 random --board 6/7 --games 20
       meridians match engine:playouts=2000 mcts-flat:playouts=2000 --board 5/6 --jobs 2 --json
+      meridians match engine:time=0.2 uct:time=0.2 --board 5/6 --games 200 --jobs 2
       meridians match engine:playouts=500 random --board 4/5 --games 10 --records games/
     """
     from solver.app.match import MAX_JOBS, MatchError, default_state, parse_player, run_match

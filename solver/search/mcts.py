@@ -12,10 +12,13 @@ a budget of playouts or seconds.  Two kinds of answer, never mixed up:
   leaves (``value='unknown'``, ``source='estimate'``, ``win_rate``), which is a
   percentage of games and never a proof.
 
-The tree and its compiled iteration loop are in :mod:`solver.search.mcts_tree` (UCT
-selection with the exploration constant :data:`EXPLORATION`, random playouts that avoid
-moves losing the mover's own stones (:data:`PLAYOUT_TRIES`), the MCTS-Solver back-up; why a proven value holds under the repetition
-rule is argued there).  The best move is a proven winning move if there is one, else the
+The tree and its compiled iteration loop are in :mod:`solver.search.mcts_tree` (PUCT
+selection with the priors of the move model shipped in ``solver/data/policy.npz``
+(:func:`model_weights`, :mod:`solver.search.policy`), or UCT with the exploration
+constant :data:`EXPLORATION` as before the model (``select='uct'``), random playouts
+that avoid moves losing the mover's own stones (:data:`PLAYOUT_TRIES`), the
+MCTS-Solver back-up; why a proven value holds under the repetition rule is argued
+there).  The priors order and focus the search; they decide no value.  The best move is a proven winning move if there is one, else the
 most visited move that is not proven lost; when every move loses, the move a search
 without the solver prefers (the opponent may miss the win: ``resist``).
 :class:`Engine` does the same and keeps its tree from one move of a game to the next.
@@ -23,7 +26,7 @@ without the solver prefers (the opponent may miss the win: ``resist``).
 >>> from solver import Position
 >>> r = search(Position.parse("D1/3/L1D1/1L1/L1 D"), Limit(playouts=1000), seed=1, dfpn_nodes=0)
 >>> r.value, r.source, r.win_rate, r.best
-(<Value.WIN: 'win'>, 'tree', None, 'd1')
+(<Value.WIN: 'win'>, 'tree', None, 'c2')
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import replace
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -44,7 +48,7 @@ from .result import MoveResult, Result
 from .values import Value
 
 __all__ = ["search", "load_kernels", "Engine", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
-           "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES"]
+           "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES", "SELECTIONS", "SELECT", "PRIOR_C", "FPU", "model_weights"]
 
 #: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
 #: tuned on 5/6 at 1,000 playouts a move (the tree search without the solver against
@@ -57,13 +61,22 @@ EXPLORATION = 0.3
 PLAYOUT_TRIES = 3
 #: a leaf is expanded once it has been visited this often (the root at once)
 EXPAND_AT = 1
+#: the selection rules (:mod:`.mcts_tree`): UCT alone (the engine before the move model,
+#: the match player ``uct``), PUCT with the move model's priors, progressive bias
+SELECTIONS = {"uct": M.UCT, "puct": M.PUCT, "bias": M.BIAS}
+#: the engine's selection rule, chosen by matches against ``uct`` (results/engine/engine2-5-6-uct.json)
+SELECT = "puct"
+#: the weight of the prior (PUCT's c_p; progressive bias's weight)
+PRIOR_C = 1.0
+#: PUCT's first-play reduction: an unvisited child's value is the parent's less this
+FPU = 0.0
 #: df-pn's node budget before the tree search (0: none); a table of DFPN_TT_MB MiB
 DFPN_NODES = 20_000
 DFPN_TT_MB = 16
 #: with a time budget, the share of it df-pn may take at most
 DFPN_TIME_SHARE = 0.25
-#: the most nodes the tree grows to (33 bytes each: 264 MB, and while the arrays double,
-#: 396 MB); then the search stops.  6/7 grows 4-20 nodes an iteration, 5,000 iterations
+#: the most nodes the tree grows to (37 bytes each with the prior: 296 MB, and while the arrays double,
+#: 444 MB); then the search stops.  6/7 grows 4-20 nodes an iteration, 5,000 iterations
 #: a second: a search of a minute or two fits
 MAX_TREE_NODES = 8_000_000
 _FIRST_CAPACITY = 1 << 16
@@ -85,6 +98,9 @@ def search(
     solver: bool = True,
     resist: bool = True,
     tries: int = PLAYOUT_TRIES,
+    select: str = SELECT,
+    prior_c: float = PRIOR_C,
+    fpu: float = FPU,
     progress: Callable[[dict], None] | None = None,
     known: dict[str, Value] | None = None,
 ) -> Result:
@@ -99,6 +115,9 @@ def search(
     position proven lost, the move is the one a search without the solver prefers for
     the same budget (see :meth:`Engine.search`), not an arbitrary losing move.
     ``tries``: the playout policy (:data:`PLAYOUT_TRIES`; 1: uniform random playouts).
+    ``select``: the selection rule, one of :data:`SELECTIONS` (``'uct'``: the engine
+    before the move model), with the prior's weight ``prior_c`` and PUCT's first-play
+    reduction ``fpu``.
 
     Before the tree, df-pn gets ``dfpn_nodes`` nodes (0: skipped) and, with a time
     budget, at most a quarter of it; a position it decides is answered at once.  The
@@ -112,8 +131,23 @@ def search(
     playouts on them and backs their values up.
     """
     engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
-                    expand_at=expand_at, solver=solver, resist=resist, tries=tries)
+                    expand_at=expand_at, solver=solver, resist=resist, tries=tries, select=select,
+                    prior_c=prior_c, fpu=fpu)
     return engine.search(position, limit, progress=progress, known=known)
+
+
+@lru_cache(maxsize=None)
+def model_weights() -> np.ndarray:
+    """The move model's weights shipped with the package (``solver/data/policy.npz``,
+    its provenance in ``policy.json``), read once."""
+    from importlib import resources
+
+    from .policy import PolicyModel
+
+    with resources.as_file(resources.files("solver.data").joinpath("policy.npz")) as path:
+        w = PolicyModel.load(path).weights
+    w.setflags(write=False)
+    return w
 
 
 class Engine:
@@ -128,7 +162,8 @@ class Engine:
 
     def __init__(self, *, seed: int = 1, exploration: float = EXPLORATION, dfpn_nodes: int = DFPN_NODES,
                  max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True,
-                 resist: bool = True, tries: int = PLAYOUT_TRIES):
+                 resist: bool = True, tries: int = PLAYOUT_TRIES, select: str = SELECT,
+                 prior_c: float = PRIOR_C, fpu: float = FPU):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"the seed is a whole number, not {seed!r}")
         if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
@@ -137,6 +172,12 @@ class Engine:
                                ("expand_at", expand_at, 0), ("tries", tries, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or v < least:
                 raise ValueError(f"{name} is a whole number >= {least}, not {v!r}")
+        if select not in SELECTIONS:
+            raise ValueError(f"the selection rule is one of {', '.join(SELECTIONS)}, not {select!r}")
+        for name, v in (("prior_c", prior_c), ("fpu", fpu)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"{name} is a finite number, not {v!r}")
+        self.select, self.prior_c, self.fpu = select, float(prior_c), float(fpu)
         self.seed = seed & (2**64 - 1)
         self.exploration, self.dfpn_nodes, self.max_tree_nodes = exploration, dfpn_nodes, max_tree_nodes
         self.expand_at, self.solver, self.resist, self.tries = expand_at, bool(solver), bool(resist), tries
@@ -158,14 +199,34 @@ class Engine:
         if not (self.resist and self.solver and r.value is Value.LOSS and r.source != "rules"):
             return r
         left = None if limit.seconds is None else max(limit.seconds - (time.perf_counter() - t0), 1e-3)
-        plain = Engine(seed=self.seed, exploration=self.exploration, dfpn_nodes=0, max_tree_nodes=self.max_tree_nodes,
-                       expand_at=self.expand_at, solver=False, tries=self.tries)
+        plain = self.variant(dfpn_nodes=0, solver=False)
         p = plain._search(position, replace(limit, seconds=left), progress)
         note = f"proven lost: the move a search without the solver prefers ({p.playouts:,} playouts)"
         return replace(r, best=p.best, moves=[replace(m, win_rate=None, value=Value.LOSS) for m in p.moves],
                        line=p.line, playouts=r.playouts + p.playouts, seconds=time.perf_counter() - t0,
                        notes=r.notes + [note],
                        stats={**r.stats, "iterations": r.stats["iterations"] + p.stats["iterations"]})
+
+    def options(self) -> dict:
+        """The keyword arguments that make an engine like this one (a fresh tree)."""
+        return {"seed": self.seed, "exploration": self.exploration, "dfpn_nodes": self.dfpn_nodes,
+                "max_tree_nodes": self.max_tree_nodes, "expand_at": self.expand_at, "solver": self.solver,
+                "resist": self.resist, "tries": self.tries, "select": self.select, "prior_c": self.prior_c,
+                "fpu": self.fpu}
+
+    def variant(self, **changes) -> Engine:
+        """A fresh engine with this one's options but ``changes``."""
+        return Engine(**{**self.options(), **changes})
+
+    def _new_tree(self, position: Position, t: core.Tables) -> M.Tree:
+        """A tree with only the root ``position``."""
+        mode = SELECTIONS[self.select]
+        R = M.new_tree(t, min(_FIRST_CAPACITY, max(self.max_tree_nodes, 1)), self.seed, self.exploration,
+                       self.expand_at, 20 * t.n, solver=self.solver, tries=self.tries, select=mode,
+                       weights=None if mode == M.UCT else model_weights(), prior_c=self.prior_c, fpu=self.fpu)
+        return M.set_root(R, position.array(), position.side_index,
+                          [(p.bitboards, p.side_index) for p in position.earlier()],
+                          **_recent_cells(position, t))
 
     def _search(self, position: Position, limit: Limit, progress: Callable[[dict], None] | None,
                 known: dict[str, Value] | None = None) -> Result:
@@ -193,10 +254,7 @@ class Engine:
                               best=line[0] if line else None, moves=moves, notes=notes,
                               stats={**_stats(0, seed, spent), "load_seconds": round(loaded, 4)})
         if R is None:
-            R = M.new_tree(t, min(_FIRST_CAPACITY, max(max_tree_nodes, 1)), seed, self.exploration,
-                           self.expand_at, 20 * t.n, solver=self.solver, tries=self.tries)
-            R = M.set_root(R, position.array(), position.side_index,
-                           [(p.bitboards, p.side_index) for p in position.earlier()])
+            R = self._new_tree(position, t)
         self._tree, self._root = R, position
         chunk = 16
         if known and self.solver:
@@ -260,7 +318,8 @@ class Engine:
         n_before = int(R.stats[M.NODES])
         R = M.subtree(R, node, min(max(_FIRST_CAPACITY, 2 * n_before), self.max_tree_nodes))
         R = M.set_root(R, position.array(), position.side_index,
-                       [(p.bitboards, p.side_index) for p in position.earlier()], keep=True)
+                       [(p.bitboards, p.side_index) for p in position.earlier()], keep=True,
+                       **_recent_cells(position, t))
         M.refresh(t, R)
         notes.append(f"{int(R.stats[M.NODES]):,} nodes of the last search's tree reused")
         return R
@@ -300,6 +359,15 @@ def _seed(t: core.Tables, R: M.Tree, position: Position, known: dict[str, Value]
         elif (R.proof[kids] == M.WON).all():
             R.proof[0] = M.LOST
     return done
+
+
+def _recent_cells(position: Position, t: core.Tables) -> dict[str, int]:
+    """The cells of the game's last two moves (-1: none), as the move model reads them."""
+    from .features import recent_moves
+
+    board = position.board
+    return {k: -1 if name is None else int(t.cell_of[board.index(name)])
+            for k, name in zip(("last", "prev"), recent_moves(position))}
 
 
 def _check(limit: Limit) -> None:

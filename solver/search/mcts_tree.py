@@ -27,10 +27,25 @@ whose leaves are won end positions and none is a position of the game before the
 position's later subtree would prove the earlier one with fewer nodes), so the winner
 following it never meets a repetition.  Playout results are estimates only.
 
-**Selection** (UCT): an unvisited child first (children are shuffled when created, so
-that is a random one), else the child with the most ``score / (2 visits) + c *
-sqrt(ln(parent visits) / visits)``; children ``WON`` for their mover (losing moves) are
-never selected.  A leaf is expanded once it has ``expand_at`` visits (the root at once).
+**Selection**, one of three (``params[SELECT]``); children ``WON`` for their mover
+(losing moves) are never selected, and ties go to the earlier child (children are
+shuffled when created, so ties are broken at random):
+
+- ``UCT``: an unvisited child first, else the child with the most ``q + c *
+  sqrt(ln(parent visits) / visits)``, ``q = score / (2 visits)`` (the engine before the
+  move model; the match player ``uct``);
+- ``PUCT`` (AlphaZero's rule with the move model's priors ``P``): the child with the most
+  ``q + c_p * P * sqrt(parent visits) / (1 + visits)``, an unvisited child's ``q`` being
+  the parent's own mean result for its player to move less ``fpu`` (first-play urgency);
+- ``BIAS`` (progressive bias): the unvisited child of highest prior first, else UCT's
+  value plus ``c_p * P / (1 + visits)``.
+
+A leaf is expanded once it has ``expand_at`` visits (the root at once).  With ``PUCT``
+or ``BIAS`` the expansion also computes every child's prior: the move model's softmax
+(:mod:`.policy`) over the features (:func:`.features.move_features`) of the node's
+moves, the last move and the one before being those that lead to the node (above the
+root: the game's, ``params[ROOT_LAST]`` and ``params[ROOT_PREV]``).  Priors order and
+focus the search only; proofs are backed up as before.
 
 **Playouts** (:func:`_playout`): random legal moves, except that a move after which the
 mover loses stones of their own (a group of theirs left with no path, removed at once)
@@ -47,17 +62,22 @@ import numpy as np
 from solver.rules import core
 from solver.rules.bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_popcount, bb_store
 from solver.rules.core import kernel
+from .features import _CANON, K, N_FEATURES, OFFSETS, move_features
 
 __all__ = [
     "OPEN", "WON", "LOST", "DRAWN", "Tree", "new_tree", "grow", "set_root", "iterate", "subtree", "refresh",
-    "load_kernels", "NODES", "ITERATIONS", "PLAYOUTS", "PLIES", "FULL", "DEEPEST",
+    "load_kernels", "NODES", "ITERATIONS", "PLAYOUTS", "PLIES", "FULL", "DEEPEST", "UCT", "PUCT", "BIAS",
 ]
 
 OPEN, WON, LOST, DRAWN = 0, 1, 2, 3
 # stats slots
 NODES, ITERATIONS, PLAYOUTS, PLIES, FULL, DEEPEST = range(6)
 # params slots
-ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER, TRIES = range(6)
+ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER, TRIES, SELECT, ROOT_LAST, ROOT_PREV = range(9)
+# knobs slots: the prior's weight c_p, the first-play reduction
+PRIOR_C, FPU = range(2)
+# selection rules (params[SELECT])
+UCT, PUCT, BIAS = range(3)
 #: the deepest path a descent follows; below it a leaf is not expanded
 MAX_DEPTH = 4096
 
@@ -84,15 +104,32 @@ class Tree(NamedTuple):
     rng: np.ndarray       # uint64 (1,): splitmix64 state (playouts and shuffles)
     c: np.ndarray         # float64 (1,): the exploration constant
     stats: np.ndarray     # int64 (6,)
-    params: np.ndarray    # int64 (6,)
+    params: np.ndarray    # int64 (9,)
+    prior: np.ndarray     # float32 (cap,): the move model's probability of the node's move (PUCT, BIAS)
+    weights: np.ndarray   # float64 (N_FEATURES,): the move model's weights
+    offsets: np.ndarray   # int32 (K,): features.OFFSETS
+    canon: np.ndarray     # int32 (4**6,): the pattern classes
+    knobs: np.ndarray     # float64 (2,): PRIOR_C, FPU
+    fmoves: np.ndarray    # int64 (64 w,): scratch of move_features, the moves
+    feats: np.ndarray     # int32 (64 w, K): scratch of move_features, their features
+    fst: np.ndarray       # uint64 (2, w): scratch of move_features
+    label: np.ndarray     # int32 (2, 64 w): scratch of move_features
+    probs: np.ndarray     # float64 (64 w,): scratch, the priors of a node being expanded
 
 
 def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expand_at: int,
-             max_plies: int, solver: bool = True, tries: int = 1) -> Tree:
+             max_plies: int, solver: bool = True, tries: int = 1, select: int = UCT,
+             weights: np.ndarray | None = None, prior_c: float = 0.0, fpu: float = 0.0) -> Tree:
     """An empty tree with room for ``capacity`` nodes; :func:`set_root` gives it a root.
     ``solver=False``: plain MCTS, for comparison: no proof is backed up (end positions
-    are still leaves with their result) and losing moves are not set aside."""
+    are still leaves with their result) and losing moves are not set aside.  ``select``:
+    ``UCT``, ``PUCT`` or ``BIAS`` (see the module's text), with the move model's
+    ``weights`` (default all 0: uniform priors), ``prior_c`` and ``fpu``."""
     cap = max(int(capacity), 1)
+    nbits = 64 * t.w
+    w = np.zeros(N_FEATURES) if weights is None else np.asarray(weights, np.float64)
+    if w.shape != (N_FEATURES,):
+        raise ValueError(f"the move model has {w.shape} weights, not ({N_FEATURES},)")
     return Tree(
         np.zeros(cap, np.int32), np.full(cap, -1, np.int32), np.zeros(cap, np.int32),
         np.zeros(cap, np.int32), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
@@ -101,15 +138,20 @@ def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expan
         np.zeros(64 * t.w, np.int32), np.zeros(MAX_DEPTH, np.int32), np.zeros(MAX_DEPTH, np.int32),
         np.zeros((2 * MAX_DEPTH, t.w), np.uint64),
         np.array([seed & (2**64 - 1)], np.uint64), np.array([float(exploration)]),
-        np.zeros(6, np.int64), np.array([0, expand_at, max_plies, 0, int(solver), tries], np.int64),
+        np.zeros(6, np.int64),
+        np.array([0, expand_at, max_plies, 0, int(solver), tries, int(select), -1, -1], np.int64),
+        np.zeros(cap, np.float32), w.copy(), OFFSETS.astype(np.int32), _CANON.astype(np.int32),
+        np.array([float(prior_c), float(fpu)]), np.zeros(nbits, np.int64), np.zeros((nbits, K), np.int32),
+        np.zeros((2, t.w), np.uint64), np.zeros((2, nbits), np.int32), np.zeros(nbits, np.float64),
     )
 
 
 def set_root(R: Tree, st: np.ndarray, side: int, history: list[tuple[np.ndarray, int]],
-             keep: bool = False) -> Tree:
+             keep: bool = False, last: int = -1, prev: int = -1) -> Tree:
     """``R`` with the root position ``st`` (``side`` to move) and the earlier positions
     of the game ``history`` (``(st, side)`` pairs), as one open, unexpanded node; with
-    ``keep``, the nodes of ``R`` stay (``R`` from :func:`subtree`; then :func:`refresh`)."""
+    ``keep``, the nodes of ``R`` stay (``R`` from :func:`subtree`; then :func:`refresh`).
+    ``last``, ``prev``: the cells of the game's last two moves (-1: none), for the priors."""
     h = max(len(history), 1)
     hist = np.zeros((h, 2, R.root.shape[1]), np.uint64)
     hist_side = np.zeros(h, np.int8)
@@ -119,6 +161,8 @@ def set_root(R: Tree, st: np.ndarray, side: int, history: list[tuple[np.ndarray,
     R.root[:] = st
     R.params[ROOT_SIDE] = side
     R.params[HISTORY] = len(history)
+    R.params[ROOT_LAST] = last
+    R.params[ROOT_PREV] = prev
     if keep:
         nodes = R.stats[NODES]
         R.stats[:] = 0
@@ -144,7 +188,7 @@ def grow(R: Tree, capacity: int) -> Tree:
 
     return R._replace(parent=bigger(R.parent), first=bigger(R.first, -1), nchild=bigger(R.nchild),
                       move=bigger(R.move), visits=bigger(R.visits), score=bigger(R.score),
-                      proof=bigger(R.proof))
+                      proof=bigger(R.proof), prior=bigger(R.prior))
 
 
 @kernel
@@ -174,19 +218,48 @@ def _in_history(R, st, side):
 
 
 @kernel
-def _expand(T, R, node, side):
+def _priors(T, R, side, last, prev):
+    """The moves of ``R.cur`` (``side`` to move) into ``R.cells`` and the move model's
+    probabilities of them into ``R.probs``; returns how many.  ``last``, ``prev``: the
+    cells of the last two moves (-1: none)."""
+    k = move_features(T, R.cur, side, last, prev, R.canon, R.fmoves, R.feats, R.fst, R.label)
+    top = -np.inf
+    for i in range(k):
+        s = 0.0
+        for f in range(R.feats.shape[1]):
+            s += R.weights[R.offsets[f] + R.feats[i, f]]
+        R.probs[i] = s
+        top = max(top, s)
+    total = 0.0
+    for i in range(k):
+        R.probs[i] = np.exp(R.probs[i] - top)
+        total += R.probs[i]
+    for i in range(k):
+        R.probs[i] /= total
+        R.cells[i] = R.fmoves[i]
+    return k
+
+
+@kernel
+def _expand(T, R, node, side, last, prev):
     """Create the children of ``node`` (position ``R.cur``, ``side`` to move), shuffled,
-    each played at once to see whether it ends the game; then the node is ``WON`` if a
-    child is ``LOST``, ``LOST`` if every child is ``WON``."""
-    moves = core.legal_bb(T, R.cur, side)
-    k = 0
-    while bb_any(moves):
-        R.cells[k] = bb_lowest(moves)
-        k += 1
-        moves = bb_clear_lowest(moves)
+    with their priors (``PUCT``, ``BIAS``: ``last`` and ``prev`` are the cells of the
+    moves that led to the node), each played at once to see whether it ends the game;
+    then the node is ``WON`` if a child is ``LOST``, ``LOST`` if every child is ``WON``."""
+    if R.params[SELECT] == UCT:
+        moves = core.legal_bb(T, R.cur, side)
+        k = 0
+        while bb_any(moves):
+            R.cells[k] = bb_lowest(moves)
+            R.probs[k] = 0.0
+            k += 1
+            moves = bb_clear_lowest(moves)
+    else:
+        k = _priors(T, R, side, last, prev)
     for i in range(k - 1, 0, -1):  # Fisher-Yates
         j = int(_random(R.rng) % np.uint64(i + 1))
         R.cells[i], R.cells[j] = R.cells[j], R.cells[i]
+        R.probs[i], R.probs[j] = R.probs[j], R.probs[i]
     base = R.stats[NODES]
     won = False
     all_lost = True  # every child won by its player to move
@@ -196,6 +269,7 @@ def _expand(T, R, node, side):
         R.first[x] = -1
         R.nchild[x] = 0
         R.move[x] = R.cells[i]
+        R.prior[x] = R.probs[i]
         R.visits[x] = 0
         R.score[x] = 0
         for c in range(2):
@@ -232,6 +306,11 @@ def _expand(T, R, node, side):
 @kernel
 def _select(R, node):
     """The child of ``node`` to descend into (see the module's text)."""
+    mode = R.params[SELECT]
+    if mode == PUCT:
+        return _select_puct(R, node)
+    if mode == BIAS:
+        return _select_bias(R, node)
     first = R.first[node]
     log_n = np.log(max(R.visits[node], 1))
     c = R.c[0]
@@ -248,6 +327,56 @@ def _select(R, node):
         if u > best_u:
             best, best_u = x, u
     return best
+
+
+@kernel
+def _select_puct(R, node):
+    """PUCT's child of ``node`` (see the module's text)."""
+    first = R.first[node]
+    n = R.visits[node]
+    root_n = np.sqrt(max(n, 1))
+    # the mean result of the node for its player to move (score is its mover's)
+    q_node = 1.0 - R.score[node] / (2.0 * n) if n > 0 else 0.5
+    fpu = q_node - R.knobs[FPU]
+    cp = R.knobs[PRIOR_C]
+    best = -1
+    best_u = -np.inf
+    solver = R.params[SOLVER] != 0
+    for x in range(first, first + R.nchild[node]):
+        if R.proof[x] == WON and solver:
+            continue
+        v = R.visits[x]
+        q = R.score[x] / (2.0 * v) if v > 0 else fpu
+        u = q + cp * R.prior[x] * root_n / (1.0 + v)
+        if u > best_u:
+            best, best_u = x, u
+    return best
+
+
+@kernel
+def _select_bias(R, node):
+    """Progressive bias's child of ``node`` (see the module's text)."""
+    first = R.first[node]
+    log_n = np.log(max(R.visits[node], 1))
+    c = R.c[0]
+    cp = R.knobs[PRIOR_C]
+    best = -1
+    best_u = -np.inf
+    fresh = -1
+    fresh_p = -1.0
+    solver = R.params[SOLVER] != 0
+    for x in range(first, first + R.nchild[node]):
+        if R.proof[x] == WON and solver:
+            continue
+        v = R.visits[x]
+        if v == 0:
+            if R.prior[x] > fresh_p:
+                fresh, fresh_p = x, R.prior[x]
+            continue
+        u = R.score[x] / (2.0 * v) + c * np.sqrt(log_n / v) + cp * R.prior[x] / (1.0 + v)
+        if u > best_u:
+            best, best_u = x, u
+    return fresh if fresh >= 0 else best
 
 
 @kernel
@@ -321,7 +450,13 @@ def iterate(T, R, iterations):
                 if R.stats[NODES] + T.n > cap:
                     full = True
                     break
-                _expand(T, R, node, side)
+                if depth == 0:
+                    last, prev = R.params[ROOT_LAST], R.params[ROOT_PREV]
+                elif depth == 1:
+                    last, prev = np.int64(R.move[node]), R.params[ROOT_LAST]
+                else:
+                    last, prev = np.int64(R.move[node]), np.int64(R.move[R.path[depth - 1]])
+                _expand(T, R, node, side, last, prev)
                 if R.proof[node] != OPEN:
                     break
             x = _select(R, node)
@@ -412,7 +547,7 @@ def subtree(R: Tree, node: int, capacity: int) -> Tree:
     stats = R.stats.copy()
     stats[NODES] = n
     return R._replace(parent=parent, first=first, nchild=take(R.nchild), move=take(R.move),
-                      visits=take(R.visits), score=take(R.score), proof=take(R.proof), stats=stats,
+                      visits=take(R.visits), score=take(R.score), proof=take(R.proof), prior=take(R.prior), stats=stats,
                       root=R.root.copy(), params=R.params.copy(), rng=R.rng.copy())
 
 
