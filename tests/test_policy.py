@@ -11,7 +11,7 @@ from solver import Board
 from solver.app import policy_training
 from solver.rules.randomgame import random_game
 from solver.search.features import N_FEATURES, OFFSETS, position_features, recent_moves, reference_features
-from solver.search.policy import PolicyError, PolicyModel, Samples, evaluate, fit, policy
+from solver.search.policy import PolicyError, PolicyModel, Samples, _log_softmax, _loss, evaluate, fit, policy
 from solver.util.errors import Interrupted
 
 
@@ -73,6 +73,40 @@ def test_training_resumes_from_its_state(trained):
     assert len(json.loads(state.read_text())["games"]) == 30
 
 
+def test_the_state_keeps_the_search_shares_of_each_engine_move(trained):
+    model, record, _, state = trained
+    saved = json.loads(state.read_text())
+    assert len(saved["shares"]) == 30 and record["data"]["targets"] == "visits"
+    kept = 0
+    for moves, shares in zip(saved["games"], saved["shares"]):
+        assert len(shares) == len(moves) and shares[0] is None and shares[1] is None  # random openings
+        for move, top in zip(moves[2:], shares[2:]):
+            if top is not None:
+                assert 0 < len(top) <= policy_training.SHARES_KEPT and 0 < sum(top.values()) <= 1.001
+                assert move in top and top[move] == max(top.values())  # the engine plays its most visited move
+                kept += 1
+    assert kept >= 100 and record["data"]["games_with_shares"] >= 25
+
+
+def test_fit_on_shares_matches_them_and_its_gradient_is_the_loss_slope():
+    # one position of two moves that differ in one feature; the search split 0.7 / 0.3
+    a = np.array([[0, OFFSETS[1] + 1], [0, OFFSETS[1]]], np.int32)
+    data = Samples.build([(a, 0, np.array([0.7, 0.3]))])
+    p = np.exp(_log_softmax(fit(data, l2=0.0, steps=2000).scores(a), data.starts))
+    assert p[0] == pytest.approx(0.7, abs=0.01)
+    # the analytic gradient against central differences, on a mix of both target kinds
+    rng = np.random.default_rng(5)
+    blocks = [(rng.integers(0, N_FEATURES, (4, 2)).astype(np.int32), 1, rng.random(4)), (a, 1)]
+    mixed = Samples.build(blocks)
+    w = rng.normal(size=N_FEATURES) * 0.3
+    _, g = _loss(w, mixed, 1e-3, mixed.targets())
+    for i in {int(x) for x in mixed.feats.ravel()}:
+        e = np.zeros(N_FEATURES)
+        e[i] = 1e-6
+        slope = (_loss(w + e, mixed, 1e-3, mixed.targets())[0] - _loss(w - e, mixed, 1e-3, mixed.targets())[0]) / 2e-6
+        assert g[i] == pytest.approx(slope, rel=1e-4, abs=1e-7)
+
+
 def test_ctrl_c_keeps_the_finished_games(tmp_path, monkeypatch):
     played = []
 
@@ -80,7 +114,7 @@ def test_ctrl_c_keeps_the_finished_games(tmp_path, monkeypatch):
         if len(played) == 2:
             raise KeyboardInterrupt
         played.append(args)
-        return ["a1"]
+        return ["a1"], [None]
 
     monkeypatch.setattr(policy_training, "selfplay_game", game)
     state = tmp_path / "s.json"

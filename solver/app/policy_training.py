@@ -27,84 +27,115 @@ from solver.search.mcts import Engine
 from solver.search.policy import PolicyModel, Samples, evaluate, fit
 from solver.util.errors import Interrupted
 
-__all__ = ["STATE_FORMAT", "HOLD_OUT", "selfplay_game", "samples", "train", "top_features"]
+__all__ = ["STATE_FORMAT", "HOLD_OUT", "SHARES_KEPT", "TARGETS", "selfplay_game", "samples", "train", "top_features"]
 
 STATE_FORMAT = "meridians-policy-selfplay/1"
 #: one game in HOLD_OUT is held out for measuring, never trained on
 HOLD_OUT = 5
+#: the root's most visited moves whose shares a game record keeps, a training target
+SHARES_KEPT = 8
+TARGETS = ("visits", "moves")
 
 
-def selfplay_game(board: Board, seed: int, playouts: int, random_plies: int, dfpn_nodes: int) -> list[str]:
-    """The moves of one self-play game."""
+def selfplay_game(board: Board, seed: int, playouts: int, random_plies: int, dfpn_nodes: int
+                  ) -> tuple[list[str], list[dict[str, float] | None]]:
+    """The moves of one self-play game and, for each of the engine's moves, the shares of
+    the root's visits of its most visited moves (:data:`SHARES_KEPT`; None for a random move)."""
     rng = random.Random(seed)
     engine = Engine(seed=seed, dfpn_nodes=dfpn_nodes)
     pos = Position.start(board)
     moves: list[str] = []
+    shares: list[dict[str, float] | None] = []
     while pos.outcome is None:
         if len(moves) < random_plies:
             move = rng.choice(pos.legal_moves())
+            shares.append(None)
         else:
             r = engine.search(pos, Limit(playouts=playouts))
             if any(note.startswith("interrupted") for note in r.notes):
                 # the engine answers Ctrl-C with its move so far: not a move to learn from
                 raise KeyboardInterrupt
             move = r.best
+            # the move played first, so that ties at the cut never leave it out
+            top = sorted((m for m in r.moves if m.visits > 0), key=lambda m: (m.move != move, -m.visits))[:SHARES_KEPT]
+            shares.append({m.move: round(m.share, 4) for m in top} if r.source == "estimate" and top else None)
         moves.append(move)
         pos = pos.play(move)
-    return moves
+    return moves, shares
 
 
-def samples(board: Board, games: list[list[str]], random_plies: int) -> Samples:
-    """The engine's moves of ``games`` with the features of every legal move."""
+def samples(board: Board, games: list[list[str]], random_plies: int,
+            shares: list[list[dict[str, float] | None]] | None = None) -> Samples:
+    """The engine's moves of ``games`` with the features of every legal move; with
+    ``shares`` (one list a game, as :func:`selfplay_game` gives), the shares of the
+    search's visits are the targets where a game has them."""
     blocks = []
-    for moves in games:
+    for g, moves in enumerate(games):
         pos = Position.start(board)
+        game_shares = shares[g] if shares is not None and g < len(shares) else None
         for i, move in enumerate(moves):
             if i >= random_plies:
                 names, feats = position_features(pos)
-                blocks.append((feats.copy(), names.index(move)))
+                target = None
+                if game_shares is not None and game_shares[i]:
+                    target = np.array([game_shares[i].get(name, 0.0) for name in names])
+                    if target.sum() <= 0:
+                        target = None
+                blocks.append((feats.copy(), names.index(move), target))
             pos = pos.play(move)
     return Samples.build(blocks)
 
 
 def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Path, random_plies: int = 2,
-          dfpn_nodes: int = 2000, log: Callable[[str], None] | None = None) -> tuple[PolicyModel, dict]:
+          dfpn_nodes: int = 2000, targets: str = "visits", log: Callable[[str], None] | None = None
+          ) -> tuple[PolicyModel, dict]:
     """Play (or resume) ``games`` self-play games, fit the model and measure it: the model
-    and a record of the run (data, figures, seconds).  Raises
+    and a record of the run (data, figures, seconds).  ``targets``: ``'visits'`` (the
+    search's shares of its visits, where a game has them) or ``'moves'`` (the moves played).  Raises
     :class:`~solver.util.errors.Interrupted` on Ctrl-C after saving the finished games."""
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    if targets not in TARGETS:
+        raise ValueError(f"targets must be one of {', '.join(TARGETS)}, not {targets!r}")
     identity = {"board": board.name, "playouts": playouts, "seed": seed, "random_plies": random_plies,
                 "dfpn_nodes": dfpn_nodes}
     run = RunState(state, STATE_FORMAT, identity, name="self-play state", run="training run",
                    fix="remove it or give another --state")
     with run:
         done = run.load_entries("games", list)
+        # states written before the search's shares were kept have none: their games
+        # train on the chosen moves
+        shares = (run.load() or {}).get("shares", [None] * len(done))[:len(done)]
+        shares += [None] * (len(done) - len(shares))
         played_seconds = float((run.load() or {}).get("seconds", 0.0))
         if done:
             log(f"resuming: {len(done)} of {games} games in {state}")
         try:
             for i in range(len(done), games):
                 t0 = time.monotonic()
-                moves = selfplay_game(board, seed * 1_000_003 + i, playouts, random_plies, dfpn_nodes)
+                moves, game_shares = selfplay_game(board, seed * 1_000_003 + i, playouts, random_plies, dfpn_nodes)
                 played_seconds += time.monotonic() - t0
                 done.append(moves)
-                run.save({"games": done, "seconds": round(played_seconds, 1)})
+                shares.append(game_shares)
+                run.save({"games": done, "shares": shares, "seconds": round(played_seconds, 1)})
                 log(f"game {i + 1}/{games}: {len(moves)} plies in {time.monotonic() - t0:.1f} s")
         except KeyboardInterrupt:
-            run.save({"games": done, "seconds": round(played_seconds, 1)})
+            run.save({"games": done, "shares": shares, "seconds": round(played_seconds, 1)})
             raise Interrupted(f"stopped: {len(done)} of {games} games kept in {state}; the same command goes on",
                               Path(state), len(done), games) from None
-    done = done[:games]
-    train_games = [g for i, g in enumerate(done) if i % HOLD_OUT != HOLD_OUT - 1]
-    test_games = [g for i, g in enumerate(done) if i % HOLD_OUT == HOLD_OUT - 1]
+    done, shares = done[:games], shares[:games]
+    train_part = [i for i in range(len(done)) if i % HOLD_OUT != HOLD_OUT - 1]
+    test_part = [i for i in range(len(done)) if i % HOLD_OUT == HOLD_OUT - 1]
     t0 = time.monotonic()
-    train_data = samples(board, train_games, random_plies)
-    test_data = samples(board, test_games, random_plies)
+    train_data = samples(board, [done[i] for i in train_part], random_plies,
+                         [shares[i] for i in train_part] if targets == "visits" else None)
+    # measured against the moves played, whatever the training targets
+    test_data = samples(board, [done[i] for i in test_part], random_plies)
     model = fit(train_data)
     fit_seconds = time.monotonic() - t0
     record = {
-        "data": {"board": board.name, "games": len(done), "train_games": len(train_games),
-                 "test_games": len(test_games), "playouts": playouts, "random_plies": random_plies,
+        "data": {"board": board.name, "games": len(done), "train_games": len(train_part),
+                 "test_games": len(test_part), "targets": targets,
+                 "games_with_shares": sum(1 for g in shares if g and any(g)), "playouts": playouts, "random_plies": random_plies,
                  "dfpn_nodes": dfpn_nodes, "seed": seed, "selfplay_seconds": round(played_seconds, 1)},
         "train": evaluate(model, train_data),
         "held_out": evaluate(model, test_data) if len(test_data) else None,
