@@ -10,7 +10,7 @@ import pytest
 from solver import Board
 from solver.app import policy_training
 from solver.rules.randomgame import random_game
-from solver.search.features import N_FEATURES, OFFSETS, position_features, recent_moves, reference_features
+from solver.search.features import N_FEATURES, OFFSETS, feature_names, position_features, recent_moves, reference_features
 from solver.search.policy import PolicyError, PolicyModel, Samples, _log_softmax, _loss, evaluate, fit, policy
 from solver.util.errors import Interrupted
 
@@ -18,7 +18,8 @@ from solver.util.errors import Interrupted
 def test_features_match_the_reference_twin():
     # every position of seeded random games on two boards, each legal move's feature row
     checked = 0
-    for board, games in (("3/4", 8), ("4/5", 6)):
+    seen = np.zeros(N_FEATURES, bool)
+    for board, games in (("3/4", 8), ("4/5", 6), ("6/7", 1)):
         for seed in range(games):
             for pos in random_game(board, seed):
                 names, feats = position_features(pos)
@@ -26,8 +27,15 @@ def test_features_match_the_reference_twin():
                 assert feats.min(initial=0) >= 0 and feats.max(initial=0) < N_FEATURES
                 got = {m: tuple(int(x) for x in row) for m, row in zip(names, feats)}
                 assert got == reference_features(pos, *recent_moves(pos)), str(pos)
+                seen[feats.ravel()] = True
                 checked += 1
     assert checked >= 300
+    # the comparison reaches every bucket of the families that are not patterns, but one
+    # that no game reaches: a point that blocks three enemy paths sees no stone of its own,
+    # so it is no legal move once each player has a stone
+    names = feature_names()
+    missing = [names[i] for i in range(OFFSETS[1], N_FEATURES) if not seen[i]]
+    assert missing == ["blocks=3"], missing
 
 
 def test_recent_moves_are_the_last_two_placements():
