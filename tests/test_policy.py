@@ -154,6 +154,24 @@ def test_a_file_that_is_no_model_is_refused(tmp_path):
         PolicyModel.load(bad)
 
 
+def test_a_model_of_the_first_families_loads_with_the_rest_weighing_nothing(tmp_path):
+    from solver.search.features import FAMILIES
+
+    k = 10
+    n = sum(size for _, size in FAMILIES[:k])
+    weights = np.random.default_rng(1).normal(size=n)
+    older = tmp_path / "older.npz"
+    np.savez(older, weights=weights, families=np.array(json.dumps(FAMILIES[:k])), meta=np.array("{}"))
+    loaded = PolicyModel.load(older)
+    assert loaded.weights.shape == (N_FEATURES,) and np.array_equal(loaded.weights[:n], weights)
+    assert not loaded.weights[n:].any()
+    # families in another order are other features
+    swapped = [FAMILIES[1], FAMILIES[0], *FAMILIES[2:k]]
+    np.savez(older, weights=weights, families=np.array(json.dumps(swapped)), meta=np.array("{}"))
+    with pytest.raises(PolicyError):
+        PolicyModel.load(older)
+
+
 def test_evaluate_shares_ties_and_fit_prefers_the_chosen_feature():
     # two positions of two moves; the chosen move always has the "kill=1" feature
     a = np.array([[0, OFFSETS[1] + 1], [0, OFFSETS[1]]], np.int32)

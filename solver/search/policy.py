@@ -62,9 +62,14 @@ class PolicyModel:
                 weights, families, meta = f["weights"], str(f["families"]), str(f["meta"])
         except (OSError, KeyError, ValueError) as e:
             raise PolicyError(f"{path}: not a move model file ({e})") from None
-        if json.loads(families) != [list(x) for x in FAMILIES] or weights.shape != (N_FEATURES,):
+        theirs = [tuple(x) for x in json.loads(families)]
+        # a model of fewer families (an older model of these first ones) scores as before:
+        # the families it lacks weigh nothing
+        if theirs != list(FAMILIES[:len(theirs)]) or weights.shape != (sum(n for _, n in theirs),):
             raise PolicyError(f"{path}: a move model for other features than this code's")
-        return cls(weights.astype(np.float64), json.loads(meta))
+        full = np.zeros(N_FEATURES)
+        full[:len(weights)] = weights
+        return cls(full, json.loads(meta))
 
 
 def policy(position: Position, model: PolicyModel | str | Path) -> dict[str, float]:
