@@ -10,7 +10,7 @@ import pytest
 from solver import Board
 from solver.app import policy_training
 from solver.rules.randomgame import random_game
-from solver.search.features import N_FEATURES, OFFSETS, feature_names, position_features, recent_moves, reference_features
+from solver.search.features import FAMILIES, N_FEATURES, OFFSETS, feature_names, position_features, recent_moves, reference_features
 from solver.search.policy import PolicyError, PolicyModel, Samples, _log_softmax, _loss, evaluate, fit, policy
 from solver.util.errors import Interrupted
 
@@ -57,7 +57,7 @@ def trained(tmp_path_factory):
     logged: list[str] = []
     kw = dict(playouts=40, seed=3, state=state, log=logged.append)
     policy_training.train(BOARD, games=5, **kw)
-    model, record = policy_training.train(BOARD, games=30, **kw)
+    model, record = policy_training.train(BOARD, games=30, ablation=True, **kw)
     return model, record, logged, state
 
 
@@ -77,8 +77,20 @@ def test_training_learns_more_than_a_uniform_choice(trained):
 
 def test_training_resumes_from_its_state(trained):
     _, _, logged, state = trained
-    assert logged[6].startswith("resuming: 5 of 30 games") and len(logged) == 6 + 1 + 25 + 1
+    k = len(FAMILIES)
+    assert logged[6].startswith("resuming: 5 of 30 games") and len(logged) == 6 + 1 + 25 + (k - 1) + 1
     assert len(json.loads(state.read_text())["games"]) == 30
+
+
+def test_the_ablation_fits_without_each_family(trained):
+    _, record, _, _ = trained
+    ablation = record["ablation"]
+    assert sorted(ablation) == sorted([f"without {name}" for name, _ in FAMILIES[1:]] + ["first model's families"])
+    for figures in ablation.values():
+        assert figures["positions"] == record["held_out"]["positions"]
+        assert figures["uniform_top1"] == pytest.approx(record["held_out"]["uniform_top1"])
+    # each fit differs: every family changes what the model predicts
+    assert len({round(f["loglik"], 9) for f in ablation.values()}) == len(ablation)
 
 
 def test_the_state_keeps_the_search_shares_of_each_engine_move(trained):
@@ -155,8 +167,6 @@ def test_a_file_that_is_no_model_is_refused(tmp_path):
 
 
 def test_a_model_of_the_first_families_loads_with_the_rest_weighing_nothing(tmp_path):
-    from solver.search.features import FAMILIES
-
     k = 10
     n = sum(size for _, size in FAMILIES[:k])
     weights = np.random.default_rng(1).normal(size=n)

@@ -21,7 +21,7 @@ import numpy as np
 from solver.jobs.state import RunState
 from solver.rules.board import Board
 from solver.rules.position import Position
-from solver.search.features import position_features
+from solver.search.features import FAMILIES, position_features
 from solver.search.limit import Limit
 from solver.search.mcts import Engine
 from solver.search.policy import PolicyModel, Samples, evaluate, fit
@@ -35,6 +35,8 @@ HOLD_OUT = 5
 #: the root's most visited moves whose shares a game record keeps, a training target
 SHARES_KEPT = 8
 TARGETS = ("visits", "moves")
+#: the families of the first model (results/policy/policy-5-6-p3200.npz): the others came later
+FIRST_FAMILIES = 10
 
 
 def selfplay_game(board: Board, seed: int, playouts: int, random_plies: int, dfpn_nodes: int
@@ -87,11 +89,12 @@ def samples(board: Board, games: list[list[str]], random_plies: int,
 
 
 def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Path, random_plies: int = 2,
-          dfpn_nodes: int = 2000, targets: str = "visits", log: Callable[[str], None] | None = None
-          ) -> tuple[PolicyModel, dict]:
+          dfpn_nodes: int = 2000, targets: str = "visits", ablation: bool = False,
+          log: Callable[[str], None] | None = None) -> tuple[PolicyModel, dict]:
     """Play (or resume) ``games`` self-play games, fit the model and measure it: the model
     and a record of the run (data, figures, seconds).  ``targets``: ``'visits'`` (the
-    search's shares of its visits, where a game has them) or ``'moves'`` (the moves played).  Raises
+    search's shares of its visits, where a game has them) or ``'moves'`` (the moves played).
+    ``ablation``: also measure models fitted without each family (:func:`_ablation`).  Raises
     :class:`~solver.util.errors.Interrupted` on Ctrl-C after saving the finished games."""
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
     if targets not in TARGETS:
@@ -142,10 +145,28 @@ def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Pa
         "fit_seconds": round(fit_seconds, 1),
         "parameters": int(model.weights.size),
     }
+    if ablation:
+        record["ablation"] = _ablation(train_data, test_data, log)
     log(f"fitted on {len(train_data)} positions in {fit_seconds:.1f} s; held out: "
         + (", ".join(f"{k} {v:.3f}" for k, v in record["held_out"].items()) if record["held_out"] else "none"))
     model.meta = record
     return model, record
+
+
+def _ablation(train_data: Samples, test_data: Samples, log: Callable[[str], None]) -> dict[str, dict]:
+    """Held-out figures of models fitted without one feature family each, and with the
+    families of the first model (:data:`FIRST_FAMILIES`) alone: what each family is worth."""
+    def fitted_on(cols: list[int]) -> dict:
+        pick = lambda d: Samples(d.feats[:, cols].copy(), d.starts, d.chosen, d.target)  # noqa: E731
+        return evaluate(fit(pick(train_data)), pick(test_data))
+
+    k = len(FAMILIES)
+    out = {}
+    for f in range(1, k):
+        out[f"without {FAMILIES[f][0]}"] = fitted_on([c for c in range(k) if c != f])
+        log(f"without {FAMILIES[f][0]}: held-out top-1 {out[f'without {FAMILIES[f][0]}']['top1']:.4f}")
+    out["first model's families"] = fitted_on(list(range(FIRST_FAMILIES)))
+    return out
 
 
 def top_features(model: PolicyModel, k: int = 10) -> list[tuple[str, float]]:
