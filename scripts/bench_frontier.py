@@ -4,11 +4,15 @@ budget, by empty points, with and without its game knowledge, in one run.
 
 Usage: python scripts/bench_frontier.py [--boards 5/6,6/7] [--empty 20-40:4] [--per-count 20]
                                         [--seconds 60] [--tt-mb 256] [--seed 1] [--out FILE]
+                                        [--modes knowledge,plain] [--model FILE]
 
 Positions come from seeded random games (for each board and count of empty points, the
 first position with that many empty points of each game, one a game, ``--per-count`` a
-count); each is verified by df-pn with the knowledge and without it, one after the other,
-``--seconds`` each on one core.  Writes ``results/frontier/<boards>.json`` (every run,
+count); each is verified by df-pn in each of ``--modes`` (``knowledge``: with the
+knowledge, ``plain``: without it, ``guided``: without it but guided by the move model
+``--model``, default :data:`solver.search.guide.MODEL_PATH`), one after the other,
+``--seconds`` each on one core.  With ``guided`` the record also compares the modes on
+the positions all of them decided (expansions and seconds).  Writes ``results/frontier/<boards>.json`` (every run,
 and per board, count and mode the share decided and the median seconds) and the chart
 beside it after every run, so Ctrl-C loses at most the run in progress and the same
 command goes on.  The work is done by :mod:`solver.app.frontier`.
@@ -38,7 +42,20 @@ def main() -> None:
     ap.add_argument("--tt-mb", type=float, default=256)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="results file (default results/frontier/<boards>.json)")
+    ap.add_argument("--modes", default="knowledge,plain")
+    ap.add_argument("--model", default=None, help="move model of the guided mode")
     args = ap.parse_args()
+    modes = tuple(m for m in args.modes.split(",") if m)
+    model = None
+    if "guided" in modes:
+        from solver.search.guide import MODEL_PATH, load_model
+        from solver.search.policy import PolicyError
+
+        try:
+            model = load_model(args.model)
+        except PolicyError as e:
+            sys.exit(f"bench_frontier: {e}")
+        model_name = Path(args.model or MODEL_PATH).name
     try:
         boards = [Board.parse(b) for b in args.boards.split(",")]
         counts = parse_counts(args.empty)
@@ -52,7 +69,9 @@ def main() -> None:
     out = Path(args.out) if args.out else OUT / f"{stem}.json"
     command = (f"python scripts/bench_frontier.py --boards {','.join(b.name for b in boards)} --empty {args.empty}"
                f" --per-count {args.per_count} --seconds {args.seconds:g} --tt-mb {args.tt_mb:g} --seed {args.seed}"
-               + (f" --out {args.out}" if args.out else ""))
+               + (f" --out {args.out}" if args.out else "")
+               + (f" --modes {args.modes}" if modes != ("knowledge", "plain") else "")
+               + (f" --model {args.model}" if args.model else ""))
     interrupt_on_sigterm()  # a background run stopped by a kill keeps what it measured
     lock = out.with_suffix(".running")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -60,7 +79,8 @@ def main() -> None:
         sys.exit(f"bench_frontier: another process is writing {out} ({lock})")
     try:
         rec = measure(boards, counts, out, command, per_count=args.per_count, seed=args.seed,
-                      seconds=args.seconds, tt_mb=args.tt_mb)
+                      seconds=args.seconds, tt_mb=args.tt_mb, modes=modes, model=model,
+                      model_name=model_name if model is not None else "")
     except (FrontierError, Interrupted) as e:
         sys.exit(f"bench_frontier: {e}")
     finally:
@@ -69,6 +89,11 @@ def main() -> None:
     for r in rec["summary"]:
         med = "over" if r["median_seconds"] is None else f"{r['median_seconds']:.2f}"
         print(f"{r['board']:<6}{r['empty']:>6}  {r['mode']:<10}{r['decided']:>4}/{r['positions']:<5}{med:>10}")
+    for r in rec.get("compare", []):
+        n = r["both_decided"]
+        print(f"{r['board']} {r['empty']} empty, {n} decided in every mode: " + ", ".join(
+            f"{m} {r[m + '_expansions'] / max(n, 1):,.0f} expansions {r[m + '_seconds'] / max(n, 1):.2f} s a position"
+            for m in modes))
 
 
 if __name__ == "__main__":

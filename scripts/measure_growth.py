@@ -4,7 +4,7 @@ extrapolate it to the positions after the first move.
 
 Usage: python scripts/measure_growth.py [--board 4/5] [--empty 12-32:2] [--games 6]
                                         [--max-nodes 20000000] [--tt-mb 1024] [--seed 1]
-                                        [--knowledge]
+                                        [--knowledge] [--model [FILE]]
 
 The positions are fixed by the seed: random games are played on the board (seeds seed,
 seed+1, ... seed+games-1) and from each game, for each empty-point count ``e`` asked for,
@@ -22,7 +22,10 @@ most the position in progress, and the same command resumes) and the chart
 (:mod:`solver.search.knowledge`) and the files are ``<board>-growth-knowledge.json`` and
 ``.svg``, which also set the run beside ``<board>-growth.json`` on the positions both
 measured (expansions and seconds, and the fit without the rule on those positions): run
-both with the same seed, games and cap.  The work is done by :mod:`solver.app.openings.growth`.
+both with the same seed, games and cap.  With ``--model`` the proofs are guided by the
+move model (FILE, default :data:`solver.search.guide.MODEL_PATH`;
+:mod:`solver.search.guide`) and the files are ``<board>-growth-guided.json`` and ``.svg``,
+set beside ``<board>-growth.json`` in the same way.  The work is done by :mod:`solver.app.openings.growth`.
 """
 
 from __future__ import annotations
@@ -48,18 +51,32 @@ def main() -> None:
     ap.add_argument("--tt-mb", type=float, default=1024)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--knowledge", action="store_true", help="prove with the settled rule")
+    ap.add_argument("--model", nargs="?", const="", default=None, help="prove guided by the move model")
     args = ap.parse_args()
+    model = None
+    if args.model is not None:
+        from solver.search.guide import load_model
+        from solver.search.policy import PolicyError
+
+        if args.knowledge:
+            sys.exit("measure_growth: give --knowledge or --model, not both")
+        try:
+            model = load_model(args.model or None)
+        except PolicyError as e:
+            sys.exit(f"measure_growth: {e}")
     try:
         board = Board.parse(args.board)
         counts = parse_counts(args.empty) if args.empty else list(range(10, len(board.names) - 7, 2))
     except ValueError as e:
         sys.exit(f"measure_growth: {e}")
     stem = board.name.replace("/", "-")
-    out = OUT / f"{stem}-growth{'-knowledge' if args.knowledge else ''}.json"
+    suffix = "-knowledge" if args.knowledge else "-guided" if model is not None else ""
+    out = OUT / f"{stem}-growth{suffix}.json"
     command = (f"python scripts/measure_growth.py --board {board.name}"
                + (f" --empty {args.empty}" if args.empty else "")
                + f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}"
-               + (" --knowledge" if args.knowledge else ""))
+               + (" --knowledge" if args.knowledge else "")
+               + ("" if args.model is None else f" --model {args.model}".rstrip()))
     # a background run (where Ctrl-C is ignored) is stopped with SIGTERM: it keeps what
     # it measured, as Ctrl-C does
     interrupt_on_sigterm()
@@ -69,7 +86,7 @@ def main() -> None:
     try:
         rec = measure(board, counts, out, command, games=args.games, seed=args.seed,
                       max_nodes=args.max_nodes, tt_mb=args.tt_mb, knowledge=args.knowledge,
-                      baseline=OUT / f"{stem}-growth.json" if args.knowledge else None)
+                      baseline=OUT / f"{stem}-growth.json" if suffix else None, model=model)
     except (GrowthError, Interrupted) as e:
         sys.exit(f"measure_growth: {e}")
     finally:

@@ -63,7 +63,8 @@ class PositionAnalysis:
     """One position of the game: ``ply`` moves after the start, ``to_move`` to play
     ``move`` (the move the game played from it; None at the end).  ``value`` is for
     ``to_move`` and proven unless ``source`` is ``'engine'`` (then ``'unknown'``, and
-    ``win_rate`` is the engine's estimate for ``to_move``) or ``'none'`` (not analysed).
+    ``win_rate`` is the engine's estimate for ``to_move``, ``calibrated`` the probability
+    of a win it stands for where the board has a calibration map) or ``'none'`` (not analysed).
     ``best``: a proven winning move when the position is won, else the proof's or the
     engine's move.  ``winning``: the winning moves known (the database's, or the proof's
     first move).  ``how``: a few words on how the value was found."""
@@ -75,6 +76,7 @@ class PositionAnalysis:
     value: Value = Value.UNKNOWN
     source: str = "none"
     win_rate: float | None = None
+    calibrated: float | None = None
     best: str | None = None
     winning: list[str] = field(default_factory=list)
     how: str = ""
@@ -89,7 +91,8 @@ class PositionAnalysis:
     @property
     def light_chance(self) -> float | None:
         """Light's winning chances: a proven Light win 1, a proven Dark win 0, a draw 0.5,
-        an estimate its win rate seen from Light; None when there is neither."""
+        an estimate its calibrated probability (else its win rate) seen from Light; None
+        when there is neither."""
         if self.proven:
             if self.value == Value.DRAW:
                 return 0.5
@@ -97,7 +100,8 @@ class PositionAnalysis:
             return 1.0 if won == (self.to_move == "L") else 0.0
         if self.win_rate is None:
             return None
-        return self.win_rate if self.to_move == "L" else 1.0 - self.win_rate
+        p = self.win_rate if self.calibrated is None else self.calibrated
+        return p if self.to_move == "L" else 1.0 - p
 
     def shown(self) -> str:
         """The value in words: ``'win (database)'``, ``'estimate 0.62 (engine)'``."""
@@ -107,11 +111,14 @@ class PositionAnalysis:
             return f"{self.value} ({self.source})"
         if self.win_rate is None:
             return "unknown"
+        if self.calibrated is not None:
+            return f"estimate {self.calibrated:.2f} calibrated (win rate {self.win_rate:.2f}, engine)"
         return f"estimate {self.win_rate:.2f} (engine)"
 
     def as_dict(self) -> dict:
         return {"ply": self.ply, "move": self.move, "to_move": self.to_move, "value": self.value.value,
                 "source": self.source, "win_rate": None if self.win_rate is None else round(self.win_rate, 4),
+                "calibrated": _rounded(self.calibrated),
                 "best": self.best, "winning": list(self.winning), "light_chance": _rounded(self.light_chance),
                 "position": self.position, "how": self.how, "nodes": self.nodes, "seconds": round(self.seconds, 3)}
 
@@ -257,6 +264,7 @@ def _analyse_one(pos: Position, e: PositionAnalysis, after: PositionAnalysis | N
 def _fill(e: PositionAnalysis, a: PositionAnswer) -> None:
     e.value, e.source = a.value, a.source
     e.win_rate = a.estimate.win_rate if a.estimate is not None else None
+    e.calibrated = a.estimate.calibrated if a.estimate is not None else None
     e.best = a.best
     e.winning = [m for m, mv in a.moves.items() if mv.value is Value.WIN and a.value is Value.WIN]
     e.nodes, e.seconds = a.nodes, a.seconds
@@ -279,12 +287,12 @@ def _forward(positions: list[Position], entries: list[PositionAnalysis]) -> None
             continue
         src = "database" if e.source == "database" else "proof"
         if e.value == Value.LOSS:
-            nxt.value, nxt.source, nxt.win_rate = Value.WIN, src, None
+            nxt.value, nxt.source, nxt.win_rate, nxt.calibrated = Value.WIN, src, None, None
             nxt.how = f"every move of the position before loses ({e.source})"
             nxt.winning, nxt.best = [], nxt.best if nxt.best in positions[k + 1].legal_moves() else None
             _winning_from_the_database(positions[k + 1], nxt)
         elif e.value == Value.WIN and e.move in e.winning:
-            nxt.value, nxt.source, nxt.win_rate = Value.LOSS, src, None
+            nxt.value, nxt.source, nxt.win_rate, nxt.calibrated = Value.LOSS, src, None, None
             nxt.how = f"the move before, {e.move}, is a proven winning move ({e.source})"
 
 

@@ -19,8 +19,10 @@ The policy, each answer labelled with its source (:data:`SOURCES`):
    proof); the engine's tree proves more (MCTS-Solver's back-up);
 4. ``engine``: the engine's estimate (:func:`solver.search.mcts.search`) with the time
    or playouts left: a win rate with its visits and 95% interval (:class:`Estimate`),
-   never a win or a loss.  A move with fewer than :data:`MIN_VISITS` visits is ``none``
-   (not searched): too few playouts to say anything.
+   never a win or a loss; on a board with a calibration map (:func:`calibrate`, fitted on
+   self-play games whose results are known: ``scripts/measure_calibration.py``) also the
+   calibrated probability of a win, which the front ends show.  A move with fewer than
+   :data:`MIN_VISITS` visits is ``none`` (not searched): too few playouts to say anything.
 
 Guarantees (tests/test_analyst.py checks them on every position of the 2/3 and 3/4
 databases and on proven positions of larger boards): a decided position is never
@@ -44,7 +46,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from solver.util.errors import Interrupted
@@ -52,7 +54,7 @@ from solver.rules.position import Position
 from solver.search.limit import Limit, check_limit
 from solver.search.values import Value
 
-__all__ = ["analyse", "known", "Analysis", "MoveValue", "Estimate", "SOURCES", "DEFAULT_LIMIT", "PROOF_SHARE",
+__all__ = ["analyse", "known", "calibrate", "Analysis", "MoveValue", "Estimate", "SOURCES", "DEFAULT_LIMIT", "PROOF_SHARE",
            "PROOF_MOVES", "OPEN_PROOF_SHARE", "PROOF_NODES", "MIN_VISITS", "RESIST_SECONDS"]
 
 #: where a value came from, most trusted first; ``none``: not searched
@@ -92,10 +94,18 @@ _Z = 1.959964
 @dataclass(frozen=True)
 class Estimate:
     """The engine's win rate for a player over ``visits`` playouts (draws count half),
-    with its 95% Wilson interval ``low .. high``: an estimate, never a proof."""
+    with its 95% Wilson interval ``low .. high``: an estimate, never a proof.
+    ``calibrated``: the probability that the player wins, the win rate through the
+    board's calibration map (:func:`calibrate`), None where the board has none."""
 
     win_rate: float
     visits: int
+    calibrated: float | None = None
+
+    @property
+    def probability(self) -> float:
+        """The estimate to show: the calibrated probability where there is one, else the win rate."""
+        return self.win_rate if self.calibrated is None else self.calibrated
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -113,15 +123,18 @@ class Estimate:
 
     def negated(self) -> Estimate:
         """The same estimate for the other player."""
-        return Estimate(1.0 - self.win_rate, self.visits)
+        return Estimate(1.0 - self.win_rate, self.visits, None if self.calibrated is None else 1.0 - self.calibrated)
 
     def as_dict(self) -> dict:
         low, high = self.interval
         return {"win_rate": round(self.win_rate, 4), "visits": self.visits, "low": round(low, 4),
-                "high": round(high, 4)}
+                "high": round(high, 4), "calibrated": None if self.calibrated is None else round(self.calibrated, 4)}
 
     def __str__(self) -> str:
         low, high = self.interval
+        if self.calibrated is not None:
+            return (f"{self.calibrated:.0%} calibrated (win rate {self.win_rate:.0%}, {low:.0%}-{high:.0%}, "
+                    f"{self.visits:,} visits)")
         return f"{self.win_rate:.0%} ({low:.0%}-{high:.0%}, {self.visits:,} visits)"
 
 
@@ -204,6 +217,34 @@ class Analysis:
                 "moves": [m.as_dict() for m in self.moves.values()],
                 "nodes": self.nodes, "playouts": self.playouts, "seconds": round(self.seconds, 4),
                 "load_seconds": round(self.load_seconds, 4), "notes": list(self.notes)}
+
+
+def calibrate(position: Position, playouts: int, load: Callable[[Callable[[], None]], None] | None = None
+              ) -> Callable[[float], float] | None:
+    """The calibration map of ``position``'s board (:mod:`solver.search.value`) as a
+    function from the engine's win rate in this position, after a search of ``playouts``,
+    to the probability of a win, or None where the board has none (it was fitted on one
+    board's self-play).  ``load``
+    runs the map's one-off work (the value model's features; a compile on a board's first
+    use), so that the analyst keeps it outside the budget."""
+    from solver.search.value import shipped_calibration, shipped_model, value_features
+
+    board = position.board
+    cal = shipped_calibration(board.name)
+    if cal is None:
+        return None
+    empty = 1 - (len(position.stones("L")) + len(position.stones("D"))) / board.size
+    value = [0.0]
+    if cal.needs_value:
+        model = shipped_model(board.name)
+        if model is None:
+            return None
+
+        def features() -> None:
+            value[0] = float(model.logit(value_features(position)))
+
+        (load or (lambda f: f()))(features)
+    return lambda w: float(cal(w, empty, value[0], playouts))
 
 
 def known(position: Position) -> Analysis:
@@ -292,6 +333,7 @@ class _Run:
             except Interrupted:
                 a.notes.append("stopped: the answer so far")
             self._infer()
+            self._calibrate()
         self._choose()
         return self._done()
 
@@ -470,6 +512,20 @@ class _Run:
             best = a.moves.get(r.best) if r.best else None
             a.estimate = best.estimate if best is not None else None
             a.source = "engine" if a.estimate is not None else "none"
+
+    def _calibrate(self) -> None:
+        """Each estimate's calibrated probability, where the board has a calibration map."""
+        a = self.a
+        rated = [mv for mv in a.moves.values() if mv.estimate is not None and not mv.proven]
+        if not rated:
+            return
+        probability = calibrate(self.pos, a.playouts, self._loaded)
+        if probability is None:
+            return
+        for mv in rated:
+            mv.estimate = replace(mv.estimate, calibrated=probability(mv.estimate.win_rate))
+        if a.estimate is not None and not a.proven:
+            a.estimate = replace(a.estimate, calibrated=probability(a.estimate.win_rate))
 
     def _visits(self, r, estimates: bool) -> None:
         for mi in r.moves:

@@ -7,8 +7,10 @@ The positions are fixed by a seed (:func:`frontier_positions`): random games
 and from each game, for each empty-point count ``e`` asked for, the first position with
 ``e`` empty points and no result is taken, until ``per_count`` positions of each count are
 found (or ``per_count * 20`` games were played).  Each position is verified by df-pn
-twice, with the knowledge (:mod:`solver.search.knowledge`) and without it, one after the
-other and on the same table size, so that both modes meet the same machine load.  A
+in each mode asked for (by default twice, with the knowledge
+(:mod:`solver.search.knowledge`) and without it; ``guided``: plain df-pn with the move
+model, :mod:`solver.search.guide`), one after the other and on the same table size, so
+that the modes meet the same machine load.  A
 position is *decided* when the value is a proven win or loss within the budget.
 
 The results file is written after every run, so Ctrl-C loses at most the run in progress
@@ -34,10 +36,12 @@ from solver.rules.position import Position
 from solver.util.provenance import code_revision, provenance
 from solver.rules.randomgame import empty_points, random_game
 
-__all__ = ["MODES", "FrontierError", "frontier_positions", "summarize", "measure"]
+__all__ = ["MODES", "ALL_MODES", "FrontierError", "frontier_positions", "summarize", "compare", "measure"]
 
-#: the two ways each position is verified: df-pn with its game knowledge, and without
+#: the two ways each position is verified unless told: df-pn with its game knowledge, and without
 MODES = ("knowledge", "plain")
+#: every mode: also ``guided``, df-pn without the knowledge, guided by the move model
+ALL_MODES = ("knowledge", "plain", "guided")
 
 
 class FrontierError(MeridiansError):
@@ -77,7 +81,7 @@ def summarize(runs: list[dict], budget: float) -> list[dict]:
     for r in runs:
         groups.setdefault((r["board"], r["empty"], r["mode"]), []).append(r)
     rows = []
-    for (board, e, mode) in sorted(groups, key=lambda k: (k[0], k[1], MODES.index(k[2]))):
+    for (board, e, mode) in sorted(groups, key=lambda k: (k[0], k[1], ALL_MODES.index(k[2]))):
         rs = groups[(board, e, mode)]
         decided = [r for r in rs if r["value"] in ("win", "loss")]
         times = sorted(r["seconds"] if r in decided else math.inf for r in rs)
@@ -87,6 +91,26 @@ def summarize(runs: list[dict], budget: float) -> list[dict]:
                      "median_seconds": None if math.isinf(med) else round(med, 2),
                      "expansions": sum(r["expansions"] for r in rs)})
     return rows
+
+
+def compare(runs: list[dict], modes: tuple[str, ...]) -> list[dict]:
+    """Per board and count of empty points, on the positions that every mode in
+    ``modes`` decided: how many, and each mode's expansions and seconds there."""
+    by: dict[tuple[str, int, str], dict[str, dict]] = {}
+    for r in runs:
+        if r["mode"] in modes:
+            by.setdefault((r["board"], r["empty"], r["position"]), {})[r["mode"]] = r
+    rows: dict[tuple[str, int], dict] = {}
+    for (board, e, _), rs in sorted(by.items()):
+        row = rows.setdefault((board, e), {"board": board, "empty": e, "both_decided": 0,
+                                           **{f"{m}_expansions": 0 for m in modes},
+                                           **{f"{m}_seconds": 0.0 for m in modes}})
+        if len(rs) == len(modes) and all(r["value"] in ("win", "loss") for r in rs.values()):
+            row["both_decided"] += 1
+            for m in modes:
+                row[f"{m}_expansions"] += rs[m]["expansions"]
+                row[f"{m}_seconds"] = round(row[f"{m}_seconds"] + rs[m]["seconds"], 3)
+    return list(rows.values())
 
 
 def _read(out: Path) -> list[dict]:
@@ -104,9 +128,11 @@ def _read(out: Path) -> list[dict]:
 
 
 def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, per_count: int,
-            seed: int, seconds: float, tt_mb: float, say: Callable[[str], None] = _stderr) -> dict:
-    """Verify the positions of :func:`frontier_positions` on each board in both
-    :data:`MODES`, skipping runs already in the results file ``out`` with at least this
+            seed: int, seconds: float, tt_mb: float, say: Callable[[str], None] = _stderr,
+            modes: tuple[str, ...] = MODES, model=None, model_name: str = "") -> dict:
+    """Verify the positions of :func:`frontier_positions` on each board in each of
+    ``modes`` (of :data:`ALL_MODES`; ``guided`` uses the move model ``model``, a
+    :class:`~solver.search.policy.PolicyModel`, recorded as ``model_name``), skipping runs already in the results file ``out`` with at least this
     budget; write ``out`` (and its chart, ``out`` with ``.svg``) after every run; return
     the last record.  Raises FrontierError and :class:`~solver.util.errors.Interrupted`
     (Ctrl-C or SIGTERM; the message says what was kept)."""
@@ -114,23 +140,30 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
     from solver.search.prove import load_kernels, prove
     from .svg import frontier_svg
 
-    if per_count < 1 or not counts:
-        raise FrontierError("nothing to measure: give at least one count and one position per count")
+    if per_count < 1 or not counts or not modes:
+        raise FrontierError("nothing to measure: give at least one count, one position per count and one mode")
+    unknown = [m for m in modes if m not in ALL_MODES]
+    if unknown:
+        raise FrontierError(f"unknown mode {unknown[0]!r}: give some of {', '.join(ALL_MODES)}")
+    if "guided" in modes and model is None:
+        raise FrontierError("the guided mode needs a move model")
     runs = [r for r in _read(out) if r["value"] in ("win", "loss") or r["budget"] >= seconds] \
         if out.exists() else []
     done = {(r["board"], r["position"], r["mode"]) for r in runs}
     todo = [(b, s, e, p, m) for b in boards for (s, e, p) in frontier_positions(b, counts, per_count, seed)
-            for m in MODES if (b.name, p, m) not in done]
+            for m in modes if (b.name, p, m) not in done]
     say(f"frontier: {len(runs)} runs kept, {len(todo)} to go ({seconds:g} s each at most)")
     revision = code_revision()
 
     def save() -> dict:
         rec = {"boards": [b.name for b in boards], "counts": counts, "per_count": per_count,
-               "seed": seed, "seconds": seconds, "tt_mb": tt_mb,
+               "seed": seed, "seconds": seconds, "tt_mb": tt_mb, "modes": list(modes),
                **provenance(command, revision=revision),
                "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "summary": summarize(runs, seconds),
-               "runs": sorted(runs, key=lambda r: (r["board"], r["empty"], r["seed"], MODES.index(r["mode"])))}
+               **({"model": model_name, "compare": compare(runs, modes)}
+                  if "guided" in modes else {}),
+               "runs": sorted(runs, key=lambda r: (r["board"], r["empty"], r["seed"], ALL_MODES.index(r["mode"])))}
         write_atomic(out, json.dumps(rec, indent=1) + "\n")
         write_atomic(out.with_suffix(".svg"), frontier_svg(rec))
         return rec
@@ -139,8 +172,9 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
     try:
         for k, (b, s, e, text, mode) in enumerate(todo, 1):
             pos = Position.parse(text)
-            load_kernels(b, "dfpn")  # a board's first compile is not a run's time
-            p = prove(pos, limit=limit, knowledge=(mode == "knowledge"))
+            guided = mode == "guided"
+            load_kernels(b, "dfpn", knowledge=mode == "knowledge", guided=guided)  # not a run's time
+            p = prove(pos, limit=limit, knowledge=(mode == "knowledge"), model=model if guided else None)
             runs.append({"board": b.name, "seed": s, "empty": e, "position": text, "mode": mode,
                          "value": p.value, "seconds": round(p.seconds, 3), "expansions": p.nodes,
                          "budget": seconds})

@@ -108,12 +108,13 @@ def players(human: str | None, limit: Limit) -> dict[str, str]:
 def value_text(a: Analysis) -> str:
     """An analysis's value for the player to move: ``'proven win'``, ``'proven loss'``
     (exact: the database, a proof or the rules), ``'estimate 62%'`` (the engine's
-    playout win rate), or ``'no estimate'``."""
+    playout win rate; ``'estimate 58% calibrated'`` where the board has a calibration
+    map), or ``'no estimate'``."""
     if a.proven:
         return f"proven {a.value}"
     if a.estimate is None:
         return "no estimate"
-    return f"estimate {a.estimate.win_rate:.0%}"
+    return f"estimate {a.estimate.probability:.0%}" + (" calibrated" if a.estimate.calibrated is not None else "")
 
 
 def result_line(game: Game) -> str:

@@ -27,7 +27,8 @@ from solver.search.mcts import Engine
 from solver.search.policy import PolicyModel, Samples, evaluate, fit
 from solver.util.errors import Interrupted
 
-__all__ = ["STATE_FORMAT", "HOLD_OUT", "SHARES_KEPT", "TARGETS", "selfplay_game", "samples", "train", "top_features"]
+__all__ = ["STATE_FORMAT", "HOLD_OUT", "SHARES_KEPT", "TARGETS", "selfplay_game", "play_games", "samples", "train",
+           "top_features"]
 
 STATE_FORMAT = "meridians-policy-selfplay/1"
 #: one game in HOLD_OUT is held out for measuring, never trained on
@@ -66,6 +67,42 @@ def selfplay_game(board: Board, seed: int, playouts: int, random_plies: int, dfp
     return moves, shares
 
 
+def play_games(board: Board, *, games: int, playouts: int, seed: int, state: str | Path, random_plies: int = 2,
+               dfpn_nodes: int = 2000, log: Callable[[str], None] | None = None
+               ) -> tuple[list[list[str]], list[list[dict[str, float] | None]], float]:
+    """Play (or resume) ``games`` seeded self-play games kept in the state file ``state``:
+    their moves, the search's shares of its visits at each move (:func:`selfplay_game`; a
+    game of a state written before they were kept has None at every ply) and the seconds
+    spent playing them.  Raises
+    :class:`~solver.util.errors.Interrupted` on Ctrl-C after saving the finished games."""
+    log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    identity = {"board": board.name, "playouts": playouts, "seed": seed, "random_plies": random_plies,
+                "dfpn_nodes": dfpn_nodes}
+    run = RunState(state, STATE_FORMAT, identity, name="self-play state", run="training run",
+                   fix="remove it or give another --state")
+    with run:
+        done = run.load_entries("games", list)
+        shares = (run.load() or {}).get("shares", [])[:len(done)]
+        shares += [[None] * len(g) for g in done[len(shares):]]
+        played_seconds = float((run.load() or {}).get("seconds", 0.0))
+        if done:
+            log(f"resuming: {len(done)} of {games} games in {state}")
+        try:
+            for i in range(len(done), games):
+                t0 = time.monotonic()
+                moves, game_shares = selfplay_game(board, seed * 1_000_003 + i, playouts, random_plies, dfpn_nodes)
+                played_seconds += time.monotonic() - t0
+                done.append(moves)
+                shares.append(game_shares)
+                run.save({"games": done, "shares": shares, "seconds": round(played_seconds, 1)})
+                log(f"game {i + 1}/{games}: {len(moves)} plies in {time.monotonic() - t0:.1f} s")
+        except KeyboardInterrupt:
+            run.save({"games": done, "shares": shares, "seconds": round(played_seconds, 1)})
+            raise Interrupted(f"stopped: {len(done)} of {games} games kept in {state}; the same command goes on",
+                              Path(state), len(done), games) from None
+    return done[:games], shares[:games], played_seconds
+
+
 def samples(board: Board, games: list[list[str]], random_plies: int,
             shares: list[list[dict[str, float] | None]] | None = None) -> Samples:
     """The engine's moves of ``games`` with the features of every legal move; with
@@ -96,36 +133,11 @@ def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Pa
     search's shares of its visits, where a game has them) or ``'moves'`` (the moves played).
     ``ablation``: also measure models fitted without each family (:func:`_ablation`).  Raises
     :class:`~solver.util.errors.Interrupted` on Ctrl-C after saving the finished games."""
-    log = log or (lambda text: print(text, file=sys.stderr, flush=True))
     if targets not in TARGETS:
         raise ValueError(f"targets must be one of {', '.join(TARGETS)}, not {targets!r}")
-    identity = {"board": board.name, "playouts": playouts, "seed": seed, "random_plies": random_plies,
-                "dfpn_nodes": dfpn_nodes}
-    run = RunState(state, STATE_FORMAT, identity, name="self-play state", run="training run",
-                   fix="remove it or give another --state")
-    with run:
-        done = run.load_entries("games", list)
-        # states written before the search's shares were kept have none: their games
-        # train on the chosen moves
-        shares = (run.load() or {}).get("shares", [None] * len(done))[:len(done)]
-        shares += [None] * (len(done) - len(shares))
-        played_seconds = float((run.load() or {}).get("seconds", 0.0))
-        if done:
-            log(f"resuming: {len(done)} of {games} games in {state}")
-        try:
-            for i in range(len(done), games):
-                t0 = time.monotonic()
-                moves, game_shares = selfplay_game(board, seed * 1_000_003 + i, playouts, random_plies, dfpn_nodes)
-                played_seconds += time.monotonic() - t0
-                done.append(moves)
-                shares.append(game_shares)
-                run.save({"games": done, "shares": shares, "seconds": round(played_seconds, 1)})
-                log(f"game {i + 1}/{games}: {len(moves)} plies in {time.monotonic() - t0:.1f} s")
-        except KeyboardInterrupt:
-            run.save({"games": done, "shares": shares, "seconds": round(played_seconds, 1)})
-            raise Interrupted(f"stopped: {len(done)} of {games} games kept in {state}; the same command goes on",
-                              Path(state), len(done), games) from None
-    done, shares = done[:games], shares[:games]
+    log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    done, shares, played_seconds = play_games(board, games=games, playouts=playouts, seed=seed, state=state,
+                                              random_plies=random_plies, dfpn_nodes=dfpn_nodes, log=log)
     train_part = [i for i in range(len(done)) if i % HOLD_OUT != HOLD_OUT - 1]
     test_part = [i for i in range(len(done)) if i % HOLD_OUT == HOLD_OUT - 1]
     t0 = time.monotonic()
@@ -138,7 +150,8 @@ def train(board: Board, *, games: int, playouts: int, seed: int, state: str | Pa
     record = {
         "data": {"board": board.name, "games": len(done), "train_games": len(train_part),
                  "test_games": len(test_part), "targets": targets,
-                 "games_with_shares": sum(1 for g in shares if g and any(g)), "playouts": playouts, "random_plies": random_plies,
+                 "games_with_shares": sum(1 for g in shares if any(g)), "playouts": playouts,
+                 "random_plies": random_plies,
                  "dfpn_nodes": dfpn_nodes, "seed": seed, "selfplay_seconds": round(played_seconds, 1)},
         "train": evaluate(model, train_data),
         "held_out": evaluate(model, test_data) if len(test_data) else None,

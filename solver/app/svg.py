@@ -37,7 +37,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from solver.rules.board import Board, BoardError
 
-__all__ = ["position_svg", "map_svg", "growth_svg", "frontier_svg", "analysis_svg", "point_xy", "SPACING",
+__all__ = ["position_svg", "map_svg", "growth_svg", "frontier_svg", "analysis_svg", "reliability_svg", "point_xy",
+           "SPACING",
            "VALUE_COLORS", "VALUE_SHAPES", "value_mark"]
 
 #: distance between adjacent points, in SVG user units (1 unit = 1 px at the default size)
@@ -746,7 +747,8 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
     """A chart of ``scripts/bench_frontier.py``'s record: on the left the share of
     positions decided within the budget, on the right the median seconds (drawn at the
     budget, hollow, when half or more were not decided), against empty points; one line
-    per board and mode (solid: with knowledge, dashed: plain df-pn).
+    per board and mode (solid: with knowledge, dashed: plain df-pn, dotted: guided by the
+    move model).
 
     >>> rec = {"seconds": 60, "summary": [
     ...     {"board": "6/7", "empty": 20, "mode": "knowledge", "share": 1.0, "median_seconds": 2.0},
@@ -780,8 +782,9 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
            _el("rect", x=0, y=0, width=width, height=height, fill="white"),
            _el("text", f"The proof frontier: positions from random games, {budget:g} s each", x=left,
                y=22.0, font_size=15, class_="title"),
-           _el("text", "solid: df-pn with knowledge; dashed: plain df-pn; hollow: median over the budget",
-               x=left, y=40.0, font_size=10, fill="#444", class_="legend")]
+           _el("text", "solid: df-pn with knowledge; dashed: plain df-pn; "
+               + ("dotted: guided; " if any(m == "guided" for _, m in series) else "")
+               + "hollow: median over the budget", x=left, y=40.0, font_size=10, fill="#444", class_="legend")]
     for i, b in enumerate(boards):
         out.append(_el("text", b, x=left + 420 + 50 * i, y=40.0, font_size=11, fill=colours[b], class_="legend"))
     for k, name in enumerate(("share decided", "median seconds")):
@@ -797,7 +800,7 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
         out.append(_el("text", "empty points", x=(xa + xb) / 2, y=height - 10.0, text_anchor="middle"))
     for (b, mode), rs in sorted(series.items()):
         rs = sorted(rs, key=lambda r: r["empty"])
-        dash = {} if mode == "knowledge" else {"stroke_dasharray": "6 4"}
+        dash = {} if mode == "knowledge" else {"stroke_dasharray": "2 3" if mode == "guided" else "6 4"}
         pts = [(px(0, r["empty"]), py_share(r["share"])) for r in rs]
         d = " ".join(f"{'M' if i == 0 else 'L'}{_num(x)},{_num(y)}" for i, (x, y) in enumerate(pts))
         out.append(_el("path", d=d, fill="none", stroke=colours[b], stroke_width=2.0,
@@ -888,5 +891,77 @@ def analysis_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
                        class_="blunder", data_ply=str(k)))
         out.append(_el("text", "??", x=px(k), y=y - 11 if y > top + 20 else y + 21, text_anchor="middle",
                        font_size=11, font_weight="bold", fill=_RED))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def reliability_svg(rec: Mapping, budget: str | None = None, *, size: float = 420) -> str:
+    """The reliability diagram of ``scripts/measure_calibration.py``'s record at ``budget``
+    (playouts; None: the first): for each bin of predictions (10 bins), the mean prediction
+    against the share of games won, the raw win rate (orange circles, ``class="bin raw"``)
+    and the calibrated probability (blue squares, ``class="bin calibrated"``), each mark's
+    area by the bin's positions; a perfect estimate lies on the diagonal.
+
+    >>> b = {"count": 30, "predicted": 0.6, "observed": 0.7}
+    >>> s = {"brier": 0.2, "max_gap": 0.1, "positions": 30, "reliability": [b]}
+    >>> rec = {"board": "5/6", "joint": {"chosen": "bias+logit"}, "budgets": {"800": {"raw": s, "calibrated": s}}}
+    >>> svg = reliability_svg(rec)
+    >>> svg.count('class="bin raw"'), svg.count('class="bin calibrated"')
+    (1, 1)
+    """
+    budget = next(iter(rec["budgets"])) if budget is None else budget
+    res = rec["budgets"][budget]
+    series = [("raw", "raw win rate", "#d55e00", res["raw"])]
+    if res.get("calibrated"):
+        series.append(("calibrated", f"calibrated ({rec['joint']['chosen']})", "#0072b2", res["calibrated"]))
+    left, right, top, bottom = 60.0, 20.0, 78.0, 46.0
+    width, height = size, size + top - 40
+    side = width - left - right
+
+    def px(p: float) -> float:
+        return left + p * side
+
+    def py(p: float) -> float:
+        return top + (1 - p) * (height - top - bottom)
+
+    most = max((b["count"] for _, _, _, s in series for b in s["reliability"]), default=1)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
+           f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="sans-serif" font-size="12">',
+           _el("rect", x=0, y=0, width=width, height=height, fill="white"),
+           _el("text", f"{rec['board']}: the engine's estimate at {int(budget):,} playouts against results",
+               x=12.0, y=20.0, font_size=14, class_="title")]
+    for i, (cls, name, colour, s) in enumerate(series):
+        gap = "-" if s.get("max_gap") is None else f"{s['max_gap']:.3f}"
+        mark = "\u25cf" if cls == "raw" else "\u25a0"
+        out.append(_el("text", f"{mark} {name}: Brier {s['brier']:.4f}, "
+                       f"largest gap {gap}", x=12.0, y=38.0 + 14 * i, font_size=11, fill=colour, class_="legend"))
+    out.append(_el("text", f"{res['raw']['positions']:,} held-out positions; mark area: positions in the bin",
+                   x=12.0, y=38.0 + 14 * len(series), font_size=10, fill="#444", class_="legend"))
+    for k in range(0, 11, 2):
+        t = k / 10
+        out.append(_el("line", x1=px(0), y1=py(t), x2=px(1), y2=py(t), stroke="#eee"))
+        out.append(_el("line", x1=px(t), y1=py(0), x2=px(t), y2=py(1), stroke="#eee"))
+        out.append(_el("text", f"{t:.1f}", x=left - 6, y=py(t) + 4, text_anchor="end", class_="axis"))
+        out.append(_el("text", f"{t:.1f}", x=px(t), y=py(0) + 16, text_anchor="middle", class_="axis"))
+    out.append(_el("line", x1=px(0), y1=py(0), x2=px(1), y2=py(1), stroke="#999", stroke_dasharray="4 3",
+                   class_="diagonal"))
+    out.append(_el("text", "predicted probability that the player to move wins", x=px(0.5), y=height - 10.0,
+                   text_anchor="middle"))
+    out.append(_el("text", "share won", x=14.0, y=py(0.5), text_anchor="middle",
+                   transform=f"rotate(-90 14 {_num(py(0.5))})"))
+    for cls, _, colour, s in series:
+        bins = s["reliability"]
+        if len(bins) > 1:
+            d = " ".join(f"{'M' if i == 0 else 'L'}{_num(px(b['predicted']))},{_num(py(b['observed']))}"
+                         for i, b in enumerate(bins))
+            out.append(_el("path", d=d, fill="none", stroke=colour, stroke_width=1.2, class_="series"))
+        for b in bins:
+            r = 2.0 + 7.0 * math.sqrt(b["count"] / most)
+            x, y = px(b["predicted"]), py(b["observed"])
+            title = f"{b['count']} positions: predicted {b['predicted']:.3f}, won {b['observed']:.3f}"
+            shape = (_el("circle", cx=x, cy=y, r=r, fill=colour, fill_opacity="0.6", stroke=colour) if cls == "raw"
+                     else _el("rect", x=x - r * 0.89, y=y - r * 0.89, width=r * 1.78, height=r * 1.78, fill=colour,
+                              fill_opacity="0.6", stroke=colour))
+            out.append(f'<g class="bin {cls}"><title>{escape(title)}</title>{shape}</g>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -122,9 +122,16 @@ def _echo_moves(a, most: int | None = None) -> None:
         shown = rated if most is None else rated[:most]
         rows = [(m.move, f"{m.visits:,}", f"{m.estimate.win_rate:.0%}",
                  "{:.0%}-{:.0%}".format(*m.estimate.interval)) for m in shown]
-        click.echo(f"  estimated moves ({len(rated)}, the engine's playout win rate for the player who plays it):")
-        _echo_table([("move", "left"), ("visits", "right"), ("win rate", "right"), ("95% interval", "left")],
-                    rows, indent="    ")
+        columns = [("move", "left"), ("visits", "right"), ("win rate", "right"), ("95% interval", "left")]
+        what = "the engine's playout win rate for the player who plays it"
+        if any(m.estimate.calibrated is not None for m in shown):
+            # the probability of a win the rate stands for, by the board's calibration map
+            rows = [(*row, "-" if m.estimate.calibrated is None else f"{m.estimate.calibrated:.0%}")
+                    for row, m in zip(rows, shown)]
+            columns.append(("calibrated", "right"))
+            what += "; calibrated: the chance of a win it stands for in self-play games"
+        click.echo(f"  estimated moves ({len(rated)}, {what}):")
+        _echo_table(columns, rows, indent="    ")
         if len(rated) > len(shown):
             click.echo(f"    ... {len(rated) - len(shown)} more")
     from solver.app.analyst import MIN_VISITS

@@ -29,6 +29,11 @@ by :func:`~solver.search.memory.zeroed`: the system maps its pages as the search
 writes them, and a
 proof of a few hundred nodes costs the same with a table of 16 MiB or of 16 GiB.  ``scripts/bench_dfpn.py`` measures each of these.
 
+**Guidance** (optional, df-pn+ style): a Dfpn that carries a move model
+(:mod:`solver.search.guide`) scales the number that chooses each new child by the
+model's view of its move and orders the children by the model's score; without one the
+model's code is not compiled in (see ``_guide_node``).  It never decides a value.
+
 Python callers use :func:`solver.search.prove.prove`.  With ``jobs=N`` it runs :func:`mid`
 in N processes on one shared table (:mod:`solver.search.parallel`; the ``busy`` and
 ``worker`` fields and the kernels ``_busy``, ``_virtual`` and ``_whole`` are for that).
@@ -45,6 +50,7 @@ from numba.extending import overload
 from solver.rules import core
 from solver.rules.bits import bb_any, bb_clear_lowest, bb_eq, bb_load, bb_lowest, bb_popcount, bb_store
 from solver.rules.core import kernel
+from . import guide as G_
 from . import knowledge
 from .memory import zeroed
 from .path import child_keys, enter_child, repeats
@@ -93,6 +99,7 @@ class Dfpn(NamedTuple):
     busy: np.ndarray       # int32 (workers, 2**k slots): paths of parallel workers (see _busy)
     worker: np.ndarray     # int64 (1,): this search's row of ``busy``; -1: searching alone
     know: knowledge.Scratch | None  # the settled rule's searches and cache (None: no rule)
+    guide: G_.Guide | None  # the move model's weights and scratch (None: unguided)
 
 
 SLOT_BYTES = 8 + 4 + 4 + 2 + 4
@@ -103,7 +110,7 @@ def new_dfpn(
     use_symmetry: bool = True, use_table: bool = True, dead_shift: int = 1,
     seen_mb: float | None = None, dedup: bool = True, lookahead: int = LOOK_ALL_DEAD,
     abandon: bool = True, mobility: bool = False, knowledge_budget: int = 0,
-    shared: tuple | None = None, worker: int = -1,
+    shared: tuple | None = None, worker: int = -1, guide: G_.Guide | None = None,
 ) -> Dfpn:
     """A proof search for ``prover`` (0 Light, 1 Dark) whose table and re-walk set
     together take at most ``tt_mb`` MiB (in buckets of 4 slots; the set gets a fifth
@@ -123,7 +130,8 @@ def new_dfpn(
     ``shared`` (:mod:`solver.search.parallel`): the table arrays ``(tt_key, tt_pn, tt_dn,
     tt_move, tt_work, busy)`` to use instead of new ones (views on memory that worker
     processes share; then ``tt_mb`` sizes the re-walk set alone), ``worker`` this
-    search's row of ``busy`` (-1: it searches alone)."""
+    search's row of ``busy`` (-1: it searches alone).  ``guide``: the move model orders
+    the children and sets their initial numbers (:mod:`solver.search.guide`)."""
     if shared is not None:
         seen_mb = tt_mb if seen_mb is None else seen_mb
     seen_bytes = (tt_mb / 5 if seen_mb is None else seen_mb) * 2**20
@@ -154,6 +162,7 @@ def new_dfpn(
         # without the rule, no scratch: None, a type of its own, so that the kernels
         # compiled for such a search leave the rule out (see _settled)
         knowledge.new_scratch(t, knowledge_budget, cache=knowledge.CACHE_SIZE) if knowledge_budget > 0 else None,
+        guide,
     )
 
 
@@ -193,6 +202,102 @@ def _settled_winner_impl(D):
     if _no_rule(D):
         return lambda D: -1
     return lambda D: D.know.out[0]
+
+
+def _unguided(D) -> bool:
+    """Whether the search ``D`` (a numba type) was made without a move model."""
+    return isinstance(D.types[D.fields.index("guide")], types.NoneType)
+
+
+def _guide_node(T, D, ply, side):
+    """Score the moves of the node at ``ply`` with the model (nothing without one)."""
+    raise NotImplementedError
+
+
+def _guided(D, cell, k, or_node):
+    """The number ``k`` that chooses the child of move ``cell`` (at an OR node if
+    ``or_node``), as the model weighs it."""
+    raise NotImplementedError
+
+
+def _note_move(D, ply, cell):
+    """Remember that ``cell`` was played into ``ply`` (the model's last moves)."""
+    raise NotImplementedError
+
+
+def _order(D, ply, nc):
+    """Sort the ``nc`` children of the node at ``ply`` by the model's score, likeliest first."""
+    raise NotImplementedError
+
+
+# As the settled rule: the model is compiled into a search only when its Dfpn carries a
+# guide, so an unguided search compiles and runs as if it did not exist.
+@overload(_guide_node, jit_options={"_nrt": False})
+def _guide_node_impl(T, D, ply, side):
+    if _unguided(D):
+        return lambda T, D, ply, side: None
+
+    def impl(T, D, ply, side):
+        g = D.guide
+        prev = g.path_move[ply - 1] if ply >= 1 else -1
+        G_.node_factors(T, g, D.stack[2 * ply: 2 * ply + 2], side, g.path_move[ply], prev, D.keys[ply, 0])
+    return impl
+
+
+@overload(_guided, jit_options={"_nrt": False})
+def _guided_impl(D, cell, k, or_node):
+    if _unguided(D):
+        return lambda D, cell, k, or_node: k
+
+    def impl(D, cell, k, or_node):
+        sides = D.guide.params[G_.P_SIDES]
+        if (sides == G_.OR_ONLY and not or_node) or (sides == G_.AND_ONLY and or_node):
+            return np.int64(k)
+        x = np.int64(k * D.guide.factor[cell] + 0.5)
+        return max(np.int64(1), min(x, np.int64(INF // 4)))
+    return impl
+
+
+@overload(_note_move, jit_options={"_nrt": False})
+def _note_move_impl(D, ply, cell):
+    if _unguided(D):
+        return lambda D, ply, cell: None
+
+    def impl(D, ply, cell):
+        if ply < D.guide.path_move.shape[0]:
+            D.guide.path_move[ply] = cell
+    return impl
+
+
+@overload(_order, jit_options={"_nrt": False})
+def _order_impl(D, ply, nc):
+    if _unguided(D):
+        return lambda D, ply, nc: None
+
+    def impl(D, ply, nc):
+        score = D.guide.score
+        # insertion sort, stable: equal scores keep the generator's order
+        for i in range(1, nc):
+            cell = D.ch_cell[ply, i]
+            key = D.ch_key[ply, i]
+            pn = D.ch_pn[ply, i]
+            dn = D.ch_dn[ply, i]
+            flag = D.ch_flag[ply, i]
+            s = score[cell]
+            j = i - 1
+            while j >= 0 and score[D.ch_cell[ply, j]] < s:
+                D.ch_cell[ply, j + 1] = D.ch_cell[ply, j]
+                D.ch_key[ply, j + 1] = D.ch_key[ply, j]
+                D.ch_pn[ply, j + 1] = D.ch_pn[ply, j]
+                D.ch_dn[ply, j + 1] = D.ch_dn[ply, j]
+                D.ch_flag[ply, j + 1] = D.ch_flag[ply, j]
+                j -= 1
+            D.ch_cell[ply, j + 1] = cell
+            D.ch_key[ply, j + 1] = key
+            D.ch_pn[ply, j + 1] = pn
+            D.ch_dn[ply, j + 1] = dn
+            D.ch_flag[ply, j + 1] = flag
+    return impl
 
 
 # --- keys and the table --------------------------------------------------------------------
@@ -349,6 +454,7 @@ def _expand(T, D, ply, side):
     room = ply + 3 < MAX_PLY
     moves = core.live_moves_bb(T, st, side)
     nc = 0
+    scored = False  # whether the model has scored this node's moves (when a child needs it)
     while bb_any(moves):
         cell = bb_lowest(moves)
         moves = bb_clear_lowest(moves)
@@ -404,6 +510,10 @@ def _expand(T, D, ply, side):
                             k = max(1, k >> D.limits[DEAD_SHIFT])
                         if D.limits[ABANDON] and bb_any(removed):
                             k *= 2
+                    if not scored:
+                        _guide_node(T, D, ply, side)
+                        scored = True
+                    k = _guided(D, cell, k, side == prover)
                     D.ch_flag[ply, nc] = OPEN
                     if cs == prover:
                         D.ch_pn[ply, nc] = 1
@@ -476,6 +586,8 @@ def mid(T, D, ply, side, thpn, thdn):
     pn = np.int64(0)
     dn = np.int64(0)
     best = -1
+    if decided < 0:
+        _order(D, ply, nc)
     if decided >= 0:
         best = decided
         if or_node:
@@ -525,6 +637,7 @@ def mid(T, D, ply, side, thpn, thdn):
                 cthdn = min(thdn, _grow(b2, eps))
                 cthpn = min(thpn - pn + other_best, np.int64(INF - 1))
             cell = D.ch_cell[ply, best]
+            _note_move(D, ply + 1, cell)
             enter_child(T, D, ply, side, cell)
             _busy(D, D.ch_key[ply, best], np.int64(1))  # not a literal: one compile for both
             cpn, cdn, ctaint = mid(T, D, ply + 1, 1 - side, cthpn, cthdn)
@@ -658,6 +771,7 @@ def rewalk(T, D, ply, side, winner):
                     slot = _find(D, D.ch_key[ply, i])
                     if slot < 0 or not _solved_for(D, slot, winner):
                         continue
+                    _note_move(D, ply + 1, cell)
                     enter_child(T, D, ply, side, cell)
                     r = rewalk(T, D, ply + 1, 1 - side, winner)
                     if r < 0:
@@ -673,6 +787,7 @@ def rewalk(T, D, ply, side, winner):
                 if D.ch_flag[ply, i] == TAINTED:
                     return 0  # a repetition: not a finite win
                 cell = D.ch_cell[ply, i]
+                _note_move(D, ply + 1, cell)
                 enter_child(T, D, ply, side, cell)
                 r = rewalk(T, D, ply + 1, 1 - side, winner)
                 if r < 0:
@@ -706,6 +821,14 @@ def load_root(D: Dfpn, t: core.Tables, path: list) -> int:
         D.stack[2 * ply: 2 * ply + 2] = st
         core.zobrist_keys(t, st, side, D.keys[ply])
         D.path_keys[ply] = D.keys[ply, 0]
+    if D.guide is not None:
+        D.guide.path_move[:] = -1
+        for ply in range(1, len(path)):
+            (before, mover), (after, _) = path[ply - 1], path[ply]
+            placed = np.asarray(after[mover]) & ~np.asarray(before[mover])
+            cells = [64 * i + b for i, word in enumerate(placed.tolist()) for b in range(64) if word >> b & 1]
+            if len(cells) == 1:  # else the stone died at once: no cell to measure from
+                D.guide.path_move[ply] = cells[0]
     return len(path) - 1
 
 
@@ -725,12 +848,16 @@ def probe(T, D, st, side):
             np.int64(D.tt_work[slot]))
 
 
-def load_kernels(t: core.Tables, knowledge: bool = False) -> None:
+def load_kernels(t: core.Tables, knowledge: bool = False, guided: bool = False) -> None:
     """Load the kernels a proof on the board of ``t`` runs (:func:`mid`, :func:`rewalk`,
     :func:`probe`), compiling them on the board's first use, with the argument types
     :func:`solver.search.prove.prove` gives them: each call here returns at once.
-    ``knowledge``: those of a search with the settled rule (another type of Dfpn)."""
-    D = new_dfpn(t, 0, 0.001, knowledge_budget=1 if knowledge else 0)
+    ``knowledge``: those of a search with the settled rule (another type of Dfpn);
+    ``guided``: those of a search with a move model (another again)."""
+    from .policy import PolicyModel
+
+    guide = G_.new_guide(t, PolicyModel.uniform()) if guided else None
+    D = new_dfpn(t, 0, 0.001, knowledge_budget=1 if knowledge else 0, guide=guide)
     st = core.new_position(t)
     st.flags.writeable = False  # as a Position's stones
     ply = load_root(D, t, [(st, 0)])

@@ -24,10 +24,12 @@ from solver.rules import core
 from solver.rules.board import Board
 from solver.rules.position import Position
 from . import alphabeta as ab
+from . import guide as G_
 from . import knowledge as K
 from .clock import Clock
 from .limit import MAX_NODES, Limit, check_limit
 from .methods import METHODS, UnknownMethodError, check_method
+from .policy import PolicyModel
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
@@ -43,32 +45,36 @@ KNOWLEDGE_BUDGET = K.DEFAULT_BUDGET
 #: long per expansion, and its pre-filter's cost where it does not fire (0-15 %, on a
 #: machine too loaded to tell) was not shown to stay within a few percent
 DEFAULT_KNOWLEDGE = False
+#: the move model :func:`prove` uses unless told (None: plain df-pn)
+DEFAULT_MODEL: PolicyModel | None = None
 
-def load_kernels(board: Board, method: str = "dfpn", knowledge: bool = False) -> None:
+def load_kernels(board: Board, method: str = "dfpn", knowledge: bool = False, guided: bool = False) -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
     compiling them on the board's first use (then one line on stderr says so first).
     :func:`prove` calls it before its clock starts; a caller with a clock of its own
     (a deadline over several proofs) calls it before starting that clock.  ``knowledge``
-    (df-pn): the kernels of a search with the settled rule, which are others."""
+    (df-pn): the kernels of a search with the settled rule, which are others; ``guided``
+    (df-pn): those of a search with a move model."""
     _check_method(method)
     knowledge = bool(knowledge) and method == "dfpn"
-    if (board.m, method, knowledge) in _LOADED:
+    guided = bool(guided) and method == "dfpn"
+    if (board.m, method, knowledge, guided) in _LOADED:
         return
     t = core.tables(board)
     if method == "dfpn":
         from . import dfpn
 
-        dfpn.load_kernels(t, knowledge)
+        dfpn.load_kernels(t, knowledge, guided)
     elif method == "alphabeta":
         ab.load_kernels(t)
     else:
         from . import horizon
 
         horizon.load_kernels(t)
-    _LOADED.add((board.m, method, knowledge))
+    _LOADED.add((board.m, method, knowledge, guided))
 
 
-_LOADED: set[tuple[int, str, bool]] = set()  # (board, method, knowledge) loaded in this process
+_LOADED: set[tuple[int, str, bool, bool]] = set()  # (board, method, knowledge, guided) loaded here
 
 
 def _check_method(method: str) -> None:
@@ -87,6 +93,7 @@ def prove(
     table_file: str | Path | None = None,
     jobs: int = 1,
     knowledge: bool | None = None,
+    model: PolicyModel | str | Path | bool | None = None,
 ) -> Result:
     """The value of ``position`` for its player to move.
 
@@ -119,9 +126,20 @@ def prove(
     rule decides (:mod:`solver.search.knowledge`: an enclosure whose harmless moves
     outlast every line of the other player) is a leaf won by its owner;
     ``stats['settled']`` counts them.
+    ``model`` (df-pn only, one job; None or False: :data:`DEFAULT_MODEL`): a move model
+    (:class:`~solver.search.policy.PolicyModel`, the path of its file, or True for the
+    project's, :func:`solver.search.guide.load_model`) that orders each node's children
+    and sets their initial numbers (:mod:`solver.search.guide`); the value is the same
+    as without it, only the work differs.  ``stats['guided']`` counts the nodes it scored,
+    ``stats['guided_cached']`` those of them whose scores it remembered.
     """
     limit = check_limit(limit)
     knowledge = DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge)
+    model = DEFAULT_MODEL if model is None or model is False else model
+    if model is not None:
+        if method != "dfpn" or jobs != 1:
+            raise ValueError("only a df-pn search in one job is guided by a move model")
+        model = G_.as_model(model)
     if limit.tt_mb is None:
         limit = replace(limit, tt_mb=DEFAULT_TT_MB)
     _check_method(method)
@@ -132,13 +150,13 @@ def prove(
         value = Value.from_outcome(position.outcome, position.to_move)
         return Result(str(position), value, method, source="rules", notes=[position.outcome_reason or "the game is over"])
     t_load = time.perf_counter()
-    load_kernels(position.board, method, knowledge)
+    load_kernels(position.board, method, knowledge, model is not None)
     loaded = time.perf_counter() - t_load
     clock = Clock(limit, progress)  # after the kernels load: the budget is for searching
     if method == "alphabeta":
         r = _alphabeta(position, clock, chunk_nodes)
     elif method == "dfpn":
-        r = _dfpn(position, clock, chunk_nodes, line_plies, table_file, jobs, knowledge)
+        r = _dfpn(position, clock, chunk_nodes, line_plies, table_file, jobs, knowledge, model)
     else:
         r = _horizon(position, clock, chunk_nodes, max_depth)
     r.stats["load_seconds"] = round(loaded, 4)
@@ -255,7 +273,7 @@ def _run_chunks(D, clock: Clock, chunk_nodes: int, step) -> int | None:
 
 
 def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, table_file, jobs: int = 1,
-          knowledge: bool = True) -> Result:
+          knowledge: bool = True, model: PolicyModel | None = None) -> Result:
     from . import dfpn as F
     from . import tablefile
 
@@ -265,7 +283,8 @@ def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, t
     tt_mb = clock.limit.tt_mb
     kb = KNOWLEDGE_BUDGET if knowledge else 0
     if jobs == 1:
-        D = F.new_dfpn(t, side, tt_mb, knowledge_budget=kb)
+        guide = None if model is None else G_.new_guide(t, model)
+        D = F.new_dfpn(t, side, tt_mb, knowledge_budget=kb, guide=guide)
     else:
         from . import parallel
 
@@ -387,6 +406,9 @@ def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, t
         "repetitions": int(D.stats[F.REPETITIONS]), "stores": int(D.stats[F.STORES]),
         "settled": int(D.know.stats[K.CLAIMS]) if D.know is not None else 0,
     }
+    if D.guide is not None:
+        p.stats["guided"] = int(D.guide.stats[0])
+        p.stats["guided_cached"] = int(D.guide.stats[1])
     if jobs > 1:
         p.stats["jobs"] = jobs
     return p

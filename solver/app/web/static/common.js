@@ -47,7 +47,7 @@ var Meridians = (function () {
     var x = b.xy[2 * p], y = b.xy[2 * p + 1], name = b.names[p], out = [];
     var proven = mv.value !== "unknown", est = mv.estimate;
     if (!proven && !est) { return ""; }
-    var value = proven ? mv.value : est.win_rate;
+    var value = proven ? mv.value : shownRate(est);
     var kind = proven ? mv.value : "estimate";
     var title = name + ": " + (proven ? mv.value + " (" + mv.source + ")" : estimateText(est));
     out.push('<g class="mv ' + kind + (best ? " best" : "") + '" data-point="' + name + '" data-value="' +
@@ -105,9 +105,16 @@ var Meridians = (function () {
     el.className = (el.className.indexOf("status") >= 0 || el.id === "status" ? "status" : "") + (cls ? " " + cls : "");
   }
 
+  // The calibrated probability where the board has a calibration map, else the win rate.
+  function shownRate(e) { return e.calibrated === null || e.calibrated === undefined ? e.win_rate : e.calibrated; }
+
   function estimateText(e) {
-    return "estimate " + Math.round(100 * e.win_rate) + "% (" + Math.round(100 * e.low) + "-" + Math.round(100 * e.high) +
-      "%, " + e.visits + " visits)";
+    var range = Math.round(100 * e.low) + "-" + Math.round(100 * e.high) + "%, " + e.visits + " visits";
+    if (e.calibrated === null || e.calibrated === undefined) {
+      return "estimate " + Math.round(100 * e.win_rate) + "% (" + range + ")";
+    }
+    return "estimate " + Math.round(100 * e.calibrated) + "% calibrated (win rate " + Math.round(100 * e.win_rate) +
+      "%, " + range + ")";
   }
 
   // An analysis's value in words: proven with its source, or the engine's labelled estimate.

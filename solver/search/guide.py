@@ -1,0 +1,159 @@
+"""The move model inside df-pn (df-pn+ style): it orders a node's children and sets their
+initial numbers, and nothing else, so the values df-pn proves stay exactly those of plain
+df-pn (tests/test_guided.py compares them).
+
+At a node's expansion :func:`node_factors` scores every live move with the model
+(:mod:`.policy` over :mod:`.features`; the last two moves come from the search path, -1
+where unknown) and turns the probability ``p`` of each of the ``n`` moves into a factor
+``(p * n) ** -power`` clipped to ``[1 / clip, clip]``: the number that chooses a child
+(its proof number at the prover's nodes, its disproof number at the other player's),
+``k`` from its move count as in plain df-pn, becomes ``round(k * factor)`` (at least 1),
+so a move the model likes costs less to try first and a move it dislikes more.  The
+children are then ordered by the model's score, so that ties go to the likelier move.
+df-pn expands a node again each time it comes back to it, mostly along the same path, so
+the factors of the last :data:`CACHE` nodes scored are kept, by the position's key and
+its last two moves (a key collision could only change an order, never a value).
+
+:func:`load_model` is the one place that says where the model comes from.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from solver.rules import core
+from solver.rules.core import kernel
+from .features import _CANON, K, LABEL_ROWS, OFFSETS, move_features
+from .policy import PolicyError, PolicyModel
+
+__all__ = ["Guide", "new_guide", "node_factors", "load_model", "MODEL_PATH", "POWER", "CLIP", "as_model"]
+
+#: the move model df-pn uses when asked for "the" model: 5/6 self-play at 3,200 playouts
+MODEL_PATH = Path(__file__).resolve().parents[2] / "results" / "policy" / "policy-5-6-p3200.npz"
+#: the mapping from probabilities to factors (of power 0, 0.5 and 1 on 3/4 and 4/5
+#: positions, scripts/bench_guided.py, 0.5 took the fewest expansions)
+POWER = 0.5
+CLIP = 8.0
+#: at whose nodes the factors apply: BOTH, the prover's (OR) only, the other's (AND) only
+BOTH, OR_ONLY, AND_ONLY = 0, 1, 2
+SIDES = BOTH
+# params slots
+P_POWER, P_CLIP, P_SIDES = range(3)
+#: nodes whose factors a guide remembers: df-pn expands a node again each time the
+#: search comes back to it, mostly along the same path (same last moves)
+CACHE = 4096
+#: a bound on the number of plies the guide remembers moves for (dfpn.MAX_PLY)
+MAX_PLY = 2048
+
+
+class Guide(NamedTuple):
+    """The model's weights and the scratch of its evaluation inside df-pn."""
+
+    weights: np.ndarray    # float64 (N_FEATURES,)
+    offsets: np.ndarray    # int32 (families,): a family's first feature index
+    canon: np.ndarray      # int32 (4**6,): neighbour patterns up to symmetry
+    moves: np.ndarray      # int64 (64 w,): the moves of the node being expanded
+    feats: np.ndarray      # int32 (64 w, families)
+    st: np.ndarray         # uint64 (2, w): scratch of move_features
+    label: np.ndarray      # int32 (LABEL_ROWS, 64 w): scratch of move_features
+    factor: np.ndarray     # float64 (64 w,): per cell, the factor of its move's number
+    score: np.ndarray      # float64 (64 w,): per cell, its move's score (ordering)
+    path_move: np.ndarray  # int64 (MAX_PLY,): the cell played into each ply (-1: unknown)
+    params: np.ndarray     # float64 (3,): power, clip, sides
+    stats: np.ndarray      # int64 (2,): nodes evaluated, nodes found in the cache
+    ck_key: np.ndarray     # uint64 (cache,): a node and its last two moves (0: empty)
+    ck_factor: np.ndarray  # float64 (cache, 64 w): their ``factor`` row
+    ck_score: np.ndarray   # float64 (cache, 64 w): their ``score`` row
+
+
+def load_model(path: str | Path | None = None) -> PolicyModel:
+    """The move model at ``path`` (None: :data:`MODEL_PATH`); PolicyError if it cannot
+    be read."""
+    path = MODEL_PATH if path is None else Path(path)
+    if not path.exists():
+        raise PolicyError(f"{path}: no move model there")
+    return PolicyModel.load(path)
+
+
+def as_model(model: PolicyModel | str | Path | bool) -> PolicyModel:
+    """A model from what a caller gives: a model, a path, or True for :func:`load_model`'s."""
+    if isinstance(model, PolicyModel):
+        return model
+    if model is True:
+        return load_model()
+    if isinstance(model, (str, Path)):
+        return load_model(model)
+    raise TypeError(f"model: a PolicyModel, a path or True, not {model!r}")
+
+
+def new_guide(t: core.Tables, model: PolicyModel, *, power: float | None = None, clip: float | None = None,
+              sides: int | None = None, cache: int = CACHE) -> Guide:
+    """The guide of a df-pn search on the board of ``t`` with ``model`` (None: the
+    module's :data:`POWER`, :data:`CLIP`, :data:`SIDES` as they are now), remembering
+    the factors of the last ``cache`` nodes it scored (at least 1)."""
+    power = POWER if power is None else power
+    clip = CLIP if clip is None else clip
+    sides = SIDES if sides is None else sides
+    if not (power >= 0 and math.isfinite(power)) or not (clip >= 1 and math.isfinite(clip)):
+        raise ValueError(f"power {power} must be >= 0 and clip {clip} >= 1")
+    nbits = 64 * t.w
+    return Guide(
+        np.ascontiguousarray(model.weights, np.float64), OFFSETS.astype(np.int32), _CANON,
+        np.zeros(nbits, np.int64), np.zeros((nbits, K), np.int32), np.zeros((2, t.w), np.uint64),
+        np.zeros((LABEL_ROWS, nbits), np.int32), np.ones(nbits), np.zeros(nbits), np.full(MAX_PLY, -1, np.int64),
+        np.array([power, clip, sides], np.float64), np.zeros(2, np.int64),
+        np.zeros(max(1, cache), np.uint64), np.ones((max(1, cache), nbits)), np.zeros((max(1, cache), nbits)),
+    )
+
+
+@kernel
+def node_factors(T, G, st, side, last, prev, key):
+    """Fill ``G.factor`` and ``G.score`` at the cells of the live moves of ``st``
+    (``side`` to move; ``last``, ``prev``: the cells of the last two moves, -1: none;
+    ``key``: the position's identity key, which with the last moves finds it in the
+    cache; 0: not looked for)."""
+    G.stats[0] += 1
+    h = np.uint64(0)
+    slot = np.int64(0)
+    if key != 0:
+        h = key ^ (np.uint64(last + 1) * np.uint64(0x9E3779B97F4A7C15)) ^ (
+            np.uint64(prev + 1) * np.uint64(0xC2B2AE3D27D4EB4F))
+        if h == 0:
+            h = np.uint64(1)
+        slot = np.int64(h % np.uint64(G.ck_key.shape[0]))
+        if G.ck_key[slot] == h:
+            G.stats[1] += 1
+            for c in range(G.factor.shape[0]):  # loops: slice copies need numba's allocator
+                G.factor[c] = G.ck_factor[slot, c]
+                G.score[c] = G.ck_score[slot, c]
+            return
+    n = move_features(T, st, side, last, prev, G.canon, G.moves, G.feats, G.st, G.label)
+    if n == 0:
+        return
+    top = -1e300
+    for i in range(n):
+        s = 0.0
+        for f in range(G.feats.shape[1]):
+            s += G.weights[G.offsets[f] + G.feats[i, f]]
+        G.score[G.moves[i]] = s
+        top = max(top, s)
+    total = 0.0
+    for i in range(n):
+        total += math.exp(G.score[G.moves[i]] - top)
+    power = G.params[P_POWER]
+    clip = G.params[P_CLIP]
+    lo = 1.0 / clip
+    # log(p * n) = score - top - log(total) + log(n)
+    shift = -top - math.log(total) + math.log(n)
+    for i in range(n):
+        c = G.moves[i]
+        G.factor[c] = min(clip, max(lo, math.exp(-power * (G.score[c] + shift))))
+    if h != 0:
+        G.ck_key[slot] = h
+        for c in range(G.factor.shape[0]):
+            G.ck_factor[slot, c] = G.factor[c]
+            G.ck_score[slot, c] = G.score[c]

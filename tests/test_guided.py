@@ -1,0 +1,138 @@
+"""df-pn guided by the move model (solver.search.guide) proves exactly what plain df-pn
+proves: the model orders and sets initial numbers, it never decides."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver import Board, Position
+from solver.reference.certificate import check
+from solver.rules import core
+from solver.rules.randomgame import random_game
+from solver.search import dfpn as F
+from solver.search import guide as G
+from solver.search.certificate import build_certificate, dumps
+from solver.search.limit import Limit
+from solver.search.policy import PolicyModel
+from solver.search.prove import prove
+
+BUDGET = 300          # expansions a search
+HISTORY = 3           # positions of the game kept as the searches' path (repetitions, last moves)
+MISSES = 2            # a game's positions are searched from its end back until plain df-pn
+                      # fails this many times in a row (earlier ones are mostly out of reach)
+GAMES = {"2/3": 1100, "3/4": 800, "4/5": 340, "5/6": 380}  # random games a board
+WANT = 10_000         # positions that both searches decide, at least
+
+
+class _Searcher:
+    """One df-pn search object a board and mode, its table cleared between positions."""
+
+    def __init__(self, board: Board, guide: G.Guide | None):
+        self.t = core.tables(board)
+        self.D = F.new_dfpn(self.t, 0, 1, guide=guide)
+
+    def value(self, path: list[tuple[np.ndarray, int]]) -> str:
+        """'win', 'loss' or 'unknown' for the player to move at the end of ``path``."""
+        D, t = self.D, self.t
+        for a in (D.tt_key, D.tt_pn, D.tt_dn, D.tt_move, D.tt_work):
+            a[:] = 0
+        D.stats[:] = 0
+        side = path[-1][1]
+        D.limits[F.PROVER] = side
+        D.limits[F.MAX_EXPANSIONS] = BUDGET
+        ply = F.load_root(D, t, path)
+        pn, dn, tainted = F.mid(t, D, ply, side, F.INF - 1, F.INF - 1)
+        if D.stats[F.ABORTED]:
+            return "unknown"
+        if pn == 0:
+            return "win"
+        return "loss" if dn == 0 and not tainted else "unknown"
+
+
+def _models() -> dict[str, PolicyModel]:
+    model = G.load_model()
+    # the model turned around: it prefers the moves it finds worst (orders and numbers at
+    # their most misleading)
+    return {"model": model, "reversed": PolicyModel(-model.weights)}
+
+
+def test_guided_values_equal_plain_values():
+    models = _models()
+    both = {"model": 0, "reversed": 0}
+    plain_only = guided_only = 0
+    for bi, (name, games) in enumerate(GAMES.items()):
+        board = Board.parse(name)
+        t = core.tables(board)
+        plain = _Searcher(board, None)
+        guided = {k: _Searcher(board, G.new_guide(t, m)) for k, m in models.items()}
+        for g in range(games):
+            mode = "model" if g % 4 else "reversed"
+            game = [(p.bitboards, p.side_index) for p in random_game(board, 1000 * bi + g)]
+            misses = 0
+            for i in range(len(game) - 2, -1, -1):  # the last position is finished
+                path = game[max(0, i + 1 - HISTORY): i + 1]
+                a = plain.value(path)
+                b = guided[mode].value(path)
+                if a != "unknown" and b != "unknown":
+                    assert a == b, f"{name} game {1000 * bi + g} ply {i}: plain {a}, guided ({mode}) {b}"
+                    both[mode] += 1
+                else:
+                    plain_only += a != "unknown"
+                    guided_only += b != "unknown"
+                misses = misses + 1 if a == "unknown" else 0
+                if misses >= MISSES:
+                    break
+    assert sum(both.values()) >= WANT, both
+    assert both["reversed"] >= 1000, both
+    # the budget is small enough that some positions stay open to one search or the other
+    assert plain_only + guided_only > 0
+
+
+def test_guided_search_uses_the_model_and_orders_by_it():
+    pos = Position.parse("DL1/L3/2D2/2L3/L1LL1/2L1/L2 L")
+    r = prove(pos, Limit(tt_mb=16), model=True)
+    assert r.value == prove(pos, Limit(tt_mb=16)).value == "win"
+    assert r.verified and r.stats["guided"] > 0
+    assert "guided" not in prove(pos, Limit(tt_mb=16)).stats
+    # a strong preference for one move shows in the initial numbers of the root's children
+    t = core.tables(pos.board)
+    g = G.new_guide(t, G.load_model())
+    G.node_factors(t, g, pos.bitboards, pos.side_index, -1, -1, np.uint64(0))
+    from solver.search.features import position_features
+
+    names, feats = position_features(pos, None, None)
+    s = G.load_model().scores(feats)
+    cells = [int(t.cell_of[pos.board.index(m)]) for m in names]
+    assert np.allclose(g.score[cells], s)
+    p = np.exp(s - s.max())
+    p /= p.sum()
+    want = np.clip((p * len(p)) ** -G.POWER, 1 / G.CLIP, G.CLIP)
+    assert np.allclose(g.factor[cells], want)
+    assert g.factor[cells].min() < 1 < g.factor[cells].max()
+
+
+@pytest.mark.parametrize("text", [
+    "2/3/4/3/2 L",
+    "DL1/L3/2D2/2L3/L1LL1/2L1/L2 L",
+    "DD1/DD2/LD3/1LD3/1L1D1/2D1/1L1 L",
+])
+def test_certificate_of_a_guided_proof_checks(text, tmp_path):
+    pos = Position.parse(text)
+    r = prove(pos, Limit(tt_mb=16), model=True)
+    assert r.stats["guided"] > 0
+    cert = build_certificate(pos, r, tt_mb=16)
+    path = tmp_path / "c.json"
+    path.write_text(dumps(cert))
+    assert check(path) == cert["node_count"]
+    assert cert["winner"] == ("L" if r.value == "win" else "D")
+
+
+def test_guided_prove_refuses_what_it_cannot_do():
+    pos = Position.parse("2/3/4/3/2 L")
+    with pytest.raises(ValueError, match="df-pn"):
+        prove(pos, Limit(tt_mb=1), method="alphabeta", model=True)
+    with pytest.raises(TypeError):
+        prove(pos, Limit(tt_mb=1), model=3)
+    with pytest.raises(G.PolicyError):
+        G.load_model("/nonexistent/model.npz")
