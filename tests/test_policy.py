@@ -190,3 +190,18 @@ def test_evaluate_shares_ties_and_fit_prefers_the_chosen_feature():
     assert flat["top1"] == pytest.approx(0.5) and flat["loglik"] == pytest.approx(np.log(0.5))
     fitted = evaluate(fit(data), data)
     assert fitted["top1"] == 1.0 and fitted["loglik"] > -0.1
+
+
+def test_the_feature_kernel_refuses_a_scratch_smaller_than_its_own():
+    # kernels do not check bounds: a caller's older, smaller label array would be overrun
+    from solver.rules import core
+    from solver.search.features import _CANON, LABEL_ROWS, Scratch, move_features
+
+    T = core.tables(BOARD)
+    s = Scratch(T)
+    pos = list(random_game("3/4", 2))[6]
+    n = move_features(T, pos.bitboards, pos.side_index, -1, -1, _CANON, s.moves, s.feats, s.st, s.label)
+    assert n == len(pos.legal_moves())
+    small = np.zeros((LABEL_ROWS - 1, s.label.shape[1]), np.int32)
+    with pytest.raises(ValueError):
+        move_features(T, pos.bitboards, pos.side_index, -1, -1, _CANON, s.moves, s.feats, s.st, small)

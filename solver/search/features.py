@@ -184,6 +184,9 @@ def move_features(T, st, side, last, prev, canon, moves, feats, scratch, label):
     the family); return how many.  ``last``, ``prev``: the cells of the last two moves
     (-1: none); ``canon``: the pattern classes.  Scratch: ``scratch`` (2, w) uint64,
     ``label`` int32 (LABEL_ROWS, 64 w) (:func:`new_scratch` makes both)."""
+    if label.shape[0] < LABEL_ROWS or label.shape[1] < 64 * T.w or feats.shape[1] < K:
+        # kernels do not check bounds: a caller's smaller scratch would be overwritten past its end
+        raise ValueError("move_features: scratch smaller than features.Scratch's")
     live = core.live_moves_bb(T, st, side)  # the searches' move generator: none once won
     n = 0
     while bb_any(live):
