@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--random-plies", type=int, default=2)
     ap.add_argument("--dfpn-nodes", type=int, default=2000)
+    ap.add_argument("--targets", choices=("visits", "moves"), default="visits",
+                    help="train on the search's shares of its visits (default) or on the moves played")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also fit without each feature family and record what each is worth")
     ap.add_argument("--state")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
@@ -52,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out) if args.out else Path("results/policy") / f"policy-{tag}.npz"
     try:
         model, record = train(board, games=args.games, playouts=args.playouts, seed=args.seed, state=state,
-                              random_plies=args.random_plies, dfpn_nodes=args.dfpn_nodes)
+                              random_plies=args.random_plies, dfpn_nodes=args.dfpn_nodes, targets=args.targets,
+                              ablation=args.ablation)
     except Interrupted as e:
         print(e, file=sys.stderr)
         return 130

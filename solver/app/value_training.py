@@ -64,8 +64,8 @@ def load_games(board: Board, sources: list[Source], *, seed: int, random_plies: 
     """Each source's games (played or resumed) and the seconds their playing took."""
     out, seconds = [], 0.0
     for s in sources:
-        games, secs = play_games(board, games=s.games, playouts=s.playouts, seed=seed, state=s.state,
-                                 random_plies=random_plies, dfpn_nodes=dfpn_nodes, log=log)
+        games, _, secs = play_games(board, games=s.games, playouts=s.playouts, seed=seed, state=s.state,
+                                    random_plies=random_plies, dfpn_nodes=dfpn_nodes, log=log)
         out.append(games)
         seconds += secs
     return out, seconds

@@ -14,7 +14,13 @@ over the rules core, :func:`move_features`:
 - ``own_seen``, ``enemy_seen``: lines on which the first stone is own (enemy) and not
   adjacent (0-3+): the paths the stone makes, the enemy stones it faces;
 - ``blocks``: enemy paths that run through the point (0-3+), cut by a stone there;
-- ``joins``: own paths that run through it (0-3+).
+- ``joins``: own paths that run through it (0-3+);
+- ``threat``: enemy stones in groups with two or more paths of which the move blocks all
+  but one (bucketed as ``kill``): the next move there kills them;
+- ``safety``: the paths of the group the new stone is in after the move (0-3+; a path is
+  counted at each of its ends in the group);
+- ``size``: the stones of that group (1, 2, 3-4, 5+);
+- ``ring2``: own and enemy stones at distance 2 (0-3+ each, 16 classes).
 
 :func:`reference_features` computes the same from the reference rules alone (a slow
 twin, for tests).
@@ -28,14 +34,15 @@ import numpy as np
 
 from solver.rules import core
 from solver.rules.bits import (
-    bb_and, bb_andnot, bb_any, bb_clear_lowest, bb_highest, bb_load, bb_lowest, bb_or, bb_popcount,
-    bb_store, bb_test,
+    bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_eq, bb_highest, bb_load, bb_lowest, bb_or,
+    bb_popcount, bb_store, bb_test,
 )
 from solver.rules.board import DIRECTIONS, Board
 from solver.rules.core import kernel
 from solver.rules.position import Position
 
-__all__ = ["FAMILIES", "PATTERNS", "N_FEATURES", "OFFSETS", "move_features", "position_features",
+__all__ = ["FAMILIES", "PATTERNS", "N_FEATURES", "OFFSETS", "LABEL_ROWS", "Scratch", "move_features",
+           "position_features",
            "recent_moves", "reference_features", "feature_names"]
 
 
@@ -67,11 +74,15 @@ PATTERNS = int(_CANON.max()) + 1
 FAMILIES: tuple[tuple[str, int], ...] = (
     ("pattern", PATTERNS), ("kill", 5), ("harm", 5), ("save", 5), ("last", 5), ("prev", 5),
     ("own_seen", 4), ("enemy_seen", 4), ("blocks", 4), ("joins", 4),
+    ("threat", 5), ("safety", 4), ("size", 4), ("ring2", 16),
 )
 #: OFFSETS[f]: the index of family f's first feature
 OFFSETS = np.cumsum([0] + [n for _, n in FAMILIES[:-1]]).astype(np.int32)
 N_FEATURES = int(sum(n for _, n in FAMILIES))
 K = len(FAMILIES)
+#: rows of the ``label`` scratch of :func:`move_features`: group labels (own, enemy), the
+#: enemy groups' path ends, their sizes, and the ends a move blocks
+LABEL_ROWS = 5
 
 
 def feature_names() -> list[str]:
@@ -111,13 +122,71 @@ def _seen(T, cell, d, occupied):
     return bb_highest(ahead)
 
 
+@kernel(inline="always")
+def _hex_distance(T, a, b):
+    """Hex distance between cells ``a`` and ``b`` (large across the board's padding)."""
+    m = len(T.mtag)
+    stride = 2 * m + 1
+    dq = (a + m) % stride - (b + m) % stride
+    dr = (a + m) // stride - (b + m) // stride
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+@kernel
+def _ring2(T, cell, own, enemy):
+    """The class of the own and enemy stones at distance 2 from ``cell``: 4 own + enemy (each 0-3+)."""
+    nbits = 64 * T.w
+    n_own = 0
+    n_enemy = 0
+    # each point at distance 2 is two steps along one direction or along two at 60 degrees:
+    # one unordered pair of directions; the distance test drops the other pairs and the
+    # steps that wrap around the board's padding
+    for d in range(6):
+        for e in range(d, 6):
+            x = cell + core.offset(T, d) + core.offset(T, e)
+            if 0 <= x < nbits and T.point_of[x] >= 0 and _hex_distance(T, cell, x) == 2:
+                if bb_test(own, x):
+                    n_own += 1
+                elif bb_test(enemy, x):
+                    n_enemy += 1
+    return 4 * min(n_own, 3) + min(n_enemy, 3)
+
+
+@kernel
+def _flood(T, g, own):
+    """The stones of ``own`` connected to ``g`` through adjacent stones of ``own``."""
+    while True:
+        grown = bb_and(core.neighbours(T, g), own)
+        if bb_eq(grown, g):
+            return g
+        g = grown
+
+
+@kernel
+def _path_ends(T, g, own, occupied):
+    """The paths of the group ``g`` (stones of ``own``), counted at each of its ends in ``g``."""
+    ends = 0
+    todo = g
+    while bb_any(todo):
+        s = bb_lowest(todo)
+        todo = bb_clear_lowest(todo)
+        for d in range(6):
+            x = _seen(T, s, d, occupied)
+            if x >= 0 and bb_test(own, x) and not bb_test(g, x):
+                ends += 1
+    return ends
+
+
 @kernel
 def move_features(T, st, side, last, prev, canon, moves, feats, scratch, label):
     """Write the moves of ``st`` (``side`` to move; :func:`~solver.rules.core.live_moves_bb`) into ``moves`` and their feature
     rows into ``feats`` (one column per family of ``FAMILIES``, each its bucket within
     the family); return how many.  ``last``, ``prev``: the cells of the last two moves
     (-1: none); ``canon``: the pattern classes.  Scratch: ``scratch`` (2, w) uint64,
-    ``label`` int32 (2, 64 w)."""
+    ``label`` int32 (LABEL_ROWS, 64 w) (:func:`new_scratch` makes both)."""
+    if label.shape[0] < LABEL_ROWS or label.shape[1] < 64 * T.w or feats.shape[1] < K:
+        # kernels do not check bounds: a caller's smaller scratch would be overwritten past its end
+        raise ValueError("move_features: scratch smaller than features.Scratch's")
     live = core.live_moves_bb(T, st, side)  # the searches' move generator: none once won
     n = 0
     while bb_any(live):
@@ -132,7 +201,19 @@ def move_features(T, st, side, last, prev, canon, moves, feats, scratch, label):
     # the player to move may have dead groups (the last move blocked them): lost unless saved
     dead_before = core.dead_bb(T, st, side) if core.count(st, side) >= 2 else T.zero
     core.group_labels(T, st, side, label[0])
-    core.group_labels(T, st, 1 - side, label[1])
+    ng = core.group_labels(T, st, 1 - side, label[1])
+    ends, size, cut = label[2], label[3], label[4]
+    for g in range(ng):
+        ends[g] = size[g] = cut[g] = 0
+    rest = enemy
+    while bb_any(rest):
+        s = bb_lowest(rest)
+        rest = bb_clear_lowest(rest)
+        size[label[1, s]] += 1
+        for d in range(6):
+            x = _seen(T, s, d, occupied)
+            if x >= 0 and bb_test(enemy, x) and label[1, x] != label[1, s]:
+                ends[label[1, s]] += 1
     for i in range(n):
         cell = moves[i]
         code = 0
@@ -177,27 +258,51 @@ def move_features(T, st, side, last, prev, canon, moves, feats, scratch, label):
                     joins += 1
                 elif bb_test(enemy, x) and bb_test(enemy, y) and label[1, x] != label[1, y]:
                     blocks += 1
+                    cut[label[1, x]] += 1
+                    cut[label[1, y]] += 1
+        threat = 0
+        if blocks > 0:
+            for a in range(6):
+                x = _seen(T, cell, a, occupied)
+                if x >= 0 and bb_test(enemy, x):
+                    g = label[1, x]
+                    if cut[g] > 0:
+                        if ends[g] >= 2 and ends[g] - cut[g] == 1:
+                            threat += size[g]
+                        cut[g] = 0
+        safety = 0
+        stones = 1
+        mine = bb_load(scratch, side, T.zero)
+        if bb_test(mine, cell):
+            g_after = _flood(T, bb_bit(T.zero, cell), mine)
+            safety = _path_ends(T, g_after, mine, bb_or(mine, enemy))
+            stones = bb_popcount(g_after)
         feats[i, 6] = min(own_seen, 3)
         feats[i, 7] = min(enemy_seen, 3)
         feats[i, 8] = min(blocks, 3)
         feats[i, 9] = min(joins, 3)
+        feats[i, 10] = _bucket5(threat)
+        feats[i, 11] = min(safety, 3)
+        feats[i, 12] = 0 if stones <= 1 else 1 if stones == 2 else 2 if stones <= 4 else 3
+        feats[i, 13] = _ring2(T, cell, own, enemy)
     return n
 
 
-class _Scratch:
-    """The arrays :func:`move_features` writes into, one set per board."""
+class Scratch:
+    """The arrays :func:`move_features` writes into (``moves``, ``feats``) and works in
+    (``st``, ``label``), for one board; searches that call it in their kernels keep one."""
 
     def __init__(self, T: core.Tables):
         nbits = 64 * T.w
         self.moves = np.zeros(nbits, np.int64)
         self.feats = np.zeros((nbits, K), np.int32)
         self.st = np.zeros((2, T.w), np.uint64)
-        self.label = np.zeros((2, nbits), np.int32)
+        self.label = np.zeros((LABEL_ROWS, nbits), np.int32)
 
 
 @lru_cache(maxsize=None)
-def _scratch(m: int) -> _Scratch:
-    return _Scratch(core.tables(Board.get(m)))
+def _scratch(m: int) -> Scratch:
+    return Scratch(core.tables(Board.get(m)))
 
 
 def recent_moves(position: Position) -> tuple[str | None, str | None]:
@@ -263,6 +368,16 @@ def reference_features(position: Position, last: str | None = None, prev: str | 
     def group_of(stones: frozenset, p: int) -> frozenset:
         return next(g for g in R.groups(board, stones) if p in g)
 
+    def paths_of(paths: set, g: frozenset) -> int:
+        return sum(1 for a, b in paths if a in g or b in g)
+
+    def between(a: int, b: int, p: int) -> bool:
+        ray = next(r for r in board.rays[a] if b in r)
+        return p in ray[:ray.index(b)]
+
+    board_points = range(board.size)
+    enemy_groups = R.groups(board, enemy)
+    enemy_paths = R.paths(board, enemy, own)
     dead_before = set().union(*R.dead_groups(board, own, enemy)) if len(own) >= 2 else set()
     out = {}
     for p in R.legal_moves(board, light, dark, position.to_move):
@@ -285,8 +400,22 @@ def reference_features(position: Position, last: str | None = None, prev: str | 
                         joins += 1
                     else:
                         blocks += 1
+        threat = 0
+        for g in enemy_groups:
+            through = sum(1 for a, b in enemy_paths if (a in g or b in g) and between(a, b, p))
+            if through and paths_of(enemy_paths, g) >= 2 and paths_of(enemy_paths, g) - through == 1:
+                threat += len(g)
+        safety, stones = 0, 1
+        light2, dark2, _ = R.play(board, light, dark, position.to_move, p)
+        own2, enemy2 = (light2, dark2) if position.to_move == "L" else (dark2, light2)
+        if p in own2:
+            g2 = group_of(own2, p)
+            safety, stones = paths_of(R.paths(board, own2, enemy2), g2), len(g2)
+        ring = [q for q in board_points if dist(p, q) == 2]
         row = (int(_CANON[code]), bucket5(kill), bucket5(len(gone)), bucket5(len(dead_before - gone)),
                near(p, last), near(p, prev), min(sum(q in own for q in far), 3),
-               min(sum(q in enemy for q in far), 3), min(blocks, 3), min(joins, 3))
+               min(sum(q in enemy for q in far), 3), min(blocks, 3), min(joins, 3),
+               bucket5(threat), min(safety, 3), 0 if stones <= 1 else 1 if stones == 2 else 2 if stones <= 4 else 3,
+               4 * min(sum(q in own for q in ring), 3) + min(sum(q in enemy for q in ring), 3))
         out[board.name_of(p)] = tuple(int(o) + v for o, v in zip(OFFSETS, row))
     return out

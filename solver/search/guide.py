@@ -27,7 +27,7 @@ import numpy as np
 
 from solver.rules import core
 from solver.rules.core import kernel
-from .features import _CANON, K, OFFSETS, move_features
+from .features import _CANON, K, LABEL_ROWS, OFFSETS, move_features
 from .policy import PolicyError, PolicyModel
 
 __all__ = ["Guide", "new_guide", "node_factors", "load_model", "MODEL_PATH", "POWER", "CLIP", "as_model"]
@@ -59,7 +59,7 @@ class Guide(NamedTuple):
     moves: np.ndarray      # int64 (64 w,): the moves of the node being expanded
     feats: np.ndarray      # int32 (64 w, families)
     st: np.ndarray         # uint64 (2, w): scratch of move_features
-    label: np.ndarray      # int32 (2, 64 w): scratch of move_features
+    label: np.ndarray      # int32 (LABEL_ROWS, 64 w): scratch of move_features
     factor: np.ndarray     # float64 (64 w,): per cell, the factor of its move's number
     score: np.ndarray      # float64 (64 w,): per cell, its move's score (ordering)
     path_move: np.ndarray  # int64 (MAX_PLY,): the cell played into each ply (-1: unknown)
@@ -104,7 +104,7 @@ def new_guide(t: core.Tables, model: PolicyModel, *, power: float | None = None,
     return Guide(
         np.ascontiguousarray(model.weights, np.float64), OFFSETS.astype(np.int32), _CANON,
         np.zeros(nbits, np.int64), np.zeros((nbits, K), np.int32), np.zeros((2, t.w), np.uint64),
-        np.zeros((2, nbits), np.int32), np.ones(nbits), np.zeros(nbits), np.full(MAX_PLY, -1, np.int64),
+        np.zeros((LABEL_ROWS, nbits), np.int32), np.ones(nbits), np.zeros(nbits), np.full(MAX_PLY, -1, np.int64),
         np.array([power, clip, sides], np.float64), np.zeros(2, np.int64),
         np.zeros(max(1, cache), np.uint64), np.ones((max(1, cache), nbits)), np.zeros((max(1, cache), nbits)),
     )

@@ -62,9 +62,14 @@ class PolicyModel:
                 weights, families, meta = f["weights"], str(f["families"]), str(f["meta"])
         except (OSError, KeyError, ValueError) as e:
             raise PolicyError(f"{path}: not a move model file ({e})") from None
-        if json.loads(families) != [list(x) for x in FAMILIES] or weights.shape != (N_FEATURES,):
+        theirs = [tuple(x) for x in json.loads(families)]
+        # a model of fewer families (an older model of these first ones) scores as before:
+        # the families it lacks weigh nothing
+        if theirs != list(FAMILIES[:len(theirs)]) or weights.shape != (sum(n for _, n in theirs),):
             raise PolicyError(f"{path}: a move model for other features than this code's")
-        return cls(weights.astype(np.float64), json.loads(meta))
+        full = np.zeros(N_FEATURES)
+        full[:len(weights)] = weights
+        return cls(full, json.loads(meta))
 
 
 def policy(position: Position, model: PolicyModel | str | Path) -> dict[str, float]:
@@ -84,20 +89,40 @@ def policy(position: Position, model: PolicyModel | str | Path) -> dict[str, flo
 @dataclass
 class Samples:
     """Positions with the move chosen in each: the feature rows of all their legal moves,
-    one block a position (``starts``: where each block begins, and the end), and the
-    chosen move's row within its block."""
+    one block a position (``starts``: where each block begins, and the end), the chosen
+    move's row within its block, and the training target of each row (a distribution
+    over each block: the chosen move alone, or the search's shares of its visits)."""
 
     feats: np.ndarray   # int32 (rows, families)
     starts: np.ndarray  # int64 (positions + 1)
     chosen: np.ndarray  # int64 (positions)
+    target: np.ndarray | None = None  # float64 (rows); None: the chosen moves
 
     @classmethod
-    def build(cls, blocks: list[tuple[np.ndarray, int]]) -> Samples:
-        """From ``(feature array, chosen row)`` pairs, one a position."""
-        sizes = [len(f) for f, _ in blocks]
+    def build(cls, blocks: list[tuple]) -> Samples:
+        """From ``(feature array, chosen row)`` or ``(feature array, chosen row, target
+        array)`` tuples, one a position."""
+        sizes = [len(b[0]) for b in blocks]
         starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        feats = np.concatenate([f for f, _ in blocks]) if blocks else np.zeros((0, len(FAMILIES)), np.int32)
-        return cls(feats, starts, np.array([c for _, c in blocks], np.int64))
+        feats = np.concatenate([b[0] for b in blocks]) if blocks else np.zeros((0, len(FAMILIES)), np.int32)
+        chosen = np.array([b[1] for b in blocks], np.int64)
+        target = None
+        if any(len(b) > 2 and b[2] is not None for b in blocks):
+            target = np.zeros(len(feats))
+            for b, start in zip(blocks, starts[:-1]):
+                if len(b) > 2 and b[2] is not None:
+                    target[start:start + len(b[0])] = b[2] / b[2].sum()
+                else:
+                    target[start + b[1]] = 1.0
+        return cls(feats, starts, chosen, target)
+
+    def targets(self) -> np.ndarray:
+        """The target of each row (one-hot on the chosen moves when there is none)."""
+        if self.target is not None:
+            return self.target
+        t = np.zeros(len(self.feats))
+        t[self.starts[:-1] + self.chosen] = 1.0
+        return t
 
     def __len__(self) -> int:
         return len(self.chosen)
@@ -112,28 +137,28 @@ def _log_softmax(s: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return shifted - np.repeat(lse, sizes)
 
 
-def _loss(w: np.ndarray, data: Samples, l2: float) -> tuple[float, np.ndarray]:
-    """Mean negative log-likelihood of the chosen moves (plus the L2 term) and its gradient."""
+def _loss(w: np.ndarray, data: Samples, l2: float, target: np.ndarray) -> tuple[float, np.ndarray]:
+    """Mean cross-entropy of the targets under the model (plus the L2 term) and its gradient."""
     n = len(data)
     logp = _log_softmax(w[data.feats].sum(axis=1), data.starts)
-    chosen_rows = data.starts[:-1] + data.chosen
-    loss = -logp[chosen_rows].sum() / n + 0.5 * l2 * (w @ w)
+    loss = -(target * logp).sum() / n + 0.5 * l2 * (w @ w)
     p = np.exp(logp)
-    # d/dw: expected feature counts under the model minus the chosen moves' counts
-    grad = np.bincount(data.feats.ravel(), np.repeat(p, data.feats.shape[1]), N_FEATURES)
-    grad -= np.bincount(data.feats[chosen_rows].ravel(), minlength=N_FEATURES)
+    # d/dw: expected feature counts under the model minus those under the targets
+    k = data.feats.shape[1]
+    grad = np.bincount(data.feats.ravel(), np.repeat(p - target, k), N_FEATURES)
     return loss, grad / n + l2 * w
 
 
 def fit(data: Samples, *, l2: float = 3e-3, steps: int = 400, rate: float = 0.1) -> PolicyModel:
-    """Weights that maximise the likelihood of the chosen moves (Adam, full batch,
-    deterministic)."""
+    """Weights that minimise the cross-entropy of the targets (the likelihood of the
+    chosen moves when there are no others; Adam, full batch, deterministic)."""
+    target = data.targets()
     w = np.zeros(N_FEATURES)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
     b1, b2 = 0.9, 0.999
     for t in range(1, steps + 1):
-        _, g = _loss(w, data, l2)
+        _, g = _loss(w, data, l2, target)
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         w -= rate * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + 1e-8)

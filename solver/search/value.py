@@ -36,7 +36,7 @@ from solver.rules import core
 from solver.rules.board import Board
 from solver.rules.position import Position
 from solver.util.errors import MeridiansError
-from .features import _CANON, K, move_features
+from .features import _CANON, K, LABEL_ROWS, move_features
 
 __all__ = ["FEATURES", "RAW", "ValueModelError", "ValueModel", "Calibration", "raw_counts", "reference_raw_counts",
            "value_features", "reference_value_features", "features_from_raw", "fit", "evaluate", "log_loss", "CAL_INPUTS",
@@ -66,7 +66,7 @@ class _Scratch:
         self.moves = np.zeros(nbits, np.int64)
         self.feats = np.zeros((nbits, K), np.int32)
         self.st = np.zeros((2, T.w), np.uint64)
-        self.label = np.zeros((2, nbits), np.int32)
+        self.label = np.zeros((LABEL_ROWS, nbits), np.int32)
 
 
 @lru_cache(maxsize=None)
