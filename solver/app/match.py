@@ -5,8 +5,9 @@ Players are named by a spec: ``engine``, ``engine:time=1`` (seconds a move),
 default :data:`solver.search.mcts.DFPN_NODES`), the same for ``uct``, the options
 ``time`` and ``playouts`` for ``mcts`` and ``mcts-flat``, and ``random``.  The engine
 also takes its tuning knobs, for measuring them: ``select`` (``puct``, ``bias``, ``uct``),
-``c`` (UCT's exploration), ``cp`` (the prior's weight), ``fpu`` and ``expand`` (visits
-before a leaf is expanded); their defaults are :mod:`solver.search.mcts`'s.
+``c`` (UCT's exploration), ``cp`` (the prior's weight), ``fpu``, ``expand`` (visits
+before a leaf is expanded) and ``model`` (a move model file in place of the shipped one);
+their defaults are :mod:`solver.search.mcts`'s.
 
 - ``engine``: the answer of every front end (:func:`solver.app.analyst.analyse`: the opening
   database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver with the
@@ -68,7 +69,7 @@ __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "p
 KINDS = ("engine", "uct", "mcts", "mcts-flat", "random")
 #: the engine's tuning options: the Engine keyword each sets, and its type
 TUNING = {"select": ("select", str), "c": ("exploration", float), "cp": ("prior_c", float), "fpu": ("fpu", float),
-          "expand": ("expand_at", int)}
+          "expand": ("expand_at", int), "model": ("model", str)}
 #: the default thinking time of a searching player, seconds a move
 DEFAULT_SECONDS = 1.0
 #: the most games at once (worker processes)
@@ -120,6 +121,8 @@ def parse_player(spec: str) -> Player:
                 if (key == "select" and v not in mcts.SELECTIONS) or (kind_of is float and not math.isfinite(v)) \
                         or (key in ("c", "cp", "expand") and v < 0):
                     raise ValueError
+                if key == "model":
+                    mcts.model_weights(v)  # PolicyError, a ValueError, for a file that is no model
                 tune[name] = v
             else:
                 dfpn = int(value)
@@ -130,7 +133,8 @@ def parse_player(spec: str) -> Player:
         except ValueError:
             want = {"time": "number of seconds", "playouts": "whole number of playouts >= 1",
                     "dfpn": "whole number of nodes >= 0", "select": f"selection rule ({', '.join(mcts.SELECTIONS)})",
-                    "c": "number >= 0", "cp": "number >= 0", "fpu": "number", "expand": "whole number >= 0"}[key]
+                    "c": "number >= 0", "cp": "number >= 0", "fpu": "number", "expand": "whole number >= 0",
+                    "model": "move model file (.npz, scripts/train_policy.py)"}[key]
             raise ValueError(f"player {spec!r}: {key}={value!r} is not a {want}") from None
     if kind == "random":
         return Player(spec.strip(), kind, None, dfpn)

@@ -179,8 +179,9 @@ def match(player_a: str, player_b: str, board_name: str, games: int, seed: int, 
     playouts spread evenly over the moves), each with ':time=S' (seconds a move,
     default 1) or ':playouts=N' (engine and uct also ',dfpn=N': df-pn's nodes before
     its tree, default 20,000; the engine also its knobs ',select=puct|bias|uct',
-    ',cp=X' the prior's weight, ',fpu=X', ',c=X', ',expand=N'), or 'random'.  Each game's seed is fixed by --seed and
-    its number, so with playout budgets a match replays exactly, whatever --jobs.
+    ',cp=X' the prior's weight, ',fpu=X', ',c=X', ',expand=N', ',model=FILE' a move
+    model in place of the shipped one), or 'random'.  Each game's seed is fixed by --seed
+    and its number, so with playout budgets a match replays exactly, whatever --jobs.
 
     Every finished game goes to the state file at once: after Ctrl-C or a kill the same
     command plays only the missing games.  Exit code 0, 2 bad input, 1 a game failed,

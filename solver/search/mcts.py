@@ -137,15 +137,19 @@ def search(
 
 
 @lru_cache(maxsize=None)
-def model_weights() -> np.ndarray:
-    """The move model's weights shipped with the package (``solver/data/policy.npz``,
-    its provenance in ``policy.json``), read once."""
+def model_weights(path: str | None = None) -> np.ndarray:
+    """The move model's weights: the model shipped with the package
+    (``solver/data/policy.npz``, its provenance in ``policy.json``) or the model file at
+    ``path`` (:class:`~solver.search.policy.PolicyError` if it is none), read once."""
     from importlib import resources
 
     from .policy import PolicyModel
 
-    with resources.as_file(resources.files("solver.data").joinpath("policy.npz")) as path:
+    if path is not None:
         w = PolicyModel.load(path).weights
+    else:
+        with resources.as_file(resources.files("solver.data").joinpath("policy.npz")) as shipped:
+            w = PolicyModel.load(shipped).weights
     w.setflags(write=False)
     return w
 
@@ -163,7 +167,7 @@ class Engine:
     def __init__(self, *, seed: int = 1, exploration: float = EXPLORATION, dfpn_nodes: int = DFPN_NODES,
                  max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True,
                  resist: bool = True, tries: int = PLAYOUT_TRIES, select: str = SELECT,
-                 prior_c: float = PRIOR_C, fpu: float = FPU):
+                 prior_c: float = PRIOR_C, fpu: float = FPU, model: str | None = None):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"the seed is a whole number, not {seed!r}")
         if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
@@ -178,6 +182,9 @@ class Engine:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise ValueError(f"{name} is a finite number, not {v!r}")
         self.select, self.prior_c, self.fpu = select, float(prior_c), float(fpu)
+        self.model = None if model is None else str(model)
+        if self.model is not None:
+            model_weights(self.model)  # a file that is no model is refused here, not mid-game
         self.seed = seed & (2**64 - 1)
         self.exploration, self.dfpn_nodes, self.max_tree_nodes = exploration, dfpn_nodes, max_tree_nodes
         self.expand_at, self.solver, self.resist, self.tries = expand_at, bool(solver), bool(resist), tries
@@ -212,7 +219,7 @@ class Engine:
         return {"seed": self.seed, "exploration": self.exploration, "dfpn_nodes": self.dfpn_nodes,
                 "max_tree_nodes": self.max_tree_nodes, "expand_at": self.expand_at, "solver": self.solver,
                 "resist": self.resist, "tries": self.tries, "select": self.select, "prior_c": self.prior_c,
-                "fpu": self.fpu}
+                "fpu": self.fpu, "model": self.model}
 
     def variant(self, **changes) -> Engine:
         """A fresh engine with this one's options but ``changes``."""
@@ -223,7 +230,7 @@ class Engine:
         mode = SELECTIONS[self.select]
         R = M.new_tree(t, min(_FIRST_CAPACITY, max(self.max_tree_nodes, 1)), self.seed, self.exploration,
                        self.expand_at, 20 * t.n, solver=self.solver, tries=self.tries, select=mode,
-                       weights=None if mode == M.UCT else model_weights(), prior_c=self.prior_c, fpu=self.fpu)
+                       weights=None if mode == M.UCT else model_weights(self.model), prior_c=self.prior_c, fpu=self.fpu)
         return M.set_root(R, position.array(), position.side_index,
                           [(p.bitboards, p.side_index) for p in position.earlier()],
                           **_recent_cells(position, t))

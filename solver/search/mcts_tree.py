@@ -62,7 +62,7 @@ import numpy as np
 from solver.rules import core
 from solver.rules.bits import bb_any, bb_clear_lowest, bb_load, bb_lowest, bb_popcount, bb_store
 from solver.rules.core import kernel
-from .features import _CANON, K, N_FEATURES, OFFSETS, move_features
+from .features import _CANON, K, LABEL_ROWS, N_FEATURES, OFFSETS, move_features
 
 __all__ = [
     "OPEN", "WON", "LOST", "DRAWN", "Tree", "new_tree", "grow", "set_root", "iterate", "subtree", "refresh",
@@ -113,7 +113,7 @@ class Tree(NamedTuple):
     fmoves: np.ndarray    # int64 (64 w,): scratch of move_features, the moves
     feats: np.ndarray     # int32 (64 w, K): scratch of move_features, their features
     fst: np.ndarray       # uint64 (2, w): scratch of move_features
-    label: np.ndarray     # int32 (2, 64 w): scratch of move_features
+    label: np.ndarray     # int32 (LABEL_ROWS, 64 w): scratch of move_features
     probs: np.ndarray     # float64 (64 w,): scratch, the priors of a node being expanded
 
 
@@ -142,7 +142,7 @@ def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expan
         np.array([0, expand_at, max_plies, 0, int(solver), tries, int(select), -1, -1], np.int64),
         np.zeros(cap, np.float32), w.copy(), OFFSETS.astype(np.int32), _CANON.astype(np.int32),
         np.array([float(prior_c), float(fpu)]), np.zeros(nbits, np.int64), np.zeros((nbits, K), np.int32),
-        np.zeros((2, t.w), np.uint64), np.zeros((2, nbits), np.int32), np.zeros(nbits, np.float64),
+        np.zeros((2, t.w), np.uint64), np.zeros((LABEL_ROWS, nbits), np.int32), np.zeros(nbits, np.float64),
     )
 
 
