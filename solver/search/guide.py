@@ -32,8 +32,8 @@ from .policy import PolicyError, PolicyModel
 
 __all__ = ["Guide", "new_guide", "node_factors", "load_model", "MODEL_PATH", "POWER", "CLIP", "as_model"]
 
-#: the move model df-pn uses when asked for "the" model: 5/6 self-play at 3,200 playouts
-MODEL_PATH = Path(__file__).resolve().parents[2] / "results" / "policy" / "policy-5-6-p3200.npz"
+#: the move model df-pn uses when asked for "the" model: the engine's, shipped with the package
+MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "policy.npz"
 #: the mapping from probabilities to factors (of power 0, 0.5 and 1 on 3/4 and 4/5
 #: positions, scripts/bench_guided.py, 0.5 took the fewest expansions)
 POWER = 0.5

@@ -101,6 +101,7 @@ def search(
     select: str = SELECT,
     prior_c: float = PRIOR_C,
     fpu: float = FPU,
+    model: str | None = None,
     progress: Callable[[dict], None] | None = None,
     known: dict[str, Value] | None = None,
 ) -> Result:
@@ -117,7 +118,7 @@ def search(
     ``tries``: the playout policy (:data:`PLAYOUT_TRIES`; 1: uniform random playouts).
     ``select``: the selection rule, one of :data:`SELECTIONS` (``'uct'``: the engine
     before the move model), with the prior's weight ``prior_c`` and PUCT's first-play
-    reduction ``fpu``.
+    reduction ``fpu``; ``model``: a move model file in place of the shipped one.
 
     Before the tree, df-pn gets ``dfpn_nodes`` nodes (0: skipped) and, with a time
     budget, at most a quarter of it; a position it decides is answered at once.  The
@@ -132,7 +133,7 @@ def search(
     """
     engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
                     expand_at=expand_at, solver=solver, resist=resist, tries=tries, select=select,
-                    prior_c=prior_c, fpu=fpu)
+                    prior_c=prior_c, fpu=fpu, model=model)
     return engine.search(position, limit, progress=progress, known=known)
 
 
