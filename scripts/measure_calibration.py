@@ -28,6 +28,7 @@ from pathlib import Path
 from solver import Board
 from solver.app.calibration import measure, report
 from solver.app.svg import reliability_svg
+from solver.search import mcts
 from solver.app.value_training import parse_source
 from solver.search.value import DATA, ValueModel
 from solver.util.errors import Interrupted, MeridiansError
@@ -75,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 2
     shown = model_path.resolve().relative_to(Path.cwd()) if model_path.resolve().is_relative_to(Path.cwd()) else model_path
-    rec = {**provenance(command, revision=revision), "sources": [s.as_dict() for s in sources], "seed": args.seed,
+    rec = {**provenance(command, revision=revision), "engine": mcts.estimate_identity(),
+           "sources": [s.as_dict() for s in sources], "seed": args.seed,
            "stride": args.stride, "max_positions": args.positions,
            "value_model": str(shown) if model is not None else None,
            "value_model_command": model.meta.get("command") if model is not None else None, **rec}
@@ -98,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{cal['max_gap']} calibrated", file=sys.stderr)
     if args.ship:
         chosen.meta = {"command": command, "revision": revision, "value_model": rec["value_model"],
+                       "engine": mcts.estimate_identity(),
                        "held_out": {b: {k: {f: r[k][f] for f in ("positions", "log_loss", "brier", "max_gap")}
                                         for k in ("raw", "calibrated")} for b, r in rec["budgets"].items()}}
         ship = DATA / f"calibration-{tag}.json"

@@ -226,12 +226,16 @@ def calibrate(position: Position, playouts: int, load: Callable[[Callable[[], No
     to the probability of a win, or None where the board has none (it was fitted on one
     board's self-play).  ``load``
     runs the map's one-off work (the value model's features; a compile on a board's first
-    use), so that the analyst keeps it outside the budget."""
+    use), so that the analyst keeps it outside the budget.  A map measured on another
+    engine than today's default (:func:`~solver.search.mcts.estimate_identity`) is not used."""
+    from solver.search import mcts
     from solver.search.value import shipped_calibration, shipped_model, value_features
 
     board = position.board
     cal = shipped_calibration(board.name)
-    if cal is None:
+    # a map fitted on another engine's win rates (before a new move model or selection
+    # rule) would misstate this one's: the raw rate is shown until the map is measured again
+    if cal is None or cal.meta.get("engine") != mcts.estimate_identity():
         return None
     empty = 1 - (len(position.stones("L")) + len(position.stones("D"))) / board.size
     value = [0.0]

@@ -66,8 +66,9 @@ def measure(board: Board, sources: list[Source], *, budgets: list[int], seed: in
     games, _ = load_games(board, sources, seed=seed, random_plies=random_plies, dfpn_nodes=dfpn_nodes, log=log)
     todo = [(si, g, ply, p, label) for si, gs in enumerate(games)
             for g, ply, p, label in positions(board, gs, (CALIBRATE, TEST), stride)][:max_positions]
+    # the rates are the default engine's: a state of another engine's is refused
     identity = {"board": board.name, "sources": [s.as_dict() | {"state": None} for s in sources],
-                "budgets": list(budgets), "seed": seed, "stride": stride}
+                "budgets": list(budgets), "seed": seed, "stride": stride, "engine": mcts.estimate_identity()}
     run = RunState(state, STATE_FORMAT, identity, name="calibration state", run="calibration run",
                    fix="remove it or give another --state")
     with run:

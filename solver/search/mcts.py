@@ -48,7 +48,8 @@ from .result import MoveResult, Result
 from .values import Value
 
 __all__ = ["search", "load_kernels", "Engine", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
-           "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES", "SELECTIONS", "SELECT", "PRIOR_C", "FPU", "model_weights"]
+           "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES", "SELECTIONS", "SELECT", "PRIOR_C", "FPU", "model_weights",
+           "estimate_identity"]
 
 #: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
 #: tuned on 5/6 at 1,000 playouts a move (the tree search without the solver against
@@ -153,6 +154,19 @@ def model_weights(path: str | None = None) -> np.ndarray:
             w = PolicyModel.load(shipped).weights
     w.setflags(write=False)
     return w
+
+
+@lru_cache(maxsize=None)
+def estimate_identity() -> dict:
+    """What the default engine's win rates depend on (its selection rule and knobs, the
+    shipped move model's digest): a calibration map fitted on one engine's rates holds
+    for that engine only."""
+    import hashlib
+    from importlib import resources
+
+    digest = hashlib.sha256(resources.files("solver.data").joinpath("policy.npz").read_bytes()).hexdigest()[:16]
+    return {"select": SELECT, "prior_c": PRIOR_C, "fpu": FPU, "expand_at": EXPAND_AT, "exploration": EXPLORATION,
+            "tries": PLAYOUT_TRIES, "model": digest}
 
 
 class Engine:
