@@ -36,7 +36,7 @@ from solver.rules import core
 from solver.rules.board import Board
 from solver.rules.position import Position
 from solver.util.errors import MeridiansError
-from .features import _CANON, K, LABEL_ROWS, move_features
+from .features import _CANON, Scratch, move_features
 
 __all__ = ["FEATURES", "RAW", "ValueModelError", "ValueModel", "Calibration", "raw_counts", "reference_raw_counts",
            "value_features", "reference_value_features", "features_from_raw", "fit", "evaluate", "log_loss", "CAL_INPUTS",
@@ -60,18 +60,11 @@ class ValueModelError(MeridiansError):
 # -- features ---------------------------------------------------------------------------
 
 
-class _Scratch:
-    def __init__(self, T: core.Tables):
-        nbits = 64 * T.w
-        self.moves = np.zeros(nbits, np.int64)
-        self.feats = np.zeros((nbits, K), np.int32)
-        self.st = np.zeros((2, T.w), np.uint64)
-        self.label = np.zeros((LABEL_ROWS, nbits), np.int32)
-
-
 @lru_cache(maxsize=None)
-def _scratch(m: int) -> _Scratch:
-    return _Scratch(core.tables(Board.get(m)))
+def _scratch(m: int) -> Scratch:
+    """The move features' arrays, one set per board (this module's own: not shared with
+    :func:`~solver.search.features.position_features`, whose results a caller may hold)."""
+    return Scratch(core.tables(Board.get(m)))
 
 
 def _bucket_stones(k: int) -> int:
