@@ -189,6 +189,23 @@ def test_the_analyst_shows_the_calibrated_probability():
     assert all(mv.estimate.calibrated is None for mv in b.moves.values() if mv.estimate is not None)
 
 
+def test_a_map_measured_on_another_engine_is_not_applied(monkeypatch):
+    import solver.search.value as V
+    from solver.search import mcts
+
+    pos = list(random_game("5/6", 3))[20]
+    shipped = shipped_calibration("5/6")
+    assert shipped.meta["engine"] == mcts.estimate_identity()  # the map shipped is today's engine's
+    assert analyst.calibrate(pos, 800) is not None
+    # the same map, measured (say) on the engine before the move model's priors
+    other = Calibration.from_dict({**shipped.as_dict(), "meta": {**shipped.meta, "engine": {
+        **mcts.estimate_identity(), "select": "uct"}}})
+    monkeypatch.setattr(V, "shipped_calibration", lambda name: other)
+    assert analyst.calibrate(pos, 800) is None
+    a = analyst.analyse(pos, Limit(playouts=300))
+    assert a.estimate is not None and a.estimate.calibrated is None and "calibrated" not in a.shown()
+
+
 def test_proven_values_are_never_replaced_by_estimates(monkeypatch):
     import solver.search.value as V
 
