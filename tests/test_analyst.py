@@ -19,6 +19,7 @@ import pytest
 from solver import Position
 from solver.app.analyst import MIN_VISITS, Analysis, Estimate, analyse
 from solver.rules.board import Board
+from solver.rules.randomgame import endgames
 from solver.app.openings.database import database_for, lookup_entry, position_key, position_of_key
 from solver.search.limit import Limit
 from solver.search.prove import prove
@@ -140,25 +141,11 @@ def test_the_checker_sees_broken_guarantees():
 
 
 # -- proven positions of larger boards ------------------------------------------------------
-def _endgames(board: str, count: int, back: int, seed: int) -> list[Position]:
-    """Positions ``back`` plies before the end of seeded random games, as fresh games."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        p, seen = Position.start(board), []
-        while p.outcome is None:
-            seen.append(p)
-            p = p.play(rng.choice(p.legal_moves()))
-        if len(seen) > back:
-            out.append(fresh(seen[-back]))
-    return out
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("board", ["4/5", "5/6", "6/7"])
 def test_proven_endgames_of_larger_boards(board):
     decided = 0
-    for p in _endgames(board, 4, 8, seed=len(board)):
+    for p in endgames(board, 4, 8, seed=len(board)):
         truth = Value(prove(p, Limit(nodes=1_000_000, tt_mb=64)).value)
         a = analyse(p, Limit(seconds=0.5))
         values = {mv.value for mv in a.moves.values()}

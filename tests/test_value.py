@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from solver import Board, Position
+from solver import Board
 from solver.app import analyst, calibration, value_training
 from solver.app.svg import reliability_svg
 from solver.app.value_training import Source
-from solver.rules.randomgame import random_game
+from solver.rules.randomgame import endgames, random_game
 from solver.search.limit import Limit
 from solver.search.value import (
     Calibration, ValueModel, ValueModelError, raw_counts, reference_raw_counts, reference_value_features,
@@ -155,19 +155,6 @@ def test_the_report_fits_a_map_that_beats_the_raw_win_rate():
         assert svg.count('class="bin calibrated"') == len(mapped["reliability"])
 
 
-def _endgames(board: str, count: int, back: int, seed: int) -> list[Position]:
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        p, seen = Position.start(board), []
-        while p.outcome is None:
-            seen.append(p)
-            p = p.play(rng.choice(p.legal_moves()))
-        if len(seen) > back:
-            out.append(Position.parse(str(seen[-back])))
-    return out
-
-
 def test_the_analyst_shows_the_calibrated_probability():
     pos = list(random_game("5/6", 2))[20]
     a = analyst.analyse(pos, Limit(playouts=600))
@@ -210,7 +197,7 @@ def test_proven_values_are_never_replaced_by_estimates(monkeypatch):
     import solver.search.value as V
 
     proven = 0
-    for p in _endgames("5/6", 6, 6, seed=7):
+    for p in endgames("5/6", 6, 6, seed=7):
         a = analyst.analyse(p, Limit(playouts=400))
         monkeypatch.setattr(V, "shipped_calibration", lambda name: None)
         b = analyst.analyse(p, Limit(playouts=400))

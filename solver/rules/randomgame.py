@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from .board import Board
 from .position import Position
 
-__all__ = ["random_game", "random_position", "random_positions", "empty_points", "parse_counts"]
+__all__ = ["random_game", "random_position", "random_positions", "endgames", "empty_points", "parse_counts"]
 
 
 def _rng(seed: int | random.Random) -> random.Random:
@@ -71,6 +71,22 @@ def random_positions(board: Board | str, count: int, plies: int, seed: int = 1) 
     if len(out) < count:
         raise ValueError(f"only {len(out)} of {count} random games on {Position.start(board).board.name} "
                          f"last {plies} plies")
+    return out
+
+
+def endgames(board: Board | str, count: int, back: int, seed: int) -> list[Position]:
+    """``count`` positions ``back`` plies before the end of random games drawn from one
+    generator seeded with ``seed`` (a game of ``back`` plies or fewer is passed over),
+    each as a fresh game: no earlier positions to repeat."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        p, seen = Position.start(board), []
+        while p.outcome is None:
+            seen.append(p)
+            p = p.play(rng.choice(p.legal_moves()))
+        if len(seen) > back:
+            out.append(Position.parse(str(seen[-back])))
     return out
 
 
