@@ -29,7 +29,7 @@ from solver import Board
 from solver.app.calibration import measure, report
 from solver.app.svg import reliability_svg
 from solver.search import mcts
-from solver.app.value_training import parse_source
+from solver.app.value_training import parse_sources
 from solver.search.value import DATA, ValueModel
 from solver.util.errors import Interrupted, MeridiansError
 from solver.util.files import interrupt_on_sigterm, state_dir, write_atomic
@@ -55,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         board = Board.parse(args.board)
         tag = board.name.replace("/", "-")
-        sources = [parse_source(s, lambda p: str(state_dir() / f"policy-selfplay-{tag}-seed{args.seed}-p{p}.json"))
-                   for s in (args.games_of or ["800:211", "3200:139"])]
+        sources = parse_sources(board, args.seed, args.games_of)
         budgets = [int(b) for b in args.budgets.split(",")]
         if not budgets or min(budgets) < 1:
             raise MeridiansError("--budgets: playouts of at least 1, separated by commas")

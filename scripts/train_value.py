@@ -24,10 +24,10 @@ import sys
 from pathlib import Path
 
 from solver import Board
-from solver.app.value_training import L2, parse_source, train
+from solver.app.value_training import L2, parse_sources, train
 from solver.search.value import DATA
 from solver.util.errors import Interrupted, MeridiansError
-from solver.util.files import interrupt_on_sigterm, state_dir, write_atomic
+from solver.util.files import interrupt_on_sigterm, write_atomic
 from solver.util.provenance import code_revision, provenance
 
 
@@ -48,8 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         board = Board.parse(args.board)
         tag = board.name.replace("/", "-")
-        sources = [parse_source(s, lambda p: str(state_dir() / f"policy-selfplay-{tag}-seed{args.seed}-p{p}.json"))
-                   for s in (args.games_of or ["800:211", "3200:139"])]
+        sources = parse_sources(board, args.seed, args.games_of)
         model, record = train(board, sources, seed=args.seed, l2=args.l2, random_plies=args.random_plies,
                               dfpn_nodes=args.dfpn_nodes,
                               log=lambda text: print(text, file=sys.stderr, flush=True))

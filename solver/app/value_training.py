@@ -21,10 +21,11 @@ from solver.rules.board import Board
 from solver.rules.position import Position
 from solver.search.value import FEATURES, ValueModel, evaluate, fit, log_loss, sigmoid, value_features
 from solver.util.errors import MeridiansError
+from solver.util.files import state_dir
 from .policy_training import play_games
 
 __all__ = ["Source", "FOLDS", "TRAIN", "CALIBRATE", "TEST", "fold", "load_games", "positions", "dataset",
-           "train", "parse_source", "GROUPS", "ablation", "L2"]
+           "train", "parse_source", "parse_sources", "DEFAULT_SOURCES", "GROUPS", "ablation", "L2"]
 
 FOLDS = 5
 TRAIN, CALIBRATE, TEST = (0, 1, 2), 3, 4
@@ -52,6 +53,18 @@ def parse_source(text: str, default_state: Callable[[int], str]) -> Source:
     if playouts < 1 or games < 1:
         raise MeridiansError(f"--games-of {text!r}: playouts and games must be at least 1")
     return Source(playouts, games, parts[2] if len(parts) > 2 else default_state(playouts))
+
+
+#: the move model's self-play runs the value model and calibration read by default
+DEFAULT_SOURCES = ("800:211", "3200:139")
+
+
+def parse_sources(board: Board, seed: int, specs: list[str] | None) -> list[Source]:
+    """The ``--games-of`` sources of the scripts (:data:`DEFAULT_SOURCES` when none), each
+    state by default train_policy's file for that board, seed and budget in the state folder."""
+    tag = board.name.replace("/", "-")
+    return [parse_source(s, lambda p: str(state_dir() / f"policy-selfplay-{tag}-seed{seed}-p{p}.json"))
+            for s in (specs or DEFAULT_SOURCES)]
 
 
 def fold(game: int) -> int:
