@@ -315,6 +315,10 @@ def _flood(T, g, own):
         g = grown
 
 
+#: the group of a stone, under a public name for the searches (search/features.py)
+flood = _flood
+
+
 @kernel(inline="always")
 def _gap_starts(T, own, empty, d):
     """The stones of ``own`` that see another stone of ``own`` in direction ``d`` through

@@ -34,7 +34,7 @@ import numpy as np
 
 from solver.rules import core
 from solver.rules.bits import (
-    bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_eq, bb_highest, bb_load, bb_lowest, bb_or,
+    bb_and, bb_andnot, bb_any, bb_bit, bb_clear_lowest, bb_highest, bb_load, bb_lowest, bb_or,
     bb_popcount, bb_store, bb_test,
 )
 from solver.rules.board import DIRECTIONS, Board
@@ -153,16 +153,6 @@ def _ring2(T, cell, own, enemy):
 
 
 @kernel
-def _flood(T, g, own):
-    """The stones of ``own`` connected to ``g`` through adjacent stones of ``own``."""
-    while True:
-        grown = bb_and(core.neighbours(T, g), own)
-        if bb_eq(grown, g):
-            return g
-        g = grown
-
-
-@kernel
 def _path_ends(T, g, own, occupied):
     """The paths of the group ``g`` (stones of ``own``), counted at each of its ends in ``g``."""
     ends = 0
@@ -274,7 +264,7 @@ def move_features(T, st, side, last, prev, canon, moves, feats, scratch, label):
         stones = 1
         mine = bb_load(scratch, side, T.zero)
         if bb_test(mine, cell):
-            g_after = _flood(T, bb_bit(T.zero, cell), mine)
+            g_after = core.flood(T, bb_bit(T.zero, cell), mine)
             safety = _path_ends(T, g_after, mine, bb_or(mine, enemy))
             stones = bb_popcount(g_after)
         feats[i, 6] = min(own_seen, 3)
