@@ -358,5 +358,9 @@ def test_the_proofs_share_one_node_budget():
     pos = Position.parse("4/5/D5/7/D7/7/6/1L2L/4 L")  # a random 4/5 game's, 25 moves, undecided
     a = analyse(pos, Limit(playouts=50), seed=1)
     assert not a.proven and 0 < a.nodes <= PROOF_NODES
+    # an engine kept through a game (a match's player) does not prove the position again
+    from solver.search import mcts
+    kept = analyse(pos, Limit(playouts=50), seed=1, engine=mcts.Engine(seed=1))
+    assert kept.nodes == a.nodes and kept.value == a.value
     b = analyse(pos, Limit(playouts=50, nodes=3_000), seed=1)
     assert 0 < b.nodes <= 3_000

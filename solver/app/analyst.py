@@ -493,7 +493,7 @@ class _Run:
         proven = {m: mv.value for m, mv in a.moves.items() if mv.value in (Value.WIN, Value.LOSS)}
         limit = Limit(seconds=seconds, playouts=playouts)
         if self.engine is not None:
-            r = self.engine.search(self.pos, limit, progress=self.progress, known=proven)
+            r = self.engine.search(self.pos, limit, progress=self.progress, known=proven, dfpn=not self.tried_own)
         else:
             r = mcts.search(self.pos, limit, seed=self.seed, dfpn_nodes=dfpn, progress=self.progress, known=proven)
         a.playouts += r.playouts

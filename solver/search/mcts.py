@@ -207,8 +207,9 @@ class Engine:
         self._root: Position | None = None
 
     def search(self, position: Position, limit: Limit, *, progress: Callable[[dict], None] | None = None,
-               known: dict[str, Value] | None = None) -> Result:
-        """See :func:`search`.  A position proven lost (by df-pn or the tree), with
+               known: dict[str, Value] | None = None, dfpn: bool = True) -> Result:
+        """See :func:`search`; ``dfpn=False``: no df-pn before the tree this time (the caller
+        has just run the same proof, as the analyst does).  A position proven lost (by df-pn or the tree), with
         ``resist``: every move loses against perfect play, but the opponent may not find
         the win, so the move played is the one a fresh search without the solver and
         without df-pn (the same exploration, same seed) prefers for the same playouts or
@@ -217,7 +218,7 @@ class Engine:
         move ``'loss'``; the visits and line are that search's."""
         _check(limit)
         t0 = time.perf_counter()
-        r = self._search(position, limit, progress, known)
+        r = self._search(position, limit, progress, known, dfpn)
         if not (self.resist and self.solver and r.value is Value.LOSS and r.source != "rules"):
             return r
         left = None if limit.seconds is None else max(limit.seconds - (time.perf_counter() - t0), 1e-3)
@@ -251,7 +252,7 @@ class Engine:
                           **_recent_cells(position, t))
 
     def _search(self, position: Position, limit: Limit, progress: Callable[[dict], None] | None,
-                known: dict[str, Value] | None = None) -> Result:
+                known: dict[str, Value] | None = None, dfpn: bool = True) -> Result:
         seed, max_tree_nodes = self.seed, self.max_tree_nodes
         board = position.board
         if position.outcome is not None:
@@ -267,7 +268,7 @@ class Engine:
         notes: list[str] = []
         spent = 0
         R = self._reuse(position, t, notes)
-        if self.dfpn_nodes and (R is None or R.proof[0] == M.OPEN):
+        if dfpn and self.dfpn_nodes and (R is None or R.proof[0] == M.OPEN):
             share = None if limit.seconds is None else limit.seconds * DFPN_TIME_SHARE
             value, line, spent = _try_dfpn(position, self.dfpn_nodes, share, notes)
             if value.decided:
