@@ -259,16 +259,42 @@ def test_the_match_script_writes_its_result_and_replays(tmp_path, monkeypatch, c
     assert sum(light.values()) == 2 and sum(dark.values()) == 1
     assert first["openspiel_wins"] + first["draws"] + first["engine_wins"] == 3
     assert "3 games: OpenSpiel MCTS" in capsys.readouterr().out
-    run_script(script, monkeypatch, *args)  # seeded, playout budgets: the same games again
-    assert [g["moves"] for g in json.loads((tmp_path / "match-2-3.json").read_text())["games"]] == \
-        [g["moves"] for g in games]
+    again = tmp_path / "again.json"
+    run_script(script, monkeypatch, *args, "--out", str(again))  # seeded, playout budgets: the same games again
+    assert [g["moves"] for g in json.loads(again.read_text())["games"]] == [g["moves"] for g in games]
+
+
+def test_the_match_script_resumes_and_plays_at_equal_time(tmp_path, monkeypatch, capsys):
+    from conftest import load_script, run_script
+
+    script = load_script("openspiel_match", monkeypatch, tmp_path)
+    out = tmp_path / "timed.json"
+    args = ("--board", "2/3", "--seconds", "0.02", "--seed", "3", "--out", str(out))
+    run_script(script, monkeypatch, *args, "--games", "2")
+    first = json.loads(out.read_text())
+    assert first["seconds_asked"] == 0.02 and first["engine_player"] == "engine:time=0.02"
+    assert [g["index"] for g in first["games"]] == [0, 1]
+    for g in first["games"]:
+        assert g["moves_made"]["openspiel"] + g["moves_made"]["engine"] == g["plies"]
+        assert g["openspiel_simulations"] >= g["moves_made"]["openspiel"]  # at least one simulation a move
+    assert set(first["seconds_a_move"]) == {"openspiel", "engine"}
+    capsys.readouterr()
+    run_script(script, monkeypatch, *args, "--games", "3", "--jobs", "2")  # the first two games are kept
+    assert "resuming: 2 games already in" in capsys.readouterr().err
+    third = json.loads(out.read_text())
+    assert third["games"][:2] == first["games"] and [g["index"] for g in third["games"]] == [0, 1, 2]
+    # other settings: the file's games are not this run's, and the file is not overwritten
+    assert script.main(["--board", "2/3", "--seconds", "0.03", "--seed", "3", "--out", str(out), "--games", "1"]) == 2
+    assert "holds a match with other settings" in capsys.readouterr().err
+    assert json.loads(out.read_text()) == third
 
 
 def test_the_match_script_refuses_bad_options_in_one_line(tmp_path, monkeypatch, capsys):
     from conftest import load_script
 
     script = load_script("openspiel_match", monkeypatch, tmp_path)
-    for argv in (["--board", "9/9"], ["--games", "0"], ["--simulations", "x"], ["--engine-playouts", "0"]):
+    for argv in (["--board", "9/9"], ["--games", "0"], ["--simulations", "x"], ["--engine-playouts", "0"],
+                 ["--seconds", "0"], ["--seconds", "soon"], ["--jobs", "0"]):
         assert script.main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("openspiel_match: ") and err.count("\n") == 1
