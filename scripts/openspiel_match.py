@@ -17,8 +17,9 @@ through the OpenSpiel state, whose position is the project's.
 **Equal time** (``--seconds S``): the engine plays ``engine:time=S`` and the bot, which
 has no time limit of its own, gets before each move as many simulations as it has been
 running in the time it is owed (``S`` a move so far minus what it has spent, within
-``S/2`` to ``2S``): its rate (simulations a second) measured on its previous move of the
-game, at the first move on a probe of the empty board made once a process.  Each
+``S/2`` to ``2S``, at least :data:`MIN_SIMULATIONS`): its rate (simulations a second)
+measured on its previous move of the game, at the first move on a probe of the empty
+board made once a process.  Each
 game records both sides' seconds and moves, so the file shows how equal the time was
 (``seconds_a_move``).  Timed games depend on the machine's load and do not replay.
 
@@ -76,6 +77,9 @@ def _whole(text: str, name: str, least: int) -> int:
 #: the simulations of the probe that measures the bot's rate before a process's first timed game
 PROBE = 200
 _rate: dict[int, float] = {}  # board m -> the probe's simulations a second, once a process
+#: the fewest simulations the bot can move with: its first simulation only evaluates the
+#: root, the second expands it (with one, MCTSBot has no child to choose)
+MIN_SIMULATIONS = 2
 _warm: set[int] = set()  # boards whose engine kernels this process has loaded
 
 
@@ -130,7 +134,7 @@ def play_one(m: int, index: int, seed: int, simulations: int, rollouts: int, eng
             if rate is not None:
                 # aim the bot's total at seconds a move so far (its rate drifts along a game)
                 owed = seconds * (count["openspiel"] + 1) - spent["openspiel"]
-                bot.max_simulations = max(1, int(rate * min(max(owed, seconds / 2), 2 * seconds)))
+                bot.max_simulations = max(MIN_SIMULATIONS, int(rate * min(max(owed, seconds / 2), 2 * seconds)))
             action = bot.step(state)
             side = "openspiel"
             sims += bot.max_simulations
@@ -218,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         board = Board.parse(a.board)
         games = _whole(a.games, "--games", 1)
         seed = _whole(a.seed, "--seed", 0)
-        simulations = _whole(a.simulations, "--simulations", 1)
+        simulations = _whole(a.simulations, "--simulations", MIN_SIMULATIONS)
         rollouts = _whole(a.rollouts, "--rollouts", 1)
         jobs = _whole(a.jobs, "--jobs", 1)
         seconds = None

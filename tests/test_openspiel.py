@@ -293,7 +293,7 @@ def test_the_match_script_refuses_bad_options_in_one_line(tmp_path, monkeypatch,
     from conftest import load_script
 
     script = load_script("openspiel_match", monkeypatch, tmp_path)
-    for argv in (["--board", "9/9"], ["--games", "0"], ["--simulations", "x"], ["--engine-playouts", "0"],
+    for argv in (["--board", "9/9"], ["--games", "0"], ["--simulations", "1"], ["--engine-playouts", "0"],
                  ["--seconds", "0"], ["--seconds", "soon"], ["--jobs", "0"]):
         assert script.main(argv) == 2
         err = capsys.readouterr().err
