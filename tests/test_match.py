@@ -18,8 +18,9 @@ def test_players_are_parsed_with_their_budgets():
     assert parse_player("mcts-flat:playouts=300") == Player("mcts-flat:playouts=300", "mcts-flat", Limit(playouts=300))
     assert parse_player("mcts:time=2") == Player("mcts:time=2", "mcts", Limit(seconds=2.0))
     assert parse_player("uct:time=0.2,dfpn=5") == Player("uct:time=0.2,dfpn=5", "uct", Limit(seconds=0.2), 5)
-    tuned = parse_player("engine:playouts=9,select=bias,cp=2,fpu=-0.5,c=0.4,expand=3")
-    assert tuned.tune == (("expand_at", 3), ("exploration", 0.4), ("fpu", -0.5), ("prior_c", 2.0), ("select", "bias"))
+    tuned = parse_player("engine:playouts=9,select=bias,cp=2,fpu=-0.5,c=0.4,expand=3,workers=2")
+    assert tuned.tune == (("expand_at", 3), ("exploration", 0.4), ("fpu", -0.5), ("prior_c", 2.0), ("select", "bias"),
+                          ("workers", 2))
     assert engine_of(tuned, 1).options() == {**mcts.Engine(seed=1).options(), **dict(tuned.tune)}
     assert engine_of(parse_player("uct"), 1).select == "uct"
 
@@ -28,7 +29,7 @@ def test_players_are_parsed_with_their_budgets():
                                   "engine:time=x", "engine:playouts=0", "engine:playouts=1.5", "engine:depth=3",
                                   "engine:time", "mcts-flat:dfpn=3", "engine:dfpn=-1", "uct:select=puct",
                                   "engine:select=alphazero", "engine:cp=-1", "engine:fpu=nan", "engine:expand=1.5",
-                                  "mcts:cp=1"])
+                                  "mcts:cp=1", "engine:workers=0", "engine:workers=1.5", "uct:workers=2"])
 def test_bad_players_are_refused(spec):
     with pytest.raises(ValueError):
         parse_player(spec)

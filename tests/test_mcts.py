@@ -48,6 +48,47 @@ def test_proven_values_agree_with_dfpn(board, plies, playouts, tries, select):
     assert proven >= 3 and moves_proven >= 10  # the test compares something
 
 
+def test_root_parallel_searches_prove_only_what_dfpn_proves_and_replay():
+    # workers=2: two trees in threads, their root moves added up; every value one of
+    # them proves is df-pn's, and a playout budget shared out replays exactly
+    proven = moves_proven = 0
+    for pos in random_positions("3/4", 8, 22, seed=5):
+        r = _engine(pos, 4_000, dfpn_nodes=0, workers=2)
+        again = _engine(pos, 4_000, dfpn_nodes=0, workers=2)
+        assert [(m.move, m.value, m.visits, m.win_rate) for m in r.moves] == \
+            [(m.move, m.value, m.visits, m.win_rate) for m in again.moves]
+        assert sorted(m.move for m in r.moves) == sorted(pos.legal_moves())
+        if r.proven:
+            assert r.value == prove(pos, Limit(tt_mb=16)).value, str(pos)
+            proven += 1
+        else:
+            # both trees' root visits, within the budget (the second tree has its own root)
+            assert r.playouts <= 4_000 and sum(m.visits for m in r.moves) >= 4_000 - 2 * len(r.moves)
+            assert r.win_rate is not None and r.stats["workers"] == 2
+        for m in r.moves:
+            if m.value in (Value.WIN, Value.LOSS):
+                assert m.value == Value(prove(pos.play(m.move), Limit(tt_mb=16)).value).negated(), (str(pos), m.move)
+                moves_proven += 1
+    assert proven >= 2 and moves_proven >= 10  # the test compares something
+
+
+def test_root_parallel_searches_share_the_playouts_and_keep_their_trees():
+    pos = Position.start("4/5")
+    one = _engine(pos, 3_000, dfpn_nodes=0)
+    two = _engine(pos, 3_000, dfpn_nodes=0, workers=2)
+    assert one.playouts == two.playouts == 3_000
+    assert "2 searches at once (root parallelism), 3,000 playouts in all" in two.notes
+    # through a game each search keeps its own tree: both reuse it after a reply
+    engine = mcts.Engine(seed=3, dfpn_nodes=0, workers=2)
+    first = engine.search(pos, Limit(playouts=2_000))
+    after = pos.play(first.best)
+    after = after.play(after.legal_moves()[0])
+    engine.search(after, Limit(playouts=2_000))
+    assert engine._root == after and all(h._root == after for h in engine._helpers)
+    with pytest.raises(ValueError, match="workers"):
+        mcts.Engine(workers=0)
+
+
 def _proven_loss() -> Position:
     """A 2/3 position that the tree proves lost for the player to move."""
     for pos in random_positions("2/3", 40, 5, seed=7):

@@ -6,8 +6,9 @@ default :data:`solver.search.mcts.DFPN_NODES`), the same for ``uct``, the option
 ``time`` and ``playouts`` for ``mcts`` and ``mcts-flat``, and ``random``.  The engine
 also takes its tuning knobs, for measuring them: ``select`` (``puct``, ``bias``, ``uct``),
 ``c`` (UCT's exploration), ``cp`` (the prior's weight), ``fpu``, ``expand`` (visits
-before a leaf is expanded) and ``model`` (a move model file in place of the shipped one);
-their defaults are :mod:`solver.search.mcts`'s.
+before a leaf is expanded), ``model`` (a move model file in place of the shipped one) and
+``workers`` (searches of a position at once in threads: root parallelism); their
+defaults are :mod:`solver.search.mcts`'s.
 
 - ``engine``: the answer of every front end (:func:`solver.app.analyst.analyse`: the opening
   database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver with the
@@ -69,7 +70,7 @@ __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "p
 KINDS = ("engine", "uct", "mcts", "mcts-flat", "random")
 #: the engine's tuning options: the Engine keyword each sets, and its type
 TUNING = {"select": ("select", str), "c": ("exploration", float), "cp": ("prior_c", float), "fpu": ("fpu", float),
-          "expand": ("expand_at", int), "model": ("model", str)}
+          "expand": ("expand_at", int), "model": ("model", str), "workers": ("workers", int)}
 #: the default thinking time of a searching player, seconds a move
 DEFAULT_SECONDS = 1.0
 #: the most games at once (worker processes)
@@ -119,7 +120,8 @@ def parse_player(spec: str) -> Player:
                 name, kind_of = TUNING[key]
                 v = kind_of(value)
                 if (key == "select" and v not in mcts.SELECTIONS) or (kind_of is float and not math.isfinite(v)) \
-                        or (key in ("c", "cp", "expand") and v < 0):
+                        or (key in ("c", "cp", "expand") and v < 0) \
+                        or (key == "workers" and not 1 <= v <= mcts.MAX_WORKERS):
                     raise ValueError
                 if key == "model":
                     mcts.model_weights(v)  # PolicyError, a ValueError, for a file that is no model
@@ -134,7 +136,8 @@ def parse_player(spec: str) -> Player:
             want = {"time": "number of seconds", "playouts": "whole number of playouts >= 1",
                     "dfpn": "whole number of nodes >= 0", "select": f"selection rule ({', '.join(mcts.SELECTIONS)})",
                     "c": "number >= 0", "cp": "number >= 0", "fpu": "number", "expand": "whole number >= 0",
-                    "model": "move model file (.npz, scripts/train_policy.py)"}[key]
+                    "model": "move model file (.npz, scripts/train_policy.py)",
+                    "workers": f"whole number of searches at once, 1 to {mcts.MAX_WORKERS}"}[key]
             raise ValueError(f"player {spec!r}: {key}={value!r} is not a {want}") from None
     if kind == "random":
         return Player(spec.strip(), kind, None, dfpn)

@@ -32,7 +32,9 @@ without the solver prefers (the opponent may miss the win: ``resist``).
 from __future__ import annotations
 
 import math
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import lru_cache
 from typing import Callable
@@ -49,7 +51,7 @@ from .values import Value
 
 __all__ = ["search", "load_kernels", "Engine", "EXPLORATION", "DFPN_NODES", "MAX_TREE_NODES",
            "MAX_PLAYOUTS", "EXPAND_AT", "PLAYOUT_TRIES", "SELECTIONS", "SELECT", "PRIOR_C", "FPU", "model_weights",
-           "estimate_identity"]
+           "estimate_identity", "MAX_WORKERS"]
 
 #: UCT's exploration constant c in ``score + c * sqrt(ln N / n)`` (results in [0, 1]):
 #: tuned on 5/6 at 1,000 playouts a move (the tree search without the solver against
@@ -83,6 +85,10 @@ MAX_TREE_NODES = 8_000_000
 _FIRST_CAPACITY = 1 << 16
 _DFPN_CHUNK = 2_000
 _LOADED: set[int] = set()  # boards whose engine kernels this process has loaded
+#: the most searches of one position at once (root parallelism, ``workers``)
+MAX_WORKERS = 64
+#: how the seed of a root-parallel helper search is drawn from the engine's (the golden ratio's bits)
+_HELPER_SEED_STEP = 0x9E3779B97F4A7C15
 #: seconds per compiled chunk: the clock, progress and Ctrl-C are looked at between chunks
 _CHUNK_SECONDS = 0.1
 
@@ -103,6 +109,7 @@ def search(
     prior_c: float = PRIOR_C,
     fpu: float = FPU,
     model: str | None = None,
+    workers: int = 1,
     progress: Callable[[dict], None] | None = None,
     known: dict[str, Value] | None = None,
 ) -> Result:
@@ -120,6 +127,9 @@ def search(
     ``select``: the selection rule, one of :data:`SELECTIONS` (``'uct'``: the engine
     before the move model), with the prior's weight ``prior_c`` and PUCT's first-play
     reduction ``fpu``; ``model``: a move model file in place of the shipped one.
+    ``workers``: searches of the position at once, in threads (root parallelism: each
+    its own tree and seed, a playout budget shared out, their root moves' visits and
+    results added up, a move or the root proven by any of them proven).
 
     Before the tree, df-pn gets ``dfpn_nodes`` nodes (0: skipped) and, with a time
     budget, at most a quarter of it; a position it decides is answered at once.  The
@@ -134,7 +144,7 @@ def search(
     """
     engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
                     expand_at=expand_at, solver=solver, resist=resist, tries=tries, select=select,
-                    prior_c=prior_c, fpu=fpu, model=model)
+                    prior_c=prior_c, fpu=fpu, model=model, workers=workers)
     return engine.search(position, limit, progress=progress, known=known)
 
 
@@ -182,15 +192,17 @@ class Engine:
     def __init__(self, *, seed: int = 1, exploration: float = EXPLORATION, dfpn_nodes: int = DFPN_NODES,
                  max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True,
                  resist: bool = True, tries: int = PLAYOUT_TRIES, select: str = SELECT,
-                 prior_c: float = PRIOR_C, fpu: float = FPU, model: str | None = None):
+                 prior_c: float = PRIOR_C, fpu: float = FPU, model: str | None = None, workers: int = 1):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"the seed is a whole number, not {seed!r}")
         if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
             raise ValueError(f"the exploration constant is a finite number >= 0, not {exploration!r}")
         for name, v, least in (("dfpn_nodes", dfpn_nodes, 0), ("max_tree_nodes", max_tree_nodes, 0),
-                               ("expand_at", expand_at, 0), ("tries", tries, 1)):
+                               ("expand_at", expand_at, 0), ("tries", tries, 1), ("workers", workers, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or v < least:
                 raise ValueError(f"{name} is a whole number >= {least}, not {v!r}")
+        if workers > MAX_WORKERS:
+            raise ValueError(f"workers is at most {MAX_WORKERS}, not {workers}")
         if select not in SELECTIONS:
             raise ValueError(f"the selection rule is one of {', '.join(SELECTIONS)}, not {select!r}")
         for name, v in (("prior_c", prior_c), ("fpu", fpu)):
@@ -203,6 +215,8 @@ class Engine:
         self.seed = seed & (2**64 - 1)
         self.exploration, self.dfpn_nodes, self.max_tree_nodes = exploration, dfpn_nodes, max_tree_nodes
         self.expand_at, self.solver, self.resist, self.tries = expand_at, bool(solver), bool(resist), tries
+        self.workers = workers
+        self._helpers: list[Engine] = []  # the other searches of root parallelism, each keeping its tree
         self._tree: M.Tree | None = None
         self._root: Position | None = None
 
@@ -218,7 +232,7 @@ class Engine:
         move ``'loss'``; the visits and line are that search's."""
         _check(limit)
         t0 = time.perf_counter()
-        r = self._search(position, limit, progress, known, dfpn)
+        r = self._search_all(position, limit, progress, known, dfpn)
         if not (self.resist and self.solver and r.value is Value.LOSS and r.source != "rules"):
             return r
         left = None if limit.seconds is None else max(limit.seconds - (time.perf_counter() - t0), 1e-3)
@@ -235,11 +249,46 @@ class Engine:
         return {"seed": self.seed, "exploration": self.exploration, "dfpn_nodes": self.dfpn_nodes,
                 "max_tree_nodes": self.max_tree_nodes, "expand_at": self.expand_at, "solver": self.solver,
                 "resist": self.resist, "tries": self.tries, "select": self.select, "prior_c": self.prior_c,
-                "fpu": self.fpu, "model": self.model}
+                "fpu": self.fpu, "model": self.model, "workers": self.workers}
 
     def variant(self, **changes) -> Engine:
         """A fresh engine with this one's options but ``changes``."""
         return Engine(**{**self.options(), **changes})
+
+    def _search_all(self, position: Position, limit: Limit, progress: Callable[[dict], None] | None,
+                    known: dict[str, Value] | None, dfpn: bool) -> Result:
+        """This engine's search, and with ``workers`` its helpers' at the same time, in
+        threads (the compiled iterations run without the GIL); their answers merged."""
+        if self.workers == 1 or position.outcome is not None:
+            return self._search(position, limit, progress, known, dfpn)
+        if not self._helpers:
+            self._helpers = [self.variant(seed=(self.seed + i * _HELPER_SEED_STEP) & (2**64 - 1), workers=1,
+                                          dfpn_nodes=0, resist=False) for i in range(1, self.workers)]
+        own = limit
+        share = limit
+        if limit.playouts is not None:
+            part = max(1, limit.playouts // self.workers)
+            share = replace(limit, playouts=part)
+            own = replace(limit, playouts=max(1, limit.playouts - part * (self.workers - 1)))
+        stop = threading.Event()
+
+        def watch(info: dict) -> None:
+            if stop.is_set():  # a helper's search ends as at Ctrl-C: with its answer so far
+                raise KeyboardInterrupt
+
+        with ThreadPoolExecutor(len(self._helpers)) as pool:
+            futures = [pool.submit(h._search, position, share, watch, known) for h in self._helpers]
+            try:
+                mine = self._search(position, own, progress, known, dfpn)
+                if mine.proven or any(n.startswith("interrupted") for n in mine.notes):
+                    stop.set()  # the root is decided, or the user stopped: the helpers stop too
+            except BaseException:
+                stop.set()
+                raise
+            others = [f.result() for f in futures]
+        if mine.source == "dfpn":
+            return mine
+        return _merge(position, mine, others, self.workers)
 
     def _new_tree(self, position: Position, t: core.Tables) -> M.Tree:
         """A tree with only the root ``position``."""
@@ -421,6 +470,57 @@ def _try_dfpn(position: Position, nodes: int, seconds: float | None,
         return proof.value, list(proof.line), proof.nodes
     notes.append(f"df-pn did not decide it in {proof.nodes:,} nodes ({proof.seconds:.2f} s)")
     return Value.UNKNOWN, [], proof.nodes
+
+
+def _merge(position: Position, mine: Result, others: list[Result], workers: int) -> Result:
+    """One answer from root-parallel searches of ``position``: each root move's visits
+    added up and its win rate weighted by them, a value proven by any search (each is
+    sound) kept, and the best move, value and line chosen from the sums as a single tree
+    chooses them (:func:`_choice`)."""
+    every = [mine, *others]
+    visits: dict[str, int] = {}
+    won: dict[str, float] = {}
+    rated: dict[str, int] = {}
+    value: dict[str, Value] = {}
+    for r in every:
+        for m in r.moves:
+            visits[m.move] = visits.get(m.move, 0) + m.visits
+            if m.value.decided or m.value is Value.DRAW:
+                value[m.move] = m.value
+            elif m.win_rate is not None and m.visits:
+                won[m.move] = won.get(m.move, 0.0) + m.win_rate * m.visits
+                rated[m.move] = rated.get(m.move, 0) + m.visits
+    total = max(sum(visits.values()), 1)
+    moves = []
+    for name, v in visits.items():
+        val = value.get(name, Value.UNKNOWN)
+        rate = won[name] / rated[name] if val is Value.UNKNOWN and rated.get(name) else None
+        moves.append(MoveResult(name, val, v, v / total, rate))
+    rank = {Value.WIN: 0, Value.UNKNOWN: 1, Value.DRAW: 1, Value.LOSS: 2}
+    moves.sort(key=lambda m: (rank[m.value], -m.visits, -(m.win_rate or 0.0)))
+    best = next((m for mask in (lambda m: m.value is Value.WIN, lambda m: m.value is not Value.LOSS, lambda m: True)
+                 for m in sorted(moves, key=lambda m: (-m.visits, -(m.win_rate or 0.0))) if mask(m)), None)
+    proven = next((r for r in every if r.proven), None)
+    if proven is not None:
+        root, source, rate = proven.value, proven.source, None
+    elif any(m.value is Value.WIN for m in moves):
+        root, source, rate = Value.WIN, "tree", None
+    elif moves and all(m.value is Value.LOSS for m in moves):
+        root, source, rate = Value.LOSS, "tree", None
+    else:
+        root, source = Value.UNKNOWN, "estimate"
+        rate = best.win_rate if best is not None and best.value is Value.UNKNOWN else \
+            0.5 if best is not None and best.value is Value.DRAW else None
+    name = None if best is None else best.move
+    lines = [r for r in every if r.best == name and r.line]
+    line = max(lines, key=lambda r: next((m.visits for m in r.moves if m.move == name), 0)).line if lines else \
+        ([name] if name else [])
+    playouts = sum(r.playouts for r in every)
+    notes = [*mine.notes, f"{workers} searches at once (root parallelism), {playouts:,} playouts in all"]
+    stats = {**mine.stats, "iterations": sum(int(r.stats.get("iterations", 0)) for r in every), "workers": workers}
+    return Result(str(position), root, "engine", source=source, nodes=sum(r.nodes for r in every),
+                  seconds=max(r.seconds for r in every), line=list(line), best=name, moves=moves, win_rate=rate,
+                  playouts=playouts, notes=notes, stats=stats)
 
 
 def _children(R: M.Tree, node: int) -> np.ndarray:

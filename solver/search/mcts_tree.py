@@ -424,7 +424,7 @@ def _playout(T, R, side):
         side = 1 - side
 
 
-@kernel
+@kernel(nogil=True)  # the engine's root-parallel searches run it in threads at once
 def iterate(T, R, iterations):
     """Run up to ``iterations`` iterations (descent, expansion, playout, back-up); return
     how many ran.  Stops early when the root is proven, or when an expansion would need
