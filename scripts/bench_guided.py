@@ -4,7 +4,7 @@ df-pn and of model-guided settings on the same seeded positions, interleaved, in
 
 Usage: python scripts/bench_guided.py [--sets 3/4:6:12,4/5:20:12,5/6:26:12]
                                       [--expansions 2000000] [--tt-mb 256] [--seed 1]
-                                      [--setting NAME=power:clip:sides[:focus[:widen[:cache]]] ...]
+                                      [--setting NAME=power:clip:sides[:focus[:widen[:cache[:lazy]]]] ...]
                                       [--model FILE]
                                       [--out FILE]
 
@@ -15,7 +15,8 @@ df-pn options, the player to move as prover, one search, no re-walk) plainly and
 each setting (``sides``: 0 both players' nodes, 1 the prover's only, 2 the other's only,
 3 the model used at the prover's nodes only, the other's not scored; ``focus``: focused
 df-pn's ``k``, 0 none; ``widen``: its widening factor, 0 none; ``cache``: the nodes
-whose scores the guide remembers, default :data:`solver.search.guide.CACHE`; default settings:
+whose scores the guide remembers, default :data:`solver.search.guide.CACHE`; ``lazy``: 1
+to score a node only when the search comes back to it, default 0; default settings:
 ``order`` (power 0: order only), ``p0.5``, ``p1``), one setting after the other on each
 position.  Prints per set and setting the positions decided, total expansions and
 seconds, the ratios to plain on the positions all decided, and the share of the nodes
@@ -59,16 +60,17 @@ def positions(board: Board, n: int, count: int, seed: int) -> list[Position]:
     return out
 
 
-FIELDS = ("power", "clip", "sides", "focus", "widen", "cache")
+FIELDS = ("power", "clip", "sides", "focus", "widen", "cache", "lazy")
 
 
-def parse_setting(text: str) -> tuple[str, tuple[float, float, int, int, float, int]]:
+def parse_setting(text: str) -> tuple[str, tuple[float, float, int, int, float, int, int]]:
     name, _, spec = text.partition("=")
     parts = spec.split(":")
-    if not name or name == "plain" or not 3 <= len(parts) <= 6:
-        sys.exit(f"bench_guided: --setting {text!r}: give NAME=power:clip:sides[:focus[:widen[:cache]]]")
-    parts += ["0", "0", str(G.CACHE)][len(parts) - 3:]
-    return name, (float(parts[0]), float(parts[1]), int(parts[2]), int(parts[3]), float(parts[4]), int(parts[5]))
+    if not name or name == "plain" or not 3 <= len(parts) <= 7:
+        sys.exit(f"bench_guided: --setting {text!r}: give NAME=power:clip:sides[:focus[:widen[:cache[:lazy]]]]")
+    parts += ["0", "0", str(G.CACHE), "0"][len(parts) - 3:]
+    return name, (float(parts[0]), float(parts[1]), int(parts[2]), int(parts[3]), float(parts[4]), int(parts[5]),
+                  int(parts[6]))
 
 
 def main() -> None:
@@ -101,9 +103,9 @@ def main() -> None:
             """(value, expansions, seconds, nodes scored, of them from the cache)"""
             guide = None
             if name != "plain":
-                power, clip, sides, focus, widen, cache = settings[name]
+                power, clip, sides, focus, widen, cache, lazy = settings[name]
                 guide = G.new_guide(t, model, power=power, clip=clip, sides=sides, focus=focus, widen=widen,
-                                    cache=cache)
+                                    cache=cache, lazy=bool(lazy))
             r = dfpn_variant(pos, expansions, args.tt_mb, guide=guide)
             scored = (0, 0) if guide is None else (int(guide.stats[0]), int(guide.stats[1]))
             return (*r, *scored)

@@ -58,12 +58,13 @@ def _models() -> dict[str, PolicyModel]:
     return {"model": model, "reversed": PolicyModel(-model.weights)}
 
 
-#: focused settings, taken in turn: (model, focus, widen, sides)
+#: focused settings, taken in turn: (model, new_guide's options)
 FOCUSED = {
-    "k1": ("model", 1, 0, G.BOTH),
-    "k1-reversed": ("reversed", 1, 0, G.BOTH),
-    "k2-widen": ("model", 2, 4.0, G.BOTH),
-    "k3-prover-only": ("model", 3, 0, G.OR_MODEL),
+    "k1": ("model", {"focus": 1}),
+    "k1-reversed": ("reversed", {"focus": 1}),
+    "k2-widen": ("model", {"focus": 2, "widen": 4.0}),
+    "k3-prover-only": ("model", {"focus": 3, "sides": G.OR_MODEL}),
+    "k2-lazy": ("model", {"focus": 2, "lazy": True}),
 }
 
 
@@ -77,8 +78,7 @@ def test_guided_and_focused_values_equal_plain_values():
         t = core.tables(board)
         plain = _Searcher(board, None)
         guided = {k: _Searcher(board, G.new_guide(t, m)) for k, m in models.items()}
-        focused = {k: _Searcher(board, G.new_guide(t, models[m], focus=f, widen=w, sides=s))
-                   for k, (m, f, w, s) in FOCUSED.items()}
+        focused = {k: _Searcher(board, G.new_guide(t, models[m], **o)) for k, (m, o) in FOCUSED.items()}
         for g in range(games):
             mode = "model" if g % 4 else "reversed"
             fmode = list(FOCUSED)[g % len(FOCUSED)]

@@ -217,9 +217,9 @@ def _guide_node(T, D, ply, side):
     raise NotImplementedError
 
 
-def _guided(D, cell, k, or_node):
-    """The number ``k`` that chooses the child of move ``cell`` (at an OR node if
-    ``or_node``), as the model weighs it."""
+def _guided(D, ply, cell, k, or_node):
+    """The number ``k`` that chooses the child of move ``cell`` of the node at ``ply`` (an
+    OR node if ``or_node``), as the model weighs it."""
     raise NotImplementedError
 
 
@@ -249,19 +249,27 @@ def _guide_node_impl(T, D, ply, side):
 
     def impl(T, D, ply, side):
         g = D.guide
+        g.valid[ply] = 0
         if g.params[G_.P_SIDES] == G_.OR_MODEL and side != D.limits[PROVER]:
             return  # not scored: the other player's nodes stay plain
+        if g.params[G_.P_LAZY] > 0:
+            key, _ = _node_key(D, ply)
+            if _find(D, key) < 0:
+                return  # a first visit: plain
         prev = g.path_move[ply - 1] if ply >= 1 else -1
         G_.node_factors(T, g, D.stack[2 * ply: 2 * ply + 2], side, g.path_move[ply], prev, D.keys[ply, 0])
+        g.valid[ply] = 1
     return impl
 
 
 @overload(_guided, jit_options={"_nrt": False})
-def _guided_impl(D, cell, k, or_node):
+def _guided_impl(D, ply, cell, k, or_node):
     if _unguided(D):
-        return lambda D, cell, k, or_node: k
+        return lambda D, ply, cell, k, or_node: k
 
-    def impl(D, cell, k, or_node):
+    def impl(D, ply, cell, k, or_node):
+        if not D.guide.valid[ply]:
+            return np.int64(k)
         sides = D.guide.params[G_.P_SIDES]
         if ((sides == G_.OR_ONLY or sides == G_.OR_MODEL) and not or_node) or (sides == G_.AND_ONLY and or_node):
             return np.int64(k)
@@ -287,8 +295,8 @@ def _order_impl(D, ply, nc, or_node):
         return lambda D, ply, nc, or_node: None
 
     def impl(D, ply, nc, or_node):
-        if D.guide.params[G_.P_SIDES] == G_.OR_MODEL and not or_node:
-            return  # the other player's nodes were not scored
+        if not D.guide.valid[ply]:
+            return  # not scored (the other player's node, or a lazy guide's first visit)
         score = D.guide.score
         # insertion sort, stable: equal scores keep the generator's order
         for i in range(1, nc):
@@ -322,7 +330,7 @@ def _focus_impl(D, ply, or_node, spent):
     def impl(D, ply, or_node, spent):
         g = D.guide
         k = np.int64(g.params[G_.P_FOCUS])
-        if k <= 0 or not or_node:
+        if k <= 0 or not or_node or not g.valid[ply]:
             return np.int64(0)
         w = g.params[G_.P_WIDEN]
         if w > 1.0:
@@ -549,7 +557,7 @@ def _expand(T, D, ply, side):
                     if not scored:
                         _guide_node(T, D, ply, side)
                         scored = True
-                    k = _guided(D, cell, k, side == prover)
+                    k = _guided(D, ply, cell, k, side == prover)
                     D.ch_flag[ply, nc] = OPEN
                     if cs == prover:
                         D.ch_pn[ply, nc] = 1

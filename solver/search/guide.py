@@ -57,8 +57,11 @@ FOCUS = 0
 #: the focus widens by one child each time the expansions spent below a node grow by
 #: this factor (more than 1; 0: it widens only for the children disproven)
 WIDEN = 0
+#: lazy: the model scores a node only when df-pn comes back to it (the table has it), so
+#: a node's first expansion, most expansions, is plain df-pn's and costs no scoring
+LAZY = False
 # params slots
-P_POWER, P_CLIP, P_SIDES, P_FOCUS, P_WIDEN = range(5)
+P_POWER, P_CLIP, P_SIDES, P_FOCUS, P_WIDEN, P_LAZY = range(6)
 #: nodes whose factors a guide remembers: df-pn expands a node again each time the
 #: search comes back to it, mostly along the same path (same last moves)
 CACHE = 4096
@@ -79,11 +82,13 @@ class Guide(NamedTuple):
     factor: np.ndarray     # float64 (64 w,): per cell, the factor of its move's number
     score: np.ndarray      # float64 (64 w,): per cell, its move's score (ordering)
     path_move: np.ndarray  # int64 (MAX_PLY,): the cell played into each ply (-1: unknown)
-    params: np.ndarray     # float64 (5,): power, clip, sides, focus, widen
+    params: np.ndarray     # float64 (6,): power, clip, sides, focus, widen, lazy
     stats: np.ndarray      # int64 (2,): nodes evaluated, nodes found in the cache
     ck_key: np.ndarray     # uint64 (cache,): a node and its last two moves (0: empty)
     ck_factor: np.ndarray  # float64 (cache, 64 w): their ``factor`` row
     ck_score: np.ndarray   # float64 (cache, 64 w): their ``score`` row
+    valid: np.ndarray      # int8 (MAX_PLY,): whether the node at each ply was scored at its
+                           # last expansion (else its children are plain df-pn's)
 
 
 def load_model(path: str | Path | None = None) -> PolicyModel:
@@ -108,16 +113,17 @@ def as_model(model: PolicyModel | str | Path | bool) -> PolicyModel:
 
 def new_guide(t: core.Tables, model: PolicyModel, *, power: float | None = None, clip: float | None = None,
               sides: int | None = None, focus: int | None = None, widen: float | None = None,
-              cache: int = CACHE) -> Guide:
+              lazy: bool | None = None, cache: int = CACHE) -> Guide:
     """The guide of a df-pn search on the board of ``t`` with ``model`` (None: the
-    module's :data:`POWER`, :data:`CLIP`, :data:`SIDES`, :data:`FOCUS`, :data:`WIDEN` as
-    they are now), remembering the factors of the last ``cache`` nodes it scored (at
+    module's :data:`POWER`, :data:`CLIP`, :data:`SIDES`, :data:`FOCUS`, :data:`WIDEN`,
+    :data:`LAZY` as they are now), remembering the factors of the last ``cache`` nodes it scored (at
     least 1)."""
     power = POWER if power is None else power
     clip = CLIP if clip is None else clip
     sides = SIDES if sides is None else sides
     focus = FOCUS if focus is None else focus
     widen = WIDEN if widen is None else widen
+    lazy = LAZY if lazy is None else bool(lazy)
     if not (power >= 0 and math.isfinite(power)) or not (clip >= 1 and math.isfinite(clip)):
         raise ValueError(f"power {power} must be >= 0 and clip {clip} >= 1")
     if sides not in (BOTH, OR_ONLY, AND_ONLY, OR_MODEL):
@@ -131,8 +137,9 @@ def new_guide(t: core.Tables, model: PolicyModel, *, power: float | None = None,
         np.ascontiguousarray(model.weights, np.float64), OFFSETS.astype(np.int32), _CANON,
         np.zeros(nbits, np.int64), np.zeros((nbits, K), np.int32), np.zeros((2, t.w), np.uint64),
         np.zeros((LABEL_ROWS, nbits), np.int32), np.ones(nbits), np.zeros(nbits), np.full(MAX_PLY, -1, np.int64),
-        np.array([power, clip, sides, focus, widen], np.float64), np.zeros(2, np.int64),
+        np.array([power, clip, sides, focus, widen, float(lazy)], np.float64), np.zeros(2, np.int64),
         np.zeros(max(1, cache), np.uint64), np.ones((max(1, cache), nbits)), np.zeros((max(1, cache), nbits)),
+        np.zeros(MAX_PLY, np.int8),
     )
 
 
