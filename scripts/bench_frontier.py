@@ -4,14 +4,15 @@ budget, by empty points, with and without its game knowledge, in one run.
 
 Usage: python scripts/bench_frontier.py [--boards 5/6,6/7] [--empty 20-40:4] [--per-count 20]
                                         [--seconds 60] [--tt-mb 256] [--seed 1] [--out FILE]
-                                        [--modes knowledge,plain] [--model FILE]
+                                        [--modes knowledge,plain] [--model FILE] [--focus K]
 
 Positions come from seeded random games (for each board and count of empty points, the
 first position with that many empty points of each game, one a game, ``--per-count`` a
 count); each is verified by df-pn in each of ``--modes`` (``knowledge``: with the
 knowledge, ``plain``: without it, ``guided``: without it but guided by the move model
-``--model``, default :data:`solver.search.guide.MODEL_PATH`), one after the other,
-``--seconds`` each on one core.  With ``guided`` the record also compares the modes on
+``--model``, default :data:`solver.search.guide.MODEL_PATH`; ``focused``: guided and
+focused on the model's best ``--focus`` children), one after the other,
+``--seconds`` each on one core.  With ``guided`` or ``focused`` the record also compares the modes on
 the positions all of them decided (expansions and seconds).  Writes ``results/frontier/<boards>.json`` (every run,
 and per board, count and mode the share decided and the median seconds) and the chart
 beside it after every run, so Ctrl-C loses at most the run in progress and the same
@@ -43,11 +44,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="results file (default results/frontier/<boards>.json)")
     ap.add_argument("--modes", default="knowledge,plain")
-    ap.add_argument("--model", default=None, help="move model of the guided mode")
+    ap.add_argument("--model", default=None, help="move model of the guided and focused modes")
+    ap.add_argument("--focus", type=int, default=3, help="children of the focused mode (default 3)")
     args = ap.parse_args()
     modes = tuple(m for m in args.modes.split(",") if m)
     model = None
-    if "guided" in modes:
+    if "guided" in modes or "focused" in modes:
         from solver.search.guide import MODEL_PATH, load_model
         from solver.search.policy import PolicyError
 
@@ -71,7 +73,8 @@ def main() -> None:
                f" --per-count {args.per_count} --seconds {args.seconds:g} --tt-mb {args.tt_mb:g} --seed {args.seed}"
                + (f" --out {args.out}" if args.out else "")
                + (f" --modes {args.modes}" if modes != ("knowledge", "plain") else "")
-               + (f" --model {args.model}" if args.model else ""))
+               + (f" --model {args.model}" if args.model else "")
+               + (f" --focus {args.focus}" if "focused" in modes else ""))
     interrupt_on_sigterm()  # a background run stopped by a kill keeps what it measured
     lock = out.with_suffix(".running")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -80,7 +83,7 @@ def main() -> None:
     try:
         rec = measure(boards, counts, out, command, per_count=args.per_count, seed=args.seed,
                       seconds=args.seconds, tt_mb=args.tt_mb, modes=modes, model=model,
-                      model_name=model_name if model is not None else "")
+                      model_name=model_name if model is not None else "", focus=args.focus)
     except (FrontierError, Interrupted) as e:
         sys.exit(f"bench_frontier: {e}")
     finally:

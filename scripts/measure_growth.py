@@ -4,7 +4,7 @@ extrapolate it to the positions after the first move.
 
 Usage: python scripts/measure_growth.py [--board 4/5] [--empty 12-32:2] [--games 6]
                                         [--max-nodes 20000000] [--tt-mb 1024] [--seed 1]
-                                        [--knowledge] [--model [FILE]]
+                                        [--knowledge] [--model [FILE]] [--focus K]
 
 The positions are fixed by the seed: random games are played on the board (seeds seed,
 seed+1, ... seed+games-1) and from each game, for each empty-point count ``e`` asked for,
@@ -25,7 +25,8 @@ measured (expansions and seconds, and the fit without the rule on those position
 both with the same seed, games and cap.  With ``--model`` the proofs are guided by the
 move model (FILE, default :data:`solver.search.guide.MODEL_PATH`;
 :mod:`solver.search.guide`) and the files are ``<board>-growth-guided.json`` and ``.svg``,
-set beside ``<board>-growth.json`` in the same way.  The work is done by :mod:`solver.app.openings.growth`.
+set beside ``<board>-growth.json`` in the same way; with ``--focus K`` as well the proofs
+are also focused on the model's best K children (``<board>-growth-focused.json``).  The work is done by :mod:`solver.app.openings.growth`.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--knowledge", action="store_true", help="prove with the settled rule")
     ap.add_argument("--model", nargs="?", const="", default=None, help="prove guided by the move model")
+    ap.add_argument("--focus", type=int, default=0, help="with --model: focus on its best K children")
     args = ap.parse_args()
     model = None
     if args.model is not None:
@@ -64,19 +66,22 @@ def main() -> None:
             model = load_model(args.model or None)
         except PolicyError as e:
             sys.exit(f"measure_growth: {e}")
+    if args.focus < 0 or (args.focus and model is None):
+        sys.exit("measure_growth: --focus K needs --model and K >= 1")
     try:
         board = Board.parse(args.board)
         counts = parse_counts(args.empty) if args.empty else list(range(10, len(board.names) - 7, 2))
     except ValueError as e:
         sys.exit(f"measure_growth: {e}")
     stem = board.name.replace("/", "-")
-    suffix = "-knowledge" if args.knowledge else "-guided" if model is not None else ""
+    suffix = "-knowledge" if args.knowledge else "-focused" if args.focus else "-guided" if model is not None else ""
     out = OUT / f"{stem}-growth{suffix}.json"
     command = (f"python scripts/measure_growth.py --board {board.name}"
                + (f" --empty {args.empty}" if args.empty else "")
                + f" --games {args.games} --max-nodes {args.max_nodes} --tt-mb {args.tt_mb:g} --seed {args.seed}"
                + (" --knowledge" if args.knowledge else "")
-               + ("" if args.model is None else f" --model {args.model}".rstrip()))
+               + ("" if args.model is None else f" --model {args.model}".rstrip())
+               + (f" --focus {args.focus}" if args.focus else ""))
     # a background run (where Ctrl-C is ignored) is stopped with SIGTERM: it keeps what
     # it measured, as Ctrl-C does
     interrupt_on_sigterm()
@@ -86,7 +91,8 @@ def main() -> None:
     try:
         rec = measure(board, counts, out, command, games=args.games, seed=args.seed,
                       max_nodes=args.max_nodes, tt_mb=args.tt_mb, knowledge=args.knowledge,
-                      baseline=OUT / f"{stem}-growth.json" if suffix else None, model=model)
+                      baseline=OUT / f"{stem}-growth.json" if suffix else None, model=model,
+                      focus=args.focus)
     except (GrowthError, Interrupted) as e:
         sys.exit(f"measure_growth: {e}")
     finally:

@@ -64,7 +64,23 @@ def test_3_4_is_measured_in_both_modes_recorded_and_resumed(script, tmp_path, mo
     assert json.loads(out.read_text())["runs"] == rec["runs"]
 
 
+def test_the_focused_mode_is_measured_beside_plain(script, tmp_path, monkeypatch):
+    args = ("--boards", "3/4", "--empty", "10", "--per-count", "2", "--seconds", "20", "--tt-mb", "8",
+            "--modes", "plain,focused", "--focus", "2")
+    run_script(script, monkeypatch, *args)
+    rec = json.loads((tmp_path / "3-4.json").read_text())
+    assert rec["command"].endswith("--modes plain,focused --focus 2")
+    assert rec["focus"] == 2 and rec["model"] and rec["compare"]
+    by = {}
+    for r in rec["runs"]:
+        by.setdefault(r["position"], {})[r["mode"]] = r["value"]
+    assert len(by) == 2 and all(set(v) == {"plain", "focused"} for v in by.values())
+    assert all(v["plain"] == v["focused"] for v in by.values() if "unknown" not in v.values())
+    assert "dash-dotted" in (tmp_path / "3-4.svg").read_text()
+
+
 @pytest.mark.parametrize("argv, message", [
+    (("--modes", "plain,focused", "--focus", "0"), "focus"),
     (("--empty", "x"), "--empty"),
     (("--empty", "0-4"), "--empty"),
     (("--seconds", "nan"), "--seconds"),

@@ -1,5 +1,6 @@
-"""df-pn guided by the move model (solver.search.guide) proves exactly what plain df-pn
-proves: the model orders and sets initial numbers, it never decides."""
+"""df-pn guided by the move model (solver.search.guide), and focused on its best moves,
+proves exactly what plain df-pn proves: the model orders, sets initial numbers and
+focuses, it never decides."""
 
 from __future__ import annotations
 
@@ -53,40 +54,66 @@ class _Searcher:
 def _models() -> dict[str, PolicyModel]:
     model = G.load_model()
     # the model turned around: it prefers the moves it finds worst (orders and numbers at
-    # their most misleading)
+    # their most misleading; focused, it must widen through disproofs to find the wins)
     return {"model": model, "reversed": PolicyModel(-model.weights)}
 
 
-def test_guided_values_equal_plain_values():
+#: focused settings, taken in turn: (model, new_guide's options); most are lazy (a node
+#: scored only when the search comes back to it), which keeps the test's time down
+FOCUSED = {
+    "k1-reversed": ("reversed", {"focus": 1, "widen": 0}),
+    "k3-prover-only": ("model", {"focus": 3, "sides": G.OR_MODEL}),
+    "k1-lazy": ("model", {"focus": 1, "widen": 0, "lazy": True}),
+    "k2-lazy": ("model", {"focus": 2, "widen": 2.0, "lazy": True}),
+    "k3-reversed-lazy": ("reversed", {"focus": 3, "lazy": True}),
+}
+
+
+def test_guided_and_focused_values_equal_plain_values():
     models = _models()
     both = {"model": 0, "reversed": 0}
-    plain_only = guided_only = 0
+    focused_both = {k: 0 for k in FOCUSED}
+    plain_only = guided_only = focused_apart = 0
     for bi, (name, games) in enumerate(GAMES.items()):
         board = Board.parse(name)
         t = core.tables(board)
         plain = _Searcher(board, None)
         guided = {k: _Searcher(board, G.new_guide(t, m)) for k, m in models.items()}
+        focused = {k: _Searcher(board, G.new_guide(t, models[m], **o)) for k, (m, o) in FOCUSED.items()}
         for g in range(games):
             mode = "model" if g % 4 else "reversed"
+            fmode = list(FOCUSED)[g % len(FOCUSED)]
             game = [(p.bitboards, p.side_index) for p in random_game(board, 1000 * bi + g)]
             misses = 0
             for i in range(len(game) - 2, -1, -1):  # the last position is finished
                 path = game[max(0, i + 1 - HISTORY): i + 1]
                 a = plain.value(path)
                 b = guided[mode].value(path)
+                c = focused[fmode].value(path)
+                where = f"{name} game {1000 * bi + g} ply {i}"
                 if a != "unknown" and b != "unknown":
-                    assert a == b, f"{name} game {1000 * bi + g} ply {i}: plain {a}, guided ({mode}) {b}"
+                    assert a == b, f"{where}: plain {a}, guided ({mode}) {b}"
                     both[mode] += 1
                 else:
                     plain_only += a != "unknown"
                     guided_only += b != "unknown"
+                if a != "unknown" and c != "unknown":
+                    assert a == c, f"{where}: plain {a}, focused ({fmode}) {c}"
+                    focused_both[fmode] += 1
+                else:
+                    focused_apart += (a != "unknown") != (c != "unknown")
+                if b != "unknown" and c != "unknown":
+                    assert b == c, f"{where}: guided ({mode}) {b}, focused ({fmode}) {c}"
                 misses = misses + 1 if a == "unknown" else 0
                 if misses >= MISSES:
                     break
     assert sum(both.values()) >= WANT, both
     assert both["reversed"] >= 1000, both
+    assert sum(focused_both.values()) >= WANT, focused_both
+    assert min(focused_both.values()) >= 1000, focused_both
     # the budget is small enough that some positions stay open to one search or the other
     assert plain_only + guided_only > 0
+    assert focused_apart > 0
 
 
 def test_guided_search_uses_the_model_and_orders_by_it():
@@ -112,15 +139,26 @@ def test_guided_search_uses_the_model_and_orders_by_it():
     assert g.factor[cells].min() < 1 < g.factor[cells].max()
 
 
+def test_focused_search_focuses():
+    pos = Position.parse("DD1/DD2/LD3/1LD3/1L1D1/2D1/1L1 L")
+    free = prove(pos, Limit(tt_mb=16), model=True)
+    r = prove(pos, Limit(tt_mb=16), model=True, focus=1)
+    assert r.value == free.value == prove(pos, Limit(tt_mb=16)).value
+    assert r.verified and r.stats["focus"] == 1 and free.stats["focus"] == 0
+    # one child at a time at the prover's nodes: another search than the unfocused one
+    assert r.stats["expansions"] != free.stats["expansions"]
+
+
 @pytest.mark.parametrize("text", [
     "2/3/4/3/2 L",
     "DL1/L3/2D2/2L3/L1LL1/2L1/L2 L",
     "DD1/DD2/LD3/1LD3/1L1D1/2D1/1L1 L",
 ])
-def test_certificate_of_a_guided_proof_checks(text, tmp_path):
+@pytest.mark.parametrize("focus", [0, 1, 3])
+def test_certificate_of_a_guided_proof_checks(text, focus, tmp_path):
     pos = Position.parse(text)
-    r = prove(pos, Limit(tt_mb=16), model=True)
-    assert r.stats["guided"] > 0
+    r = prove(pos, Limit(tt_mb=16), model=True, focus=focus)
+    assert r.stats["guided"] > 0 and r.stats["focus"] == focus
     cert = build_certificate(pos, r, tt_mb=16)
     path = tmp_path / "c.json"
     path.write_text(dumps(cert))
@@ -134,5 +172,13 @@ def test_guided_prove_refuses_what_it_cannot_do():
         prove(pos, Limit(tt_mb=1), method="alphabeta", model=True)
     with pytest.raises(TypeError):
         prove(pos, Limit(tt_mb=1), model=3)
+    with pytest.raises(ValueError, match="model"):
+        prove(pos, Limit(tt_mb=1), focus=2)
+    with pytest.raises(ValueError, match="focus"):
+        prove(pos, Limit(tt_mb=1), model=True, focus=-1)
+    t = core.tables(pos.board)
+    for bad in ({"focus": 1.5}, {"widen": 1.0}, {"sides": 4}):
+        with pytest.raises(ValueError):
+            G.new_guide(t, PolicyModel.uniform(), **bad)
     with pytest.raises(G.PolicyError):
         G.load_model("/nonexistent/model.npz")

@@ -81,6 +81,17 @@ def test_a_knowledge_run_is_set_beside_the_plain_run_of_the_same_positions(scrip
     assert "against 3-4-growth.json on the same" in capsys.readouterr().err
 
 
+def test_a_focused_run_is_set_beside_the_plain_run_of_the_same_positions(script, tmp_path, monkeypatch):
+    args = ("--board", "2/3", "--empty", "8-10:2", "--games", "2", "--max-nodes", "100000", "--tt-mb", "4")
+    run(script, monkeypatch, *args)
+    run(script, monkeypatch, *args, "--model", "--focus", "2")
+    plain = json.loads((tmp_path / "2-3-growth.json").read_text())
+    rec = json.loads((tmp_path / "2-3-growth-focused.json").read_text())
+    assert rec["guided"] is True and rec["focus"] == 2 and rec["command"].endswith(" --model --focus 2")
+    assert [(r["position"], r["value"]) for r in rec["runs"]] == [(r["position"], r["value"]) for r in plain["runs"]]
+    assert rec["against"]["both_decided"] == len(plain["runs"])
+
+
 def test_a_baseline_that_disagrees_is_an_error(tmp_path):
     board = Board.parse("3/4")
     runs = [{"seed": 1, "empty": 12, "position": "p", "value": "win", "expansions": 5, "seconds": 1.0}]
@@ -99,6 +110,8 @@ def test_bad_input_is_one_line(script, tmp_path, monkeypatch):
         run(script, monkeypatch, "--board", "2/3", "--empty", "x-y")
     with pytest.raises(SystemExit, match="measure_growth"):
         run(script, monkeypatch, "--board", "9/1")
+    with pytest.raises(SystemExit, match="--focus"):
+        run(script, monkeypatch, "--board", "2/3", "--focus", "2")
     (tmp_path / "2-3-growth.json").write_text("{")
     with pytest.raises(SystemExit, match="not a growth file"):
         run(script, monkeypatch, "--board", "2/3", "--empty", "6")

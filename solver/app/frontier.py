@@ -9,7 +9,8 @@ and from each game, for each empty-point count ``e`` asked for, the first positi
 found (or ``per_count * 20`` games were played).  Each position is verified by df-pn
 in each mode asked for (by default twice, with the knowledge
 (:mod:`solver.search.knowledge`) and without it; ``guided``: plain df-pn with the move
-model, :mod:`solver.search.guide`), one after the other and on the same table size, so
+model, :mod:`solver.search.guide`; ``focused``: also focused on the model's best
+children), one after the other and on the same table size, so
 that the modes meet the same machine load.  A
 position is *decided* when the value is a proven win or loss within the budget.
 
@@ -40,8 +41,11 @@ __all__ = ["MODES", "ALL_MODES", "FrontierError", "frontier_positions", "summari
 
 #: the two ways each position is verified unless told: df-pn with its game knowledge, and without
 MODES = ("knowledge", "plain")
-#: every mode: also ``guided``, df-pn without the knowledge, guided by the move model
-ALL_MODES = ("knowledge", "plain", "guided")
+#: every mode: also ``guided``, df-pn without the knowledge, guided by the move model, and
+#: ``focused``, guided and focused on the model's best children at the prover's nodes
+ALL_MODES = ("knowledge", "plain", "guided", "focused")
+#: the modes that use the move model
+MODEL_MODES = ("guided", "focused")
 
 
 class FrontierError(MeridiansError):
@@ -129,10 +133,11 @@ def _read(out: Path) -> list[dict]:
 
 def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, per_count: int,
             seed: int, seconds: float, tt_mb: float, say: Callable[[str], None] = _stderr,
-            modes: tuple[str, ...] = MODES, model=None, model_name: str = "") -> dict:
+            modes: tuple[str, ...] = MODES, model=None, model_name: str = "", focus: int = 3) -> dict:
     """Verify the positions of :func:`frontier_positions` on each board in each of
-    ``modes`` (of :data:`ALL_MODES`; ``guided`` uses the move model ``model``, a
-    :class:`~solver.search.policy.PolicyModel`, recorded as ``model_name``), skipping runs already in the results file ``out`` with at least this
+    ``modes`` (of :data:`ALL_MODES`; ``guided`` and ``focused`` use the move model
+    ``model``, a :class:`~solver.search.policy.PolicyModel`, recorded as ``model_name``;
+    ``focused`` with ``focus`` children), skipping runs already in the results file ``out`` with at least this
     budget; write ``out`` (and its chart, ``out`` with ``.svg``) after every run; return
     the last record.  Raises FrontierError and :class:`~solver.util.errors.Interrupted`
     (Ctrl-C or SIGTERM; the message says what was kept)."""
@@ -145,8 +150,10 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
     unknown = [m for m in modes if m not in ALL_MODES]
     if unknown:
         raise FrontierError(f"unknown mode {unknown[0]!r}: give some of {', '.join(ALL_MODES)}")
-    if "guided" in modes and model is None:
-        raise FrontierError("the guided mode needs a move model")
+    if any(m in MODEL_MODES for m in modes) and model is None:
+        raise FrontierError("the guided and focused modes need a move model")
+    if "focused" in modes and not (isinstance(focus, int) and focus >= 1):
+        raise FrontierError(f"focus {focus!r}: give a whole number of children, at least 1")
     runs = [r for r in _read(out) if r["value"] in ("win", "loss") or r["budget"] >= seconds] \
         if out.exists() else []
     done = {(r["board"], r["position"], r["mode"]) for r in runs}
@@ -162,7 +169,8 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
                "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "summary": summarize(runs, seconds),
                **({"model": model_name, "compare": compare(runs, modes)}
-                  if "guided" in modes else {}),
+                  if any(m in MODEL_MODES for m in modes) else {}),
+               **({"focus": focus} if "focused" in modes else {}),
                "runs": sorted(runs, key=lambda r: (r["board"], r["empty"], r["seed"], ALL_MODES.index(r["mode"])))}
         write_atomic(out, json.dumps(rec, indent=1) + "\n")
         write_atomic(out.with_suffix(".svg"), frontier_svg(rec))
@@ -172,9 +180,10 @@ def measure(boards: list[Board], counts: list[int], out: Path, command: str, *, 
     try:
         for k, (b, s, e, text, mode) in enumerate(todo, 1):
             pos = Position.parse(text)
-            guided = mode == "guided"
+            guided = mode in MODEL_MODES
             load_kernels(b, "dfpn", knowledge=mode == "knowledge", guided=guided)  # not a run's time
-            p = prove(pos, limit=limit, knowledge=(mode == "knowledge"), model=model if guided else None)
+            p = prove(pos, limit=limit, knowledge=(mode == "knowledge"), model=model if guided else None,
+                      focus=focus if mode == "focused" else 0)
             runs.append({"board": b.name, "seed": s, "empty": e, "position": text, "mode": mode,
                          "value": p.value, "seconds": round(p.seconds, 3), "expansions": p.nodes,
                          "budget": seconds})

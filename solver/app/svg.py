@@ -748,7 +748,7 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
     positions decided within the budget, on the right the median seconds (drawn at the
     budget, hollow, when half or more were not decided), against empty points; one line
     per board and mode (solid: with knowledge, dashed: plain df-pn, dotted: guided by the
-    move model).
+    move model, dash-dotted: guided and focused).
 
     >>> rec = {"seconds": 60, "summary": [
     ...     {"board": "6/7", "empty": 20, "mode": "knowledge", "share": 1.0, "median_seconds": 2.0},
@@ -784,6 +784,7 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
                y=22.0, font_size=15, class_="title"),
            _el("text", "solid: df-pn with knowledge; dashed: plain df-pn; "
                + ("dotted: guided; " if any(m == "guided" for _, m in series) else "")
+               + ("dash-dotted: focused; " if any(m == "focused" for _, m in series) else "")
                + "hollow: median over the budget", x=left, y=40.0, font_size=10, fill="#444", class_="legend")]
     for i, b in enumerate(boards):
         out.append(_el("text", b, x=left + 420 + 50 * i, y=40.0, font_size=11, fill=colours[b], class_="legend"))
@@ -800,7 +801,8 @@ def frontier_svg(rec: Mapping, *, width: float = 760, height: float = 360) -> st
         out.append(_el("text", "empty points", x=(xa + xb) / 2, y=height - 10.0, text_anchor="middle"))
     for (b, mode), rs in sorted(series.items()):
         rs = sorted(rs, key=lambda r: r["empty"])
-        dash = {} if mode == "knowledge" else {"stroke_dasharray": "2 3" if mode == "guided" else "6 4"}
+        dash = {} if mode == "knowledge" else {
+            "stroke_dasharray": {"guided": "2 3", "focused": "8 3 2 3"}.get(mode, "6 4")}
         pts = [(px(0, r["empty"]), py_share(r["share"])) for r in rs]
         d = " ".join(f"{'M' if i == 0 else 'L'}{_num(x)},{_num(y)}" for i, (x, y) in enumerate(pts))
         out.append(_el("path", d=d, fill="none", stroke=colours[b], stroke_width=2.0,

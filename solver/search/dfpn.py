@@ -31,8 +31,10 @@ proof of a few hundred nodes costs the same with a table of 16 MiB or of 16 GiB.
 
 **Guidance** (optional, df-pn+ style): a Dfpn that carries a move model
 (:mod:`solver.search.guide`) scales the number that chooses each new child by the
-model's view of its move and orders the children by the model's score; without one the
-model's code is not compiled in (see ``_guide_node``).  It never decides a value.
+model's view of its move and orders the children by the model's score; focused (the
+guide's ``focus``), the prover's nodes count only the model's best children not yet
+disproven (see ``_focus``).  Without a guide the model's code is not compiled in (see
+``_guide_node``).  It never decides a value.
 
 Python callers use :func:`solver.search.prove.prove`.  With ``jobs=N`` it runs :func:`mid`
 in N processes on one shared table (:mod:`solver.search.parallel`; the ``busy`` and
@@ -41,6 +43,7 @@ in N processes on one shared table (:mod:`solver.search.parallel`; the ``busy`` 
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -214,9 +217,9 @@ def _guide_node(T, D, ply, side):
     raise NotImplementedError
 
 
-def _guided(D, cell, k, or_node):
-    """The number ``k`` that chooses the child of move ``cell`` (at an OR node if
-    ``or_node``), as the model weighs it."""
+def _guided(D, ply, cell, k, or_node):
+    """The number ``k`` that chooses the child of move ``cell`` of the node at ``ply`` (an
+    OR node if ``or_node``), as the model weighs it."""
     raise NotImplementedError
 
 
@@ -225,8 +228,15 @@ def _note_move(D, ply, cell):
     raise NotImplementedError
 
 
-def _order(D, ply, nc):
-    """Sort the ``nc`` children of the node at ``ply`` by the model's score, likeliest first."""
+def _order(D, ply, nc, or_node):
+    """Sort the ``nc`` children of the node at ``ply`` (an OR node if ``or_node``) by the
+    model's score, likeliest first."""
+    raise NotImplementedError
+
+
+def _focus(D, ply, or_node, spent):
+    """How many children not disproven the node at ``ply`` (an OR node if ``or_node``;
+    ``spent`` expansions into this visit) counts, in the model's order (0: all)."""
     raise NotImplementedError
 
 
@@ -239,19 +249,29 @@ def _guide_node_impl(T, D, ply, side):
 
     def impl(T, D, ply, side):
         g = D.guide
+        g.valid[ply] = 0
+        if g.params[G_.P_SIDES] == G_.OR_MODEL and side != D.limits[PROVER]:
+            return  # not scored: the other player's nodes stay plain
+        if g.params[G_.P_LAZY] > 0:
+            key, _ = _node_key(D, ply)
+            if _find(D, key) < 0:
+                return  # a first visit: plain
         prev = g.path_move[ply - 1] if ply >= 1 else -1
         G_.node_factors(T, g, D.stack[2 * ply: 2 * ply + 2], side, g.path_move[ply], prev, D.keys[ply, 0])
+        g.valid[ply] = 1
     return impl
 
 
 @overload(_guided, jit_options={"_nrt": False})
-def _guided_impl(D, cell, k, or_node):
+def _guided_impl(D, ply, cell, k, or_node):
     if _unguided(D):
-        return lambda D, cell, k, or_node: k
+        return lambda D, ply, cell, k, or_node: k
 
-    def impl(D, cell, k, or_node):
+    def impl(D, ply, cell, k, or_node):
+        if not D.guide.valid[ply]:
+            return np.int64(k)
         sides = D.guide.params[G_.P_SIDES]
-        if (sides == G_.OR_ONLY and not or_node) or (sides == G_.AND_ONLY and or_node):
+        if ((sides == G_.OR_ONLY or sides == G_.OR_MODEL) and not or_node) or (sides == G_.AND_ONLY and or_node):
             return np.int64(k)
         x = np.int64(k * D.guide.factor[cell] + 0.5)
         return max(np.int64(1), min(x, np.int64(INF // 4)))
@@ -270,11 +290,13 @@ def _note_move_impl(D, ply, cell):
 
 
 @overload(_order, jit_options={"_nrt": False})
-def _order_impl(D, ply, nc):
+def _order_impl(D, ply, nc, or_node):
     if _unguided(D):
-        return lambda D, ply, nc: None
+        return lambda D, ply, nc, or_node: None
 
-    def impl(D, ply, nc):
+    def impl(D, ply, nc, or_node):
+        if not D.guide.valid[ply]:
+            return  # not scored (the other player's node, or a lazy guide's first visit)
         score = D.guide.score
         # insertion sort, stable: equal scores keep the generator's order
         for i in range(1, nc):
@@ -297,6 +319,28 @@ def _order_impl(D, ply, nc):
             D.ch_pn[ply, j + 1] = pn
             D.ch_dn[ply, j + 1] = dn
             D.ch_flag[ply, j + 1] = flag
+    return impl
+
+
+@overload(_focus, jit_options={"_nrt": False})
+def _focus_impl(D, ply, or_node, spent):
+    if _unguided(D):
+        return lambda D, ply, or_node, spent: np.int64(0)
+
+    def impl(D, ply, or_node, spent):
+        g = D.guide
+        k = np.int64(g.params[G_.P_FOCUS])
+        if k <= 0 or not or_node or not g.valid[ply]:
+            return np.int64(0)
+        w = g.params[G_.P_WIDEN]
+        if w > 1.0:
+            work = spent
+            key, _ = _node_key(D, ply)
+            slot = _find(D, key)
+            if slot >= 0:
+                work += np.int64(D.tt_work[slot])
+            k += np.int64(math.log(1.0 + work) / math.log(w))
+        return k
     return impl
 
 
@@ -513,7 +557,7 @@ def _expand(T, D, ply, side):
                     if not scored:
                         _guide_node(T, D, ply, side)
                         scored = True
-                    k = _guided(D, cell, k, side == prover)
+                    k = _guided(D, ply, cell, k, side == prover)
                     D.ch_flag[ply, nc] = OPEN
                     if cs == prover:
                         D.ch_pn[ply, nc] = 1
@@ -587,7 +631,7 @@ def mid(T, D, ply, side, thpn, thdn):
     dn = np.int64(0)
     best = -1
     if decided < 0:
-        _order(D, ply, nc)
+        _order(D, ply, nc, or_node)
     if decided >= 0:
         best = decided
         if or_node:
@@ -603,12 +647,22 @@ def mid(T, D, ply, side, thpn, thdn):
             total = np.int64(0)
             saturated = False
             other_best = np.int64(0)  # the best child's other number
+            # focused (the model's): the children in order until ``kf`` are not disproven,
+            # and any proven child; a disproof still needs every child disproven
+            kf = _focus(D, ply, or_node, D.stats[EXPANSIONS] - start)
+            taken = 0
             for i in range(nc):
                 cpn, cdn = _child_numbers(D, ply, i)
                 if or_node:
                     x, y = cpn, cdn
                 else:
                     x, y = cdn, cpn
+                if kf > 0:
+                    if taken >= kf:
+                        if x != 0:
+                            continue
+                    elif y != 0:
+                        taken += 1
                 if D.worker[0] >= 0:
                     x = _virtual(D, D.ch_key[ply, i], x)
                 if x < b1:

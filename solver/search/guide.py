@@ -14,6 +14,14 @@ df-pn expands a node again each time it comes back to it, mostly along the same 
 the factors of the last :data:`CACHE` nodes scored are kept, by the position's key and
 its last two moves (a key collision could only change an order, never a value).
 
+**Focus** (``focus=k``, Hex's FDFPN made stateless): at the prover's nodes df-pn takes the
+children in the model's order until ``k`` of them are not disproven (the table says), so
+the focused set widens by one for each child disproven; the node's proof number is the
+least of that set's, its disproof number the sum of that set's, and a child proven
+anywhere proves it.  The node is disproven only when every child is, so the values stay
+those of plain df-pn.  With ``widen=w`` the set also grows by one child each time the
+node's work (its expansions, the table's and this visit's) grows by the factor ``w``.
+
 :func:`load_model` is the one place that says where the model comes from.
 """
 
@@ -39,10 +47,25 @@ MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "policy.npz"
 POWER = 0.5
 CLIP = 8.0
 #: at whose nodes the factors apply: BOTH, the prover's (OR) only, the other's (AND) only
-BOTH, OR_ONLY, AND_ONLY = 0, 1, 2
+#: (the model still orders every node's children), or OR_MODEL: the model is used at the
+#: prover's nodes only (factors, order, focus), and the other player's are not scored at all
+BOTH, OR_ONLY, AND_ONLY, OR_MODEL = 0, 1, 2, 3
 SIDES = BOTH
+#: focused df-pn (Hex's FDFPN): at the prover's nodes only the model's best ``FOCUS``
+#: children that are not disproven count (0: all children, plain df-pn+).  Off unless
+#: asked for; asked for, 3 (of 2, 3, 5 and 8 on 4/5 positions, results/guided/focus-tuning*.json,
+#: 3 and 5 took the fewest expansions, and 3 the fewer seconds)
+FOCUS = 0
+#: the focus widens by one child each time the expansions spent below a node grow by
+#: this factor (more than 1; 0: it widens only for the children disproven).  Of focus 3
+#: with 0, 2 and 4 on the 3/4 6-ply sample (results/guided/focus-widen-3-4.json), 4 took
+#: the fewest expansions; without widening focus lost two proofs there
+WIDEN = 4.0
+#: lazy: the model scores a node only when df-pn comes back to it (the table has it), so
+#: a node's first expansion, most expansions, is plain df-pn's and costs no scoring
+LAZY = False
 # params slots
-P_POWER, P_CLIP, P_SIDES = range(3)
+P_POWER, P_CLIP, P_SIDES, P_FOCUS, P_WIDEN, P_LAZY = range(6)
 #: nodes whose factors a guide remembers: df-pn expands a node again each time the
 #: search comes back to it, mostly along the same path (same last moves)
 CACHE = 4096
@@ -63,11 +86,13 @@ class Guide(NamedTuple):
     factor: np.ndarray     # float64 (64 w,): per cell, the factor of its move's number
     score: np.ndarray      # float64 (64 w,): per cell, its move's score (ordering)
     path_move: np.ndarray  # int64 (MAX_PLY,): the cell played into each ply (-1: unknown)
-    params: np.ndarray     # float64 (3,): power, clip, sides
+    params: np.ndarray     # float64 (6,): power, clip, sides, focus, widen, lazy
     stats: np.ndarray      # int64 (2,): nodes evaluated, nodes found in the cache
     ck_key: np.ndarray     # uint64 (cache,): a node and its last two moves (0: empty)
     ck_factor: np.ndarray  # float64 (cache, 64 w): their ``factor`` row
     ck_score: np.ndarray   # float64 (cache, 64 w): their ``score`` row
+    valid: np.ndarray      # int8 (MAX_PLY,): whether the node at each ply was scored at its
+                           # last expansion (else its children are plain df-pn's)
 
 
 def load_model(path: str | Path | None = None) -> PolicyModel:
@@ -91,22 +116,34 @@ def as_model(model: PolicyModel | str | Path | bool) -> PolicyModel:
 
 
 def new_guide(t: core.Tables, model: PolicyModel, *, power: float | None = None, clip: float | None = None,
-              sides: int | None = None, cache: int = CACHE) -> Guide:
+              sides: int | None = None, focus: int | None = None, widen: float | None = None,
+              lazy: bool | None = None, cache: int = CACHE) -> Guide:
     """The guide of a df-pn search on the board of ``t`` with ``model`` (None: the
-    module's :data:`POWER`, :data:`CLIP`, :data:`SIDES` as they are now), remembering
-    the factors of the last ``cache`` nodes it scored (at least 1)."""
+    module's :data:`POWER`, :data:`CLIP`, :data:`SIDES`, :data:`FOCUS`, :data:`WIDEN`,
+    :data:`LAZY` as they are now), remembering the factors of the last ``cache`` nodes it scored (at
+    least 1)."""
     power = POWER if power is None else power
     clip = CLIP if clip is None else clip
     sides = SIDES if sides is None else sides
+    focus = FOCUS if focus is None else focus
+    widen = WIDEN if widen is None else widen
+    lazy = LAZY if lazy is None else bool(lazy)
     if not (power >= 0 and math.isfinite(power)) or not (clip >= 1 and math.isfinite(clip)):
         raise ValueError(f"power {power} must be >= 0 and clip {clip} >= 1")
+    if sides not in (BOTH, OR_ONLY, AND_ONLY, OR_MODEL):
+        raise ValueError(f"sides {sides}: give {BOTH}, {OR_ONLY}, {AND_ONLY} or {OR_MODEL}")
+    if isinstance(focus, bool) or not isinstance(focus, (int, np.integer)) or focus < 0:
+        raise ValueError(f"focus {focus!r}: give a whole number of children, 0 for all")
+    if not ((widen == 0 or widen > 1) and math.isfinite(widen)):
+        raise ValueError(f"widen {widen}: give a factor above 1, or 0 for none")
     nbits = 64 * t.w
     return Guide(
         np.ascontiguousarray(model.weights, np.float64), OFFSETS.astype(np.int32), _CANON,
         np.zeros(nbits, np.int64), np.zeros((nbits, K), np.int32), np.zeros((2, t.w), np.uint64),
         np.zeros((LABEL_ROWS, nbits), np.int32), np.ones(nbits), np.zeros(nbits), np.full(MAX_PLY, -1, np.int64),
-        np.array([power, clip, sides], np.float64), np.zeros(2, np.int64),
+        np.array([power, clip, sides, focus, widen, float(lazy)], np.float64), np.zeros(2, np.int64),
         np.zeros(max(1, cache), np.uint64), np.ones((max(1, cache), nbits)), np.zeros((max(1, cache), nbits)),
+        np.zeros(MAX_PLY, np.int8),
     )
 
 

@@ -96,6 +96,7 @@ def prove(
     jobs: int = 1,
     knowledge: bool | None = None,
     model: PolicyModel | str | Path | bool | None = None,
+    focus: int = 0,
 ) -> Result:
     """The value of ``position`` for its player to move.
 
@@ -134,6 +135,9 @@ def prove(
     and sets their initial numbers (:mod:`solver.search.guide`); the value is the same
     as without it, only the work differs.  ``stats['guided']`` counts the nodes it scored,
     ``stats['guided_cached']`` those of them whose scores it remembered.
+    ``focus`` (with ``model``; 0: none): focused df-pn, at the prover's nodes only the
+    model's best ``focus`` children not yet disproven count (:mod:`solver.search.guide`);
+    the value is again the same, and ``stats['focus']`` says so.
     """
     limit = check_limit(limit)
     knowledge = DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge)
@@ -142,6 +146,10 @@ def prove(
         if method != "dfpn" or jobs != 1:
             raise ValueError("only a df-pn search in one job is guided by a move model")
         model = G_.as_model(model)
+    if isinstance(focus, bool) or not isinstance(focus, int) or focus < 0:
+        raise ValueError(f"focus {focus!r}: give a whole number of children, 0 for none")
+    if focus and model is None:
+        raise ValueError("focus needs a move model (model=...)")
     if limit.tt_mb is None:
         limit = replace(limit, tt_mb=DEFAULT_TT_MB)
     _check_method(method)
@@ -158,7 +166,7 @@ def prove(
     if method == "alphabeta":
         r = _alphabeta(position, clock, chunk_nodes)
     elif method == "dfpn":
-        r = _dfpn(position, clock, chunk_nodes, line_plies, table_file, jobs, knowledge, model)
+        r = _dfpn(position, clock, chunk_nodes, line_plies, table_file, jobs, knowledge, model, focus)
     else:
         r = _horizon(position, clock, chunk_nodes, max_depth)
     r.stats["load_seconds"] = round(loaded, 4)
@@ -279,7 +287,7 @@ def _run_chunks(D, clock: Clock, chunk_nodes: int, step) -> int | None:
 
 
 def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, table_file, jobs: int = 1,
-          knowledge: bool = True, model: PolicyModel | None = None) -> Result:
+          knowledge: bool = True, model: PolicyModel | None = None, focus: int = 0) -> Result:
     from . import dfpn as F
     from . import tablefile
 
@@ -289,7 +297,7 @@ def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, t
     tt_mb = clock.limit.tt_mb
     kb = KNOWLEDGE_BUDGET if knowledge else 0
     if jobs == 1:
-        guide = None if model is None else G_.new_guide(t, model)
+        guide = None if model is None else G_.new_guide(t, model, focus=focus)
         D = F.new_dfpn(t, side, tt_mb, knowledge_budget=kb, guide=guide)
     else:
         from . import parallel
@@ -415,6 +423,7 @@ def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, t
     if D.guide is not None:
         p.stats["guided"] = int(D.guide.stats[0])
         p.stats["guided_cached"] = int(D.guide.stats[1])
+        p.stats["focus"] = int(D.guide.params[G_.P_FOCUS])
     if jobs > 1:
         p.stats["jobs"] = jobs
     return p

@@ -12,7 +12,8 @@ and, extended to ``points - 1`` empty points, the expected cost of a first-move 
 board's class records already decided (:func:`class_costs`) are put beside it.
 
 With ``knowledge`` the proofs use the settled rule (:mod:`solver.search.knowledge`), with
-``model`` the move model (:mod:`solver.search.guide`), and :func:`against` sets the run
+``model`` the move model (:mod:`solver.search.guide`; with ``focus`` also focused on its
+best children), and :func:`against` sets the run
 beside a run without them on the positions both measured.
 """
 
@@ -135,9 +136,10 @@ def against(board: Board, runs: list[dict], baseline: Path) -> dict | None:
 
 def measure(board: Board, counts: list[int], out: Path, command: str, *, games: int, seed: int,
             max_nodes: int, tt_mb: float, knowledge: bool = False, baseline: Path | None = None,
-            say: Callable[[str], None] = _stderr, model=None) -> dict:
+            say: Callable[[str], None] = _stderr, model=None, focus: int = 0) -> dict:
     """Prove the positions of :func:`growth_positions` not yet in the growth file ``out``
-    (with the settled rule if ``knowledge``, guided by the move ``model`` if given), writing it (with the chart ``out.svg``, the
+    (with the settled rule if ``knowledge``, guided by the move ``model`` if given, focused
+    on its best ``focus`` children if not 0), writing it (with the chart ``out.svg``, the
     class records and, given a ``baseline`` growth file, :func:`against` it) after each;
     return the last record.  Results of the same positions with at least this cap are
     kept.  Raises GrowthError (``out`` or ``baseline`` is not a growth file) and
@@ -164,6 +166,7 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
             "board": board.name, **provenance(command, revision=revision),
             "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "knowledge": knowledge, **({"guided": True} if model is not None else {}),
+            **({"focus": focus} if focus else {}),
             **summarize(board, runs, max_nodes),
             "classes": class_costs(out.parent, board),
             **({"against": against(board, runs, baseline)} if baseline is not None else {}),
@@ -176,7 +179,7 @@ def measure(board: Board, counts: list[int], out: Path, command: str, *, games: 
     limit = Limit(nodes=max_nodes, tt_mb=tt_mb)
     try:
         for k, (s, e, text) in enumerate(todo, 1):
-            p = prove(Position.parse(text), limit=limit, knowledge=knowledge, model=model)
+            p = prove(Position.parse(text), limit=limit, knowledge=knowledge, model=model, focus=focus)
             runs.append({"seed": s, "empty": e, "position": text, "value": p.value,
                          "expansions": p.nodes, "seconds": round(p.seconds, 2), "cap": max_nodes,
                          "revision": revision})
