@@ -42,7 +42,9 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -77,6 +79,17 @@ def _whole(text: str, name: str, least: int) -> int:
 #: the simulations of the probe that measures the bot's rate before a process's first timed game
 PROBE = 200
 _rate: dict[int, float] = {}  # board m -> the probe's simulations a second, once a process
+_stopped = threading.Event()  # set by Ctrl-C (see _on_ctrl_c)
+
+
+def _on_ctrl_c(signum, frame) -> None:
+    """Ctrl-C: remembered, then raised as usual.  The engine answers a Ctrl-C during its
+    search with its move so far (as on the command line), so the game loop looks at the
+    flag after each engine move to end the match there."""
+    _stopped.set()
+    raise KeyboardInterrupt
+
+
 #: the fewest simulations the bot can move with: its first simulation only evaluates the
 #: root, the second expands it (with one, MCTSBot has no child to choose)
 MIN_SIMULATIONS = 2
@@ -140,6 +153,8 @@ def play_one(m: int, index: int, seed: int, simulations: int, rollouts: int, eng
             sims += bot.max_simulations
         else:
             move = choose_move(engine_spec, state.position, rng, gseed * 1000 + len(moves), engine)
+            if _stopped.is_set():  # Ctrl-C during the engine's move ended its search, not the match
+                raise KeyboardInterrupt
             action = game.action(move)
             side = "engine"
         took = time.perf_counter() - t0
@@ -282,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{g['seconds']['engine']:.1f} s)", file=sys.stderr, flush=True)
 
     call = (board.m, seed, simulations, rollouts, engine_spec, seconds)
+    _stopped.clear()
+    previous = signal.signal(signal.SIGINT, _on_ctrl_c)  # before the workers fork: they inherit it
     try:
         if jobs == 1 or len(todo) <= 1:
             for i in todo:
@@ -299,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ninterrupted: {len(played)} games in {out}; the same command resumes", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
     if not todo:
         record.update(tally(played))
     t = record

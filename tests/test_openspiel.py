@@ -316,3 +316,31 @@ def test_games_and_states_pickle_and_copy():
         assert twin.history() == state.history() and twin.position == state.position
         assert twin.light_player == 1 and twin.current_player() == state.current_player()
         assert twin.legal_actions() == state.legal_actions()
+
+
+def test_ctrl_c_during_an_engine_move_stops_the_match_and_keeps_the_games(tmp_path, monkeypatch, capsys):
+    import signal
+
+    from conftest import load_script
+
+    script = load_script("openspiel_match", monkeypatch, tmp_path)
+    out = tmp_path / "stopped.json"
+    real = script.choose_move
+
+    def choose(*args, **kwargs):
+        # Ctrl-C during the engine's search once the first game is saved: the engine
+        # swallows the KeyboardInterrupt and answers with its move so far
+        if out.exists():
+            try:
+                script._on_ctrl_c(signal.SIGINT, None)
+            except KeyboardInterrupt:
+                pass
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(script, "choose_move", choose)
+    before = signal.getsignal(signal.SIGINT)
+    code = script.main(["--board", "2/3", "--games", "3", "--simulations", "20", "--engine-playouts", "20",
+                        "--out", str(out)])
+    assert code == 130 and "the same command resumes" in capsys.readouterr().err
+    assert [g["index"] for g in json.loads(out.read_text())["games"]] == [0]  # the finished game is kept
+    assert signal.getsignal(signal.SIGINT) is before  # the handler is put back
