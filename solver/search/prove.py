@@ -47,8 +47,9 @@ KNOWLEDGE_BUDGET = K.DEFAULT_BUDGET
 DEFAULT_KNOWLEDGE = False
 #: the move model :func:`prove` uses unless told (None: plain df-pn)
 DEFAULT_MODEL: PolicyModel | None = None
-#: the first chunk of a proof with a time limit, in expansions
+#: the first chunk of a proof with a time limit under SHORT_PROOF_SECONDS, in expansions
 FIRST_TIMED_CHUNK = 100
+SHORT_PROOF_SECONDS = 1.0
 
 def load_kernels(board: Board, method: str = "dfpn", knowledge: bool = False, guided: bool = False) -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
@@ -265,9 +266,11 @@ def _run_chunks(D, clock: Clock, chunk_nodes: int, step) -> int | None:
     # expansion can cost a hundred times more (6/7: 9,635 expansions took 60 s), and a
     # chunk is never cut short, so the guess is smaller then
     size = min(chunk_nodes, 500 if D.limits[F.KNOWLEDGE] else 20_000)
-    if clock.limit.seconds is not None:
+    if clock.limit.seconds is not None and clock.limit.seconds < SHORT_PROOF_SECONDS:
         # a chunk is never cut short, and on a large board a few thousand expansions can
-        # take a tenth of a second: a timed proof feels its way up from FIRST_TIMED_CHUNK
+        # take a tenth of a second: a short proof feels its way up from FIRST_TIMED_CHUNK
+        # (a longer one keeps fixed chunks: sizes drawn from a slow first chunk's rate
+        # would change its path from run to run)
         size = min(size, FIRST_TIMED_CHUNK)
     while True:
         n = clock.allow(size)
