@@ -46,6 +46,7 @@ import signal
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -296,17 +297,18 @@ def main(argv: list[str] | None = None) -> int:
               f"{ending} after {g['plies']} plies (MCTS {g['seconds']['openspiel']:.1f} s, engine "
               f"{g['seconds']['engine']:.1f} s)", file=sys.stderr, flush=True)
 
-    call = (board.m, seed, simulations, rollouts, engine_spec, seconds)
+    play = partial(play_one, board.m, seed=seed, simulations=simulations, rollouts=rollouts,
+                   engine_spec=engine_spec, seconds=seconds)  # play(i): game i
     _stopped.clear()
     previous = signal.signal(signal.SIGINT, _on_ctrl_c)  # before the workers fork: they inherit it
     try:
         if jobs == 1 or len(todo) <= 1:
             for i in todo:
-                done(play_one(call[0], i, *call[1:]))
+                done(play(i))
         else:
             from concurrent.futures import ProcessPoolExecutor, as_completed
             with ProcessPoolExecutor(min(jobs, len(todo))) as pool:
-                futures = [pool.submit(play_one, call[0], i, *call[1:]) for i in todo]
+                futures = [pool.submit(play, i) for i in todo]
                 try:
                     for f in as_completed(futures):
                         done(f.result())

@@ -488,14 +488,12 @@ class _Run:
             a.playouts += r.playouts
             self._visits(r, estimates=False)
             return
-        dfpn = 0 if self.tried_own else mcts.DFPN_NODES
         # the tree holds what is proven as proven nodes: no playouts spent on them
         proven = {m: mv.value for m, mv in a.moves.items() if mv.value in (Value.WIN, Value.LOSS)}
-        limit = Limit(seconds=seconds, playouts=playouts)
-        if self.engine is not None:
-            r = self.engine.search(self.pos, limit, progress=self.progress, known=proven, dfpn=not self.tried_own)
-        else:
-            r = mcts.search(self.pos, limit, seed=self.seed, dfpn_nodes=dfpn, progress=self.progress, known=proven)
+        engine = self.engine if self.engine is not None else mcts.Engine(seed=self.seed)
+        # a df-pn of the position just tried here is not the engine's to try again
+        r = engine.search(self.pos, Limit(seconds=seconds, playouts=playouts), progress=self.progress,
+                          known=proven, dfpn=not self.tried_own)
         a.playouts += r.playouts
         a.nodes += r.stats["dfpn_nodes"]
         a.notes += [n for n in r.notes if n.startswith(("interrupted", "the tree is full"))]

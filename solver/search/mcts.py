@@ -496,10 +496,11 @@ def _merge(position: Position, mine: Result, others: list[Result], workers: int)
         val = value.get(name, Value.UNKNOWN)
         rate = won[name] / rated[name] if val is Value.UNKNOWN and rated.get(name) else None
         moves.append(MoveResult(name, val, v, v / total, rate))
-    rank = {Value.WIN: 0, Value.UNKNOWN: 1, Value.DRAW: 1, Value.LOSS: 2}
-    moves.sort(key=lambda m: (rank[m.value], -m.visits, -(m.win_rate or 0.0)))
-    best = next((m for mask in (lambda m: m.value is Value.WIN, lambda m: m.value is not Value.LOSS, lambda m: True)
-                 for m in sorted(moves, key=lambda m: (-m.visits, -(m.win_rate or 0.0))) if mask(m)), None)
+    moves = _in_order(moves)
+    # as _choice: a winning move, else a move not proven lost, else any; the most visited
+    by_visits = sorted(moves, key=lambda m: (-m.visits, -(m.win_rate or 0.0)))
+    best = next((m for m in by_visits if m.value is Value.WIN), None) or \
+        next((m for m in by_visits if m.value is not Value.LOSS), None) or (by_visits[0] if by_visits else None)
     proven = next((r for r in every if r.proven), None)
     if proven is not None:
         root, source, rate = proven.value, proven.source, None
@@ -546,6 +547,13 @@ def _choice(R: M.Tree, node: int) -> int | None:
 
 
 _MOVE_VALUE = {M.LOST: Value.WIN, M.WON: Value.LOSS, M.DRAWN: Value.DRAW, M.OPEN: Value.UNKNOWN}
+_RANK = {Value.WIN: 0, Value.UNKNOWN: 1, Value.DRAW: 1, Value.LOSS: 2}
+
+
+def _in_order(moves: list[MoveResult]) -> list[MoveResult]:
+    """The root moves as a result lists them: wins, then open moves and draws, then
+    losses; the most visited first, then the best win rate."""
+    return sorted(moves, key=lambda m: (_RANK[m.value], -m.visits, -(m.win_rate or 0.0)))
 
 
 def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, clock: Clock, notes: list[str],
@@ -563,8 +571,7 @@ def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, clock: Clo
         value = _MOVE_VALUE[int(R.proof[x])]
         rate = float(R.score[x]) / (2 * v) if v and value is Value.UNKNOWN else None
         moves.append(MoveResult(name(x), value, v, v / total, rate))
-    rank = {Value.WIN: 0, Value.UNKNOWN: 1, Value.DRAW: 1, Value.LOSS: 2}
-    moves.sort(key=lambda m: (rank[m.value], -m.visits, -(m.win_rate or 0.0)))
+    moves = _in_order(moves)
     best = _choice(R, 0)
     root = int(R.proof[0])
     if root == M.WON:
