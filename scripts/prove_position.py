@@ -3,6 +3,7 @@
 write the result to results/solutions/.
 
 Usage: python scripts/prove_position.py [--board 3/4 | --position POS] [--time S] [--tt-mb N]
+                                        [--model [FILE] [--focus K]] [--out FILE]
 
 One search from the root lets df-pn put its effort where the proof is cheapest (the
 decisive first move) instead of sharing it among all classes as ``meridians solve`` does.
@@ -10,7 +11,11 @@ Writes ``results/solutions/<board>-value.json`` (for a position other than the e
 board: ``<board>-<hash>-value.json``): the value for the player to move, whether the proof
 survived its re-walk, a principal line, expansions, seconds, table size, and the code
 and rules versions with the command.  A budget that runs out writes the effort spent
-with the value ``unknown``; Ctrl-C writes nothing.  Progress goes to stderr.
+with the value ``unknown``; Ctrl-C writes nothing.  Progress goes to stderr.  With
+``--model`` the proof is guided by the move model (FILE, default
+:data:`solver.search.guide.MODEL_PATH`), with ``--focus K`` also focused on its best K
+children; such a record goes to ``--out`` (default: the plain record's name with
+``-guided`` or ``-focused`` before ``.json``), so it never replaces a plain proof's.
 """
 
 from __future__ import annotations
@@ -37,7 +42,21 @@ def main() -> None:
     ap.add_argument("--position", default=None, help="a position instead of the empty board")
     ap.add_argument("--time", type=float, default=3600.0, help="seconds (default 3600)")
     ap.add_argument("--tt-mb", type=float, default=4096.0)
+    ap.add_argument("--model", nargs="?", const="", default=None, help="prove guided by the move model")
+    ap.add_argument("--focus", type=int, default=0, help="with --model: focus on its best K children")
+    ap.add_argument("--out", default=None, help="the record (default: results/solutions/...)")
     args = ap.parse_args()
+    model = None
+    if args.model is not None:
+        from solver.search.guide import load_model
+        from solver.search.policy import PolicyError
+
+        try:
+            model = load_model(args.model or None)
+        except PolicyError as e:
+            sys.exit(f"prove_position: {e}")
+    if args.focus < 0 or (args.focus and model is None):
+        sys.exit("prove_position: --focus K needs --model and K >= 1")
     try:
         pos = Position.parse(args.position) if args.position else Position.start(Board.parse(args.board))
     except ValueError as e:
@@ -53,12 +72,18 @@ def main() -> None:
     t0 = time.time()
     revision = code_revision()  # of the code that runs, before anyone changes it
     try:
-        p = prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb), method="dfpn", progress=progress)
+        p = prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb), method="dfpn", progress=progress,
+                  model=model, focus=args.focus)
     except KeyboardInterrupt:
         sys.exit("prove_position: interrupted, nothing written")
     command = "python scripts/prove_position.py " + (
         f"--position '{pos}'" if args.position else f"--board {pos.board.name}"
     ) + f" --time {args.time:g} --tt-mb {args.tt_mb:g}"
+    if model is not None:
+        command += " --model" + (f" {args.model}" if args.model else "")
+        command += f" --focus {args.focus}" if args.focus else ""
+    if args.out:
+        command += f" --out {args.out}"
     record = {
         "position": str(pos), "board": pos.board.name, "to_move": pos.to_move,
         **provenance(command, revision=revision),
@@ -68,7 +93,10 @@ def main() -> None:
     # a position's record is where scripts/solve_openings.py keeps a class's; the empty
     # board's has no hash
     out = value_path(OUT, pos) if args.position else OUT / f"{pos.board.name.replace('/', '-')}-value.json"
-    OUT.mkdir(parents=True, exist_ok=True)
+    if model is not None:
+        out = out.with_name(out.stem + ("-focused" if args.focus else "-guided") + ".json")
+    out = Path(args.out) if args.out else out
+    out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, json.dumps(record, indent=1) + "\n")
     print(f"{pos}: {p.value} for {'Light' if pos.to_move == 'L' else 'Dark'} to move "
           f"(re-walked: {p.verified}); {p.nodes:,} expansions in {p.seconds:.0f} s; wrote {out}",

@@ -267,6 +267,53 @@ def test_uninterrupted_hands_sigterm_to_the_handler_set_before():
         signal.signal(signal.SIGTERM, old)
 
 
+#: a process that compiles a kernel and gets Ctrl-C in the middle of the compile: the
+#: implementation of ``stop`` is chosen during the kernel's typing, inside numba, and
+#: sends the signal there; Ctrl-C must act when the compile is done, as KeyboardInterrupt
+_COMPILE_INTERRUPTED = """
+import os, signal, sys, time
+from numba import njit
+from numba.extending import overload
+from solver import Board
+from solver.rules import core
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # also under a shell's '&'
+core.tables(Board.get(2))  # numba loaded as every run loads it
+
+def stop():
+    pass
+
+@overload(stop)
+def _stop():
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.2)  # the signal arrives here, in numba's typing
+    print("typed", flush=True)
+    return lambda: None
+
+@njit
+def kernel():
+    stop()
+    return 1
+
+try:
+    kernel()
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+    print("compiled" if kernel.signatures else "not compiled", flush=True)
+    sys.exit(0)
+print("ran on", flush=True)
+"""
+
+
+def test_ctrl_c_during_a_compile_stops_the_run_once_the_compile_is_done():
+    r = subprocess.run([sys.executable, "-c", _COMPILE_INTERRUPTED], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["typed", "KeyboardInterrupt", "compiled"], r.stdout + r.stderr
+    assert "stopping once the kernel being compiled is ready" in r.stderr
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr
+
+
 # -- ExclusiveLock: one process at a time on a file ------------------------------------------------
 #: a second process: takes the lock ``argv[1]`` and says so on stdout, then holds it until
 #: its stdin closes (or it is killed); if it is refused, prints the error and exits 3

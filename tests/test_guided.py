@@ -182,3 +182,22 @@ def test_guided_prove_refuses_what_it_cannot_do():
             G.new_guide(t, PolicyModel.uniform(), **bad)
     with pytest.raises(G.PolicyError):
         G.load_model("/nonexistent/model.npz")
+
+
+def test_prove_position_writes_a_focused_proof_beside_the_plain_one(tmp_path, monkeypatch):
+    import json
+
+    from conftest import load_script, run_script
+
+    mod = load_script("prove_position", monkeypatch, tmp_path)
+    text = "DL1/L3/2D2/2L3/L1LL1/2L1/L2 L"
+    run_script(mod, monkeypatch, "--position", text, "--time", "60", "--tt-mb", "16")
+    run_script(mod, monkeypatch, "--position", text, "--time", "60", "--tt-mb", "16", "--model", "--focus", "3")
+    plain, focused = sorted(tmp_path.glob("*.json"), key=lambda p: len(p.name))
+    assert focused.name == plain.name.replace(".json", "-focused.json")
+    a, b = json.loads(plain.read_text()), json.loads(focused.read_text())
+    assert a["value"] == b["value"] != "unknown" and b["verified"]
+    assert "--model --focus 3" in b["command"] and "--model" not in a["command"]
+    assert b["stats"]["focus"] == 3 and b["stats"]["guided"] > 0
+    with pytest.raises(SystemExit, match="needs --model"):
+        run_script(mod, monkeypatch, "--position", text, "--focus", "3")

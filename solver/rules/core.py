@@ -26,8 +26,10 @@ while the opponent has two or more).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -38,6 +40,7 @@ from .bits import (
     bb_lowest, bb_or, bb_popcount, bb_shift, bb_store, bb_test,
 )
 from .board import Board
+from ..util.files import uninterrupted
 
 __all__ = [
     "Tables", "tables", "new_position", "kernel",
@@ -218,6 +221,7 @@ def _load_numba() -> None:
 
     Nothing is done when scipy's BLAS or numba's registries are loaded already.
     """
+    _hold_interrupts_while_compiling()
     if _NO_BLAS in sys.modules or "numba.np.arraymath" in sys.modules:
         return
     try:
@@ -242,6 +246,54 @@ def _load_numba() -> None:
         # garbage in a cycle are kept (a bounded cost, once per process).
         gc.collect()
         gc.freeze()
+
+
+def _hold_interrupts_while_compiling() -> None:
+    """Make Ctrl-C (and a SIGTERM that acts like it) wait while numba compiles or loads
+    kernels in the main thread, and act once it is done, once per process.  numba and
+    llvmlite swallow a KeyboardInterrupt raised inside them: the run ends with
+    ``RuntimeError: no compiled object yet``, or prints "Exception ignored" and goes on."""
+    global _HOLD
+    if _HOLD is not None:
+        return
+    try:
+        from numba.core import event
+    except ImportError:  # numba's internals moved: interrupts act at once, as before
+        return
+
+    class Hold(event.Listener):
+        """Holds the signals from the outermost take of numba's compiler lock to its
+        release (the release comes after the kernel and its callees are compiled and
+        cached, so raising then leaves numba consistent)."""
+
+        depth = 0
+        stack: contextlib.ExitStack | None = None
+
+        def on_start(self, ev) -> None:
+            if threading.current_thread() is not threading.main_thread():
+                return
+            self.depth += 1
+            if self.depth == 1:
+                self.stack = contextlib.ExitStack()
+                self.stack.enter_context(uninterrupted(_say_held))
+
+        def on_end(self, ev) -> None:
+            if threading.current_thread() is not threading.main_thread() or self.depth == 0:
+                return
+            self.depth -= 1
+            if self.depth == 0 and self.stack is not None:
+                stack, self.stack = self.stack, None
+                stack.close()  # raises KeyboardInterrupt if Ctrl-C came meanwhile
+
+    _HOLD = Hold()
+    event.register("numba:compiler_lock", _HOLD)
+
+
+_HOLD = None  # the listener of _hold_interrupts_while_compiling, once registered
+
+
+def _say_held(signum: int) -> None:
+    print("stopping once the kernel being compiled is ready (a few seconds)", file=sys.stderr, flush=True)
 
 
 def _announce_if_cold(board: Board, t: Tables) -> None:

@@ -42,8 +42,8 @@ __all__ = ["Guide", "new_guide", "node_factors", "load_model", "MODEL_PATH", "PO
 
 #: the move model df-pn uses when asked for "the" model: the engine's, shipped with the package
 MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "policy.npz"
-#: the mapping from probabilities to factors (of power 0, 0.5 and 1 on 3/4 and 4/5
-#: positions, scripts/bench_guided.py, 0.5 took the fewest expansions)
+#: the mapping from probabilities to factors (chosen by scripts/bench_guided.py,
+#: results/guided/tuning-3-4.json)
 POWER = 0.5
 CLIP = 8.0
 #: at whose nodes the factors apply: BOTH, the prover's (OR) only, the other's (AND) only
@@ -53,13 +53,11 @@ BOTH, OR_ONLY, AND_ONLY, OR_MODEL = 0, 1, 2, 3
 SIDES = BOTH
 #: focused df-pn (Hex's FDFPN): at the prover's nodes only the model's best ``FOCUS``
 #: children that are not disproven count (0: all children, plain df-pn+).  Off unless
-#: asked for; asked for, 3 (of 2, 3, 5 and 8 on 4/5 positions, results/guided/focus-tuning*.json,
-#: 3 and 5 took the fewest expansions, and 3 the fewer seconds)
+#: asked for; asked for, 3 (chosen in results/guided/focus-tuning*.json)
 FOCUS = 0
 #: the focus widens by one child each time the expansions spent below a node grow by
-#: this factor (more than 1; 0: it widens only for the children disproven).  Of focus 3
-#: with 0, 2 and 4 on the 3/4 6-ply sample (results/guided/focus-widen-3-4.json), 4 took
-#: the fewest expansions; without widening focus lost two proofs there
+#: this factor (more than 1; 0: it widens only for the children disproven); without
+#: widening, focus loses proofs (chosen in results/guided/focus-widen-3-4.json)
 WIDEN = 4.0
 #: lazy: the model scores a node only when df-pn comes back to it (the table has it), so
 #: a node's first expansion, most expansions, is plain df-pn's and costs no scoring

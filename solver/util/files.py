@@ -29,7 +29,7 @@ import signal
 import tempfile
 import threading
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .errors import MeridiansError
@@ -237,10 +237,11 @@ def _raise_interrupt(signum, frame) -> None:
 
 
 @contextlib.contextmanager
-def uninterrupted() -> Iterator[None]:
+def uninterrupted(on_hold: Callable[[int], None] | None = None) -> Iterator[None]:
     """Hold Ctrl-C and SIGTERM back while the block runs, then act on them: files that
     must agree with each other (a run's output and the state that counts it) are written
-    both or neither.  Outside the main thread the block simply runs.
+    both or neither.  Outside the main thread the block simply runs.  ``on_hold`` is
+    called with the first signal held (to say that the run stops soon).
 
     (The handlers are swapped rather than the signals masked: in a process with other
     threads, a masked signal is delivered to one of them and its Python handler still
@@ -251,8 +252,13 @@ def uninterrupted() -> Iterator[None]:
     caught: list[int] = []
     held = (signal.SIGINT, signal.SIGTERM)
     old = {s: signal.getsignal(s) for s in held}
+    def hold(signum: int, frame) -> None:
+        if not caught and on_hold is not None:
+            on_hold(signum)
+        caught.append(signum)
+
     for s in held:
-        signal.signal(s, lambda signum, frame: caught.append(signum))
+        signal.signal(s, hold)
     try:
         yield
     finally:
