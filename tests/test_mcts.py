@@ -27,14 +27,15 @@ def _engine(pos: Position, playouts: int, seed: int = 1, **kw) -> Result:
 
 @pytest.mark.parametrize("board, plies, playouts, tries, select", [
     ("2/3", 5, 20_000, 1, "puct"), ("3/4", 22, 5_000, 1, "puct"), ("3/4", 22, 5_000, 4, "puct"),
-    ("3/4", 22, 5_000, 3, "uct"), ("3/4", 22, 5_000, 3, "bias")])
+    ("3/4", 22, 5_000, 3, "uct"), ("3/4", 22, 5_000, 3, "bias"), ("3/4", 22, 5_000, 3, "puct+rave")])
 def test_proven_values_agree_with_dfpn(board, plies, playouts, tries, select):
     # the tree alone (no df-pn first): every value and every root move's value it
     # proves is df-pn's, whatever the playouts (tries: the playout policy) and the
-    # selection rule (the priors only order the search)
+    # selection rule (the priors and RAVE only order the search)
     proven = moves_proven = 0
+    how = {"select": "puct", "rave": 20} if select == "puct+rave" else {"select": select}
     for pos in random_positions(board, 8, plies, seed=3):
-        r = _engine(pos, playouts, dfpn_nodes=0, tries=tries, select=select)
+        r = _engine(pos, playouts, dfpn_nodes=0, tries=tries, **how)
         if r.proven:
             assert r.source == "tree" and r.win_rate is None
             assert r.value == prove(pos, Limit(tt_mb=16)).value, str(pos)

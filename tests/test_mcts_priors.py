@@ -23,10 +23,11 @@ from solver.search.policy import PolicyModel, policy
 FIXTURE = Path(__file__).resolve().parent / "data" / "uct-fixture-fdc0c7e.json"
 
 
-def _tree(pos: Position, select: int, seed: int = 1, prior_c: float = 1.0, fpu: float = 0.0) -> M.Tree:
+def _tree(pos: Position, select: int, seed: int = 1, prior_c: float = 1.0, fpu: float = 0.0,
+          rave: int = 0, rave_bias: float = 0.0) -> M.Tree:
     t = core.tables(pos.board)
     R = M.new_tree(t, 1 << 16, seed, 0.3, 1, 20 * t.n, select=select, weights=mcts.model_weights(),
-                   prior_c=prior_c, fpu=fpu, tries=3)
+                   prior_c=prior_c, fpu=fpu, tries=3, rave_ref=rave, rave_bias=rave_bias)
     return M.set_root(R, pos.array(), pos.side_index, [(p.bitboards, p.side_index) for p in pos.earlier()],
                       **mcts._recent_cells(pos, t))
 
@@ -100,10 +101,31 @@ def _puct_twin(R: M.Tree, node: int) -> int:
             continue
         v = int(R.visits[x])
         q = R.score[x] / (2.0 * v) if v else q_node - R.knobs[M.FPU]
+        amaf = _rave_twin(R, node, x)
+        if amaf is not None:
+            m, mean = amaf
+            b = m / (m + v + R.knobs[M.RAVE_BIAS] * m * v)
+            q = (1 - b) * q + b * mean
         u = q + R.knobs[M.PRIOR_C] * float(R.prior[x]) * math.sqrt(max(n, 1)) / (1 + v)
         if u > best_u:
             best, best_u = x, u
     return best
+
+
+def _rave_twin(R: M.Tree, node: int, x: int) -> tuple[int, float] | None:
+    """RAVE's count and mean for child ``x`` of ``node``: at the nearest node from ``node``
+    up, two plies a step, with the reference visits (else the highest), its child of
+    ``x``'s cell; None with RAVE off or no such count."""
+    need = int(R.params[M.RAVE_REF])
+    if need <= 0:
+        return None
+    ref = node
+    while R.visits[ref] < need and R.parent[ref] >= 0 and R.parent[R.parent[ref]] >= 0:
+        ref = int(R.parent[R.parent[ref]])
+    same = [y for y in _kids(R, ref) if R.move[y] == R.move[x]]
+    if not same or R.amaf_n[same[0]] == 0:
+        return None
+    return int(R.amaf_n[same[0]]), R.amaf_s[same[0]] / (2.0 * R.amaf_n[same[0]])
 
 
 def _bias_twin(R: M.Tree, node: int) -> int:
@@ -122,19 +144,77 @@ def _bias_twin(R: M.Tree, node: int) -> int:
     return best
 
 
-@pytest.mark.parametrize("select, twin, fpu", [(M.PUCT, _puct_twin, 0.0), (M.PUCT, _puct_twin, 0.2),
-                                               (M.BIAS, _bias_twin, 0.0)])
-def test_selection_follows_its_formula(select, twin, fpu):
+@pytest.mark.parametrize("select, twin, fpu, rave", [(M.PUCT, _puct_twin, 0.0, 0), (M.PUCT, _puct_twin, 0.2, 0),
+                                                     (M.BIAS, _bias_twin, 0.0, 0), (M.PUCT, _puct_twin, 0.0, 30)])
+def test_selection_follows_its_formula(select, twin, fpu, rave):
     # on grown trees, the child the kernel selects at every expanded node is the twin's
     compared = 0
     for i, pos in enumerate(random_positions("4/5", 4, 12, seed=5)):
-        R = _tree(pos, select, seed=i, prior_c=1.5, fpu=fpu)
+        R = _tree(pos, select, seed=i, prior_c=1.5, fpu=fpu, rave=rave, rave_bias=0.01)
         M.iterate(core.tables(pos.board), R, 600)
         for node in range(int(R.stats[M.NODES])):
             if R.first[node] >= 0 and R.proof[node] == M.OPEN:
                 assert M._select(R, np.int64(node)) == twin(R, node)
                 compared += 1
     assert compared >= 40
+
+
+@pytest.mark.parametrize("board, plies", [("3/4", 6), ("5/6", 20)])
+def test_rave_counts_what_each_iteration_played_later(board, plies):
+    # one iteration at a time: the nodes whose visits grew are the descent, the playout's
+    # cells are R.trace; every child of a descent node whose mover played its cell later
+    # (below it in the descent or in the playout) gains one AMAF count and the result
+    # for that mover, and no other count changes
+    pos = random_positions(board, 1, plies, seed=4)[0]
+    t = core.tables(pos.board)
+    R = _tree(pos, M.PUCT, seed=3, rave=10, rave_bias=0.01)
+    counted = 0
+    for _ in range(300):
+        if R.proof[0] != M.OPEN:
+            break
+        visits, score, n, s = R.visits.copy(), R.score.copy(), R.amaf_n.copy(), R.amaf_s.copy()
+        plies_before = int(R.stats[M.PLIES])
+        assert M.iterate(t, R, 1) == 1
+        path = [0]
+        while R.first[path[-1]] >= 0:
+            grown = [y for y in _kids(R, path[-1]) if R.visits[y] == visits[y] + 1]
+            if not grown:
+                break
+            path.append(grown[0])
+        depth = len(path) - 1
+        r = 2 - int(R.score[path[-1]] - score[path[-1]])  # for the player to move at the leaf
+        leaf_side = (pos.side_index + depth) % 2
+        playout = [((leaf_side + i) % 2, int(R.trace[i])) for i in range(int(R.stats[M.PLIES]) - plies_before)]
+        want_n, want_s = n.copy(), s.copy()
+        for d in range(depth + 1):
+            later = {((pos.side_index + j - 1) % 2, int(R.move[path[j]])) for j in range(d + 1, depth + 1)}
+            later |= set(playout)
+            mover = (pos.side_index + d) % 2
+            for y in _kids(R, path[d]) if R.first[path[d]] >= 0 else ():
+                if (mover, int(R.move[y])) in later:
+                    want_n[y] += 1
+                    want_s[y] += r if (depth - d) % 2 == 0 else 2 - r
+                    counted += 1
+        assert np.array_equal(R.amaf_n, want_n) and np.array_equal(R.amaf_s, want_s)
+    assert counted >= 1000
+
+
+def test_rave_is_an_engine_option_and_a_match_option():
+    from solver.app.match import parse_player
+
+    pos = random_positions("4/5", 1, 6, seed=2)[0]
+    on = mcts.search(pos, Limit(playouts=800), dfpn_nodes=0, rave=20, rave_bias=0.001)
+    off = mcts.search(pos, Limit(playouts=800), dfpn_nodes=0)
+    assert on.playouts == off.playouts == 800
+    assert {m.move: m.visits for m in on.moves} != {m.move: m.visits for m in off.moves}
+    assert mcts.Engine(rave=20).variant(seed=3).options()["rave"] == 20
+    with pytest.raises(ValueError, match="puct"):
+        mcts.Engine(rave=20, select="uct")
+    with pytest.raises(ValueError, match="rave_bias"):
+        mcts.Engine(rave=20, rave_bias=-1)
+    assert dict(parse_player("engine:rave=50,rbias=0.01").tune) == {"rave": 50, "rave_bias": 0.01}
+    with pytest.raises(ValueError, match="rave"):
+        parse_player("engine:rave=-1")
 
 
 def test_priors_focus_the_search_and_ride_along_when_a_tree_is_kept():

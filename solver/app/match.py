@@ -6,9 +6,10 @@ default :data:`solver.search.mcts.DFPN_NODES`), the same for ``uct``, the option
 ``time`` and ``playouts`` for ``mcts`` and ``mcts-flat``, and ``random``.  The engine
 also takes its tuning knobs, for measuring them: ``select`` (``puct``, ``bias``, ``uct``),
 ``c`` (UCT's exploration), ``cp`` (the prior's weight), ``fpu``, ``expand`` (visits
-before a leaf is expanded), ``model`` (a move model file in place of the shipped one) and
-``workers`` (searches of a position at once in threads: root parallelism); their
-defaults are :mod:`solver.search.mcts`'s.
+before a leaf is expanded), ``model`` (a move model file in place of the shipped one),
+``workers`` (searches of a position at once in threads: root parallelism), ``rave``
+(RAVE's reference visits, 0: off) and ``rbias`` (its bias); their defaults are
+:mod:`solver.search.mcts`'s.
 
 - ``engine``: the answer of every front end (:func:`solver.app.analyst.analyse`: the opening
   database, a df-pn proof, then :class:`solver.search.mcts.Engine`, MCTS-Solver with the
@@ -70,7 +71,8 @@ __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "p
 KINDS = ("engine", "uct", "mcts", "mcts-flat", "random")
 #: the engine's tuning options: the Engine keyword each sets, and its type
 TUNING = {"select": ("select", str), "c": ("exploration", float), "cp": ("prior_c", float), "fpu": ("fpu", float),
-          "expand": ("expand_at", int), "model": ("model", str), "workers": ("workers", int)}
+          "expand": ("expand_at", int), "model": ("model", str), "workers": ("workers", int),
+          "rave": ("rave", int), "rbias": ("rave_bias", float)}
 #: the default thinking time of a searching player, seconds a move
 DEFAULT_SECONDS = 1.0
 #: the most games at once (worker processes)
@@ -120,7 +122,7 @@ def parse_player(spec: str) -> Player:
                 name, kind_of = TUNING[key]
                 v = kind_of(value)
                 if (key == "select" and v not in mcts.SELECTIONS) or (kind_of is float and not math.isfinite(v)) \
-                        or (key in ("c", "cp", "expand") and v < 0) \
+                        or (key in ("c", "cp", "expand", "rave", "rbias") and v < 0) \
                         or (key == "workers" and not 1 <= v <= mcts.MAX_WORKERS):
                     raise ValueError
                 if key == "model":
@@ -137,7 +139,8 @@ def parse_player(spec: str) -> Player:
                     "dfpn": "whole number of nodes >= 0", "select": f"selection rule ({', '.join(mcts.SELECTIONS)})",
                     "c": "number >= 0", "cp": "number >= 0", "fpu": "number", "expand": "whole number >= 0",
                     "model": "move model file (.npz, scripts/train_policy.py)",
-                    "workers": f"whole number of searches at once, 1 to {mcts.MAX_WORKERS}"}[key]
+                    "workers": f"whole number of searches at once, 1 to {mcts.MAX_WORKERS}",
+                    "rave": "whole number of visits >= 0", "rbias": "number >= 0"}[key]
             raise ValueError(f"player {spec!r}: {key}={value!r} is not a {want}") from None
     if kind == "random":
         return Player(spec.strip(), kind, None, dfpn)

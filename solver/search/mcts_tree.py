@@ -47,6 +47,17 @@ moves, the last move and the one before being those that lead to the node (above
 root: the game's, ``params[ROOT_LAST]`` and ``params[ROOT_PREV]``).  Priors order and
 focus the search only; proofs are backed up as before.
 
+**RAVE** (with ``PUCT`` only, ``params[RAVE_REF] > 0``; Gelly and Silver's rapid action
+value estimate, with Cazenave's GRAVE reference): every child also counts the iterations
+through its parent in which its mover played its cell later on (in the descent or the
+playout), and their results (``amaf_n``, ``amaf_s``, half points as ``score``).  A child's
+``q`` becomes ``(1 - b) q + b q_amaf`` with ``b = m / (m + n + bias m n)`` (``n`` its
+visits, ``m`` the AMAF count, ``bias`` = ``knobs[RAVE_BIAS]``); an unvisited child's ``q``
+is then its AMAF mean alone.  The AMAF counts are read at the nearest node from the node
+up, in steps of two plies (the same player to move), with at least ``params[RAVE_REF]``
+visits (GRAVE: a young node borrows its ancestor's better-filled statistics).  RAVE
+orders only; proofs are backed up as before.
+
 **Playouts** (:func:`_playout`): random legal moves, except that a move after which the
 mover loses stones of their own (a group of theirs left with no path, removed at once)
 is drawn again, up to ``tries`` draws in all: a cheap bias towards saving one's groups
@@ -73,9 +84,9 @@ OPEN, WON, LOST, DRAWN = 0, 1, 2, 3
 # stats slots
 NODES, ITERATIONS, PLAYOUTS, PLIES, FULL, DEEPEST = range(6)
 # params slots
-ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER, TRIES, SELECT, ROOT_LAST, ROOT_PREV = range(9)
-# knobs slots: the prior's weight c_p, the first-play reduction
-PRIOR_C, FPU = range(2)
+ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER, TRIES, SELECT, ROOT_LAST, ROOT_PREV, RAVE_REF = range(10)
+# knobs slots: the prior's weight c_p, the first-play reduction, RAVE's bias
+PRIOR_C, FPU, RAVE_BIAS = range(3)
 # selection rules (params[SELECT])
 UCT, PUCT, BIAS = range(3)
 #: the deepest path a descent follows; below it a leaf is not expanded
@@ -115,16 +126,23 @@ class Tree(NamedTuple):
     fst: np.ndarray       # uint64 (2, w): scratch of move_features
     label: np.ndarray     # int32 (LABEL_ROWS, 64 w): scratch of move_features
     probs: np.ndarray     # float64 (64 w,): scratch, the priors of a node being expanded
+    amaf_n: np.ndarray    # int64 (cap,): RAVE, the iterations whose later moves held the node's move
+    amaf_s: np.ndarray    # int64 (cap,): RAVE, their half points for the node's mover
+    trace: np.ndarray     # int32 (max plies + 1,): the cells of the last playout
+    seen: np.ndarray      # uint8 (2, 64 w): scratch of the back-up, the cells each colour played
+    refidx: np.ndarray    # int32 (64 w,): scratch of RAVE's selection, a cell's child at the reference
 
 
 def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expand_at: int,
              max_plies: int, solver: bool = True, tries: int = 1, select: int = UCT,
-             weights: np.ndarray | None = None, prior_c: float = 0.0, fpu: float = 0.0) -> Tree:
+             weights: np.ndarray | None = None, prior_c: float = 0.0, fpu: float = 0.0,
+             rave_ref: int = 0, rave_bias: float = 0.0) -> Tree:
     """An empty tree with room for ``capacity`` nodes; :func:`set_root` gives it a root.
     ``solver=False``: plain MCTS, for comparison: no proof is backed up (end positions
     are still leaves with their result) and losing moves are not set aside.  ``select``:
     ``UCT``, ``PUCT`` or ``BIAS`` (see the module's text), with the move model's
-    ``weights`` (default all 0: uniform priors), ``prior_c`` and ``fpu``."""
+    ``weights`` (default all 0: uniform priors), ``prior_c`` and ``fpu``; with ``PUCT``,
+    ``rave_ref`` > 0 turns RAVE on (its reference visits, with ``rave_bias``)."""
     cap = max(int(capacity), 1)
     nbits = 64 * t.w
     w = np.zeros(N_FEATURES) if weights is None else np.asarray(weights, np.float64)
@@ -139,10 +157,12 @@ def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expan
         np.zeros((2 * MAX_DEPTH, t.w), np.uint64),
         np.array([seed & (2**64 - 1)], np.uint64), np.array([float(exploration)]),
         np.zeros(6, np.int64),
-        np.array([0, expand_at, max_plies, 0, int(solver), tries, int(select), -1, -1], np.int64),
+        np.array([0, expand_at, max_plies, 0, int(solver), tries, int(select), -1, -1, int(rave_ref)], np.int64),
         np.zeros(cap, np.float32), w.copy(), OFFSETS.astype(np.int32), _CANON.astype(np.int32),
-        np.array([float(prior_c), float(fpu)]), np.zeros(nbits, np.int64), np.zeros((nbits, K), np.int32),
-        np.zeros((2, t.w), np.uint64), np.zeros((LABEL_ROWS, nbits), np.int32), np.zeros(nbits, np.float64),
+        np.array([float(prior_c), float(fpu), float(rave_bias)]), np.zeros(nbits, np.int64),
+        np.zeros((nbits, K), np.int32), np.zeros((2, t.w), np.uint64), np.zeros((LABEL_ROWS, nbits), np.int32),
+        np.zeros(nbits, np.float64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+        np.zeros(max(int(max_plies), 0) + 1, np.int32), np.zeros((2, nbits), np.uint8), np.zeros(nbits, np.int32),
     )
 
 
@@ -169,7 +189,7 @@ def set_root(R: Tree, st: np.ndarray, side: int, history: list[tuple[np.ndarray,
         R.stats[NODES] = nodes
         return R._replace(hist=hist, hist_side=hist_side)
     R.parent[0], R.first[0], R.nchild[0], R.move[0] = -1, -1, 0, -1
-    R.visits[0] = R.score[0] = 0
+    R.visits[0] = R.score[0] = R.amaf_n[0] = R.amaf_s[0] = 0
     R.proof[0] = OPEN
     R.stats[:] = 0
     R.stats[NODES] = 1
@@ -188,7 +208,8 @@ def grow(R: Tree, capacity: int) -> Tree:
 
     return R._replace(parent=bigger(R.parent), first=bigger(R.first, -1), nchild=bigger(R.nchild),
                       move=bigger(R.move), visits=bigger(R.visits), score=bigger(R.score),
-                      proof=bigger(R.proof), prior=bigger(R.prior))
+                      proof=bigger(R.proof), prior=bigger(R.prior), amaf_n=bigger(R.amaf_n),
+                      amaf_s=bigger(R.amaf_s))
 
 
 @kernel
@@ -272,6 +293,8 @@ def _expand(T, R, node, side, last, prev):
         R.prior[x] = R.probs[i]
         R.visits[x] = 0
         R.score[x] = 0
+        R.amaf_n[x] = 0
+        R.amaf_s[x] = 0
         for c in range(2):
             bb_store(R.child, c, bb_load(R.cur, c, T.zero))
         # cells as int64 (the int32 rows widened), as the playouts give them: play compiles once
@@ -342,15 +365,50 @@ def _select_puct(R, node):
     best = -1
     best_u = -np.inf
     solver = R.params[SOLVER] != 0
+    ref = _rave_reference(R, node)
+    bias = R.knobs[RAVE_BIAS]
     for x in range(first, first + R.nchild[node]):
         if R.proof[x] == WON and solver:
             continue
         v = R.visits[x]
         q = R.score[x] / (2.0 * v) if v > 0 else fpu
+        if ref >= 0:
+            a = R.refidx[R.move[x]]
+            m = R.amaf_n[a] if a >= 0 else 0
+            if m > 0:
+                b = m / (m + v + bias * m * v)
+                q = (1.0 - b) * q + b * R.amaf_s[a] / (2.0 * m)
         u = q + cp * R.prior[x] * root_n / (1.0 + v)
         if u > best_u:
             best, best_u = x, u
     return best
+
+
+@kernel
+def _rave_reference(R, node):
+    """With RAVE on, the node whose children's AMAF counts ``node``'s children use (the
+    nearest from ``node`` up in steps of two plies with ``params[RAVE_REF]`` visits, else
+    the highest such node), with its children's indices put in ``R.refidx`` by cell (-1:
+    none for a cell of ``node``'s children); -1 with RAVE off."""
+    need = R.params[RAVE_REF]
+    if need <= 0:
+        return -1
+    ref = node
+    while R.visits[ref] < need:
+        up = R.parent[ref]
+        if up < 0:
+            break
+        up = R.parent[up]
+        if up < 0:
+            break
+        ref = up
+    first = R.first[node]
+    for x in range(first, first + R.nchild[node]):
+        R.refidx[R.move[x]] = -1
+    rf = R.first[ref]
+    for y in range(rf, rf + R.nchild[ref]):
+        R.refidx[R.move[y]] = y
+    return ref
 
 
 @kernel
@@ -411,17 +469,45 @@ def _playout(T, R, side):
         plies += 1
         for c in range(2):
             bb_store(alt, c, bb_load(st, c, T.zero))
-        lost, removed = core.play(T, alt, side, _pick(T, moves, k, R.rng))
+        cell = _pick(T, moves, k, R.rng)
+        lost, removed = core.play(T, alt, side, cell)
         t = 1
         while bb_any(removed) and t < tries:
             for c in range(2):
                 bb_store(alt, c, bb_load(st, c, T.zero))
-            lost, removed = core.play(T, alt, side, _pick(T, moves, k, R.rng))
+            cell = _pick(T, moves, k, R.rng)
+            lost, removed = core.play(T, alt, side, cell)
             t += 1
+        R.trace[plies - 1] = cell
         st, alt = alt, st
         if lost:
             return 1 - side, plies
         side = 1 - side
+
+
+@kernel
+def _amaf(R, depth, side, plies, r):
+    """RAVE's back-up: for each node of the descent ``R.path[:depth + 1]`` (``side`` to
+    move at the leaf), count its children whose mover played their cell later in this
+    iteration (the descent below the node, then the ``plies`` moves of ``R.trace``),
+    with ``r``, the half points for the player to move at the leaf, turned to theirs."""
+    for i in range(plies):
+        R.seen[(side + i) % 2, R.trace[i]] = 1
+    for d in range(depth, -1, -1):
+        x = R.path[d]
+        mover = (side + depth - d) % 2  # to move at x: its children's mover
+        rd = r if (depth - d) % 2 == 0 else 2 - r
+        for y in range(R.first[x], R.first[x] + R.nchild[x]):
+            if R.seen[mover, R.move[y]]:
+                R.amaf_n[y] += 1
+                R.amaf_s[y] += rd
+        if d > 0:
+            R.seen[1 - mover, R.move[x]] = 1  # x's move, played by its parent's player
+    for i in range(plies):
+        R.seen[(side + i) % 2, R.trace[i]] = 0
+    for d in range(1, depth + 1):
+        R.seen[0, R.move[R.path[d]]] = 0
+        R.seen[1, R.move[R.path[d]]] = 0
 
 
 @kernel(nogil=True)  # the engine's root-parallel searches run it in threads at once
@@ -473,6 +559,7 @@ def iterate(T, R, iterations):
             R.stats[DEEPEST] = depth
         # r: the result in half points for the player to move at the leaf
         state = R.proof[node]
+        plies = 0
         if state == WON:
             r = 2
         elif state == LOST:
@@ -484,6 +571,8 @@ def iterate(T, R, iterations):
             r = 2 if res == side else (1 if res == core.DRAW else 0)
             R.stats[PLAYOUTS] += 1
             R.stats[PLIES] += plies
+        if R.params[RAVE_REF] > 0:
+            _amaf(R, depth, side, plies, r)
         # back up the result, and the proof while it changes something
         proven = (state == WON or state == LOST) and R.params[SOLVER] != 0
         for d in range(depth, -1, -1):
@@ -547,7 +636,8 @@ def subtree(R: Tree, node: int, capacity: int) -> Tree:
     stats = R.stats.copy()
     stats[NODES] = n
     return R._replace(parent=parent, first=first, nchild=take(R.nchild), move=take(R.move),
-                      visits=take(R.visits), score=take(R.score), proof=take(R.proof), prior=take(R.prior), stats=stats,
+                      visits=take(R.visits), score=take(R.score), proof=take(R.proof), prior=take(R.prior),
+                      amaf_n=take(R.amaf_n), amaf_s=take(R.amaf_s), stats=stats,
                       root=R.root.copy(), params=R.params.copy(), rng=R.rng.copy())
 
 
