@@ -14,7 +14,7 @@ says so before the wait).  The answer is a :class:`~solver.search.result.Result`
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -33,7 +33,7 @@ from .policy import PolicyModel
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["prove", "METHODS", "UnknownMethodError", "load_kernels", "DEFAULT_TT_MB"]
+__all__ = ["prove", "prove_for", "ProverAnswer", "METHODS", "UnknownMethodError", "load_kernels", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
@@ -172,6 +172,109 @@ def prove(
         r = _horizon(position, clock, chunk_nodes, max_depth)
     r.stats["load_seconds"] = round(loaded, 4)
     return r
+
+
+@dataclass
+class ProverAnswer:
+    """What one df-pn run for a fixed ``prover`` (0 Light, 1 Dark) found at ``position``:
+    ``pn``/``dn`` from the prover's side (``pn`` 0: proven, ``dn`` 0: disproven, else the
+    root's numbers when the budget ran out), ``tainted`` (a disproof that relied on a
+    repetition), the ``nodes`` spent (re-walk included), ``move`` (the winner's move at the
+    position when it is the winner's turn), the proof's ``line``, ``verified`` (re-walked)
+    and, when unknown, the table's numbers of the position's ``children`` by move."""
+
+    position: str
+    prover: int
+    pn: int
+    dn: int
+    tainted: bool = False
+    nodes: int = 0
+    move: str | None = None
+    line: list[str] = field(default_factory=list)
+    verified: bool = False
+    children: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        """``'proven'``, ``'disproven'`` (tainted or clean) or ``'unknown'``."""
+        return "proven" if self.pn == 0 else "disproven" if self.dn == 0 else "unknown"
+
+
+def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
+              chunk_nodes: int = 2_000_000, line_plies: int = 0) -> ProverAnswer:
+    """One stage of :func:`prove`'s df-pn: can ``prover`` force a win from ``position``
+    (its game history counting as the search path, so a repetition of it counts against
+    the prover)?  A proof or clean disproof is re-walked, with a budget as large as the
+    search's, before it is reported (else the answer is unknown); a tainted disproof is
+    reported as it is.  The job of :mod:`solver.jobs.jlpns`."""
+    from . import dfpn as F
+
+    limit = check_limit(limit)
+    if prover not in (0, 1):
+        raise ValueError(f"the prover is 0 (Light) or 1 (Dark), not {prover!r}")
+    if limit.tt_mb is None:
+        limit = replace(limit, tt_mb=DEFAULT_TT_MB)
+    if position.outcome is not None:
+        won = position.outcome == "LD"[prover]
+        return ProverAnswer(str(position), prover, 0 if won else F.INF, F.INF if won else 0,
+                            tainted=position.outcome == "draw", verified=True)
+    load_kernels(position.board, "dfpn")
+    t = core.tables(position.board)
+    side = position.side_index
+    path = _game_path(position)
+    D = F.new_dfpn(t, prover, limit.tt_mb)
+
+    def step():
+        return F.mid(t, D, F.load_root(D, t, path), side, F.INF - 1, F.INF - 1)
+
+    r = _run_chunks(D, Clock(limit), chunk_nodes, step)
+    pn, dn, tainted = r if r is not None else (-1, -1, False)
+    winner = prover if pn == 0 else 1 - prover if dn == 0 and not tainted else -1
+    answer = ProverAnswer(str(position), prover, pn, dn, tainted)
+    if winner >= 0:
+        def walk():
+            return F.rewalk(t, D, F.load_root(D, t, path), side, winner)
+
+        # its own budget: a proof found near the end of the search's is still reported
+        walked = _run_chunks(D, Clock(limit), chunk_nodes, walk)
+        answer.verified = walked == 1
+        if answer.verified:
+            found, _, _, move, _ = F.probe(t, D, position.bitboards, side)
+            if found and move >= 0 and side == winner:
+                answer.move = position.board.names[t.point_of[move]]
+            if line_plies:
+                answer.line = _dfpn_line(t, D, position, winner, line_plies)
+    if not (answer.verified or dn == 0 and tainted):
+        answer.pn, answer.dn, answer.tainted = *_root_numbers(t, D, position, prover, answer.children), False
+    answer.nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
+    return answer
+
+
+def _root_numbers(t, D, position: Position, prover: int, children: dict) -> tuple[int, int]:
+    """The numbers of an unfinished search's root from its children's, each child's table
+    numbers also put in ``children`` (by move): a finished child counts as it is, one
+    the table lacks 1 and 1, one solved in the table 1 instead of 0 (it was not
+    re-walked: nothing unproven may look proven); min and sum at the prover's turn, sum
+    and min at the other's."""
+    from . import dfpn as F
+
+    pns, dns = [], []
+    for m in position.legal_moves():
+        child = position.play(m)
+        if child.outcome is not None:
+            won = child.outcome == "LD"[prover]
+            pn, dn = (0, F.INF) if won else (F.INF, 0)
+        else:
+            found, pn, dn, _, _ = F.probe(t, D, child.bitboards, child.side_index)
+            if found:
+                children[m] = (int(pn), int(dn))
+            pn, dn = children.get(m, (1, 1))
+            pn, dn = min(max(pn, 1), F.INF - 1), min(max(dn, 1), F.INF - 1)
+        pns.append(pn)
+        dns.append(dn)
+    if position.side_index == prover:
+        return int(min(pns)), int(min(sum(dns), F.INF - 1))
+    return int(min(sum(pns), F.INF - 1)), int(min(dns))
 
 
 def _check_jobs(jobs: object, method: str) -> int:
