@@ -10,9 +10,10 @@ least ``pn`` at an OR node, of least ``dn`` at an AND node, the first of equals)
 ``job_nodes`` expansions.  A job comes back proven, disproven, or unknown with its root's
 numbers and its table's numbers of the leaf's children; the master backs them up to the
 root.  **Expansion**: a leaf whose job came back unknown after its whole budget is
-expanded (every distinct child position becomes a new leaf, its numbers the job's table's
-for it, 1 instead of 0 for one solved there: only a re-walked job decides); a job cut
-short by the run's own budget leaves its leaf a leaf, with the job's numbers.
+expanded: every distinct child position becomes a new leaf, solved if the job solved it
+and re-walked it, else with the job's table's numbers for it (1 instead of 0 for one
+solved there but not re-walked: only a re-walk decides).  A job cut short by the run's
+own budget leaves its leaf a leaf, with the job's numbers.
 
 **Workers do not duplicate each other** by the paper's best policy, *virtual
 equivalence with flagging*: a leaf in flight keeps its numbers (nothing is pretended
@@ -196,10 +197,11 @@ class MasterTree:
         elif budget >= self.job_nodes and not self._under_solved(i):
             # (a whole budget, not the work done: a root whose numbers saturated comes
             # back early, and would be sent again as it is)
-            self._expand(i, answer.children)
+            self._expand(i, answer.children, answer.solved)
         self._back_up(i)
 
-    def _expand(self, i: int, estimates: dict[str, tuple[int, int]]) -> None:
+    def _expand(self, i: int, estimates: dict[str, tuple[int, int]],
+                solved: dict[str, tuple[int, str | None]]) -> None:
         pos = self.position(i)
         seen = set()
         for m in pos.legal_moves():
@@ -213,6 +215,9 @@ class MasterTree:
             elif child.outcome is not None:
                 won = child.outcome == "LD"[self.prover]
                 c.pn, c.dn = (0, INF) if won else (INF, 0)
+            elif m in solved:  # re-walked by the job
+                winner, c.best = solved[m]
+                c.pn, c.dn = (0, INF) if winner == self.prover else (INF, 0)
             else:
                 pn, dn = estimates.get(m, (1, 1))
                 c.pn, c.dn = min(max(pn, 1), INF - 1), min(max(dn, 1), INF - 1)

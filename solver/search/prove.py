@@ -179,9 +179,12 @@ class ProverAnswer:
     """What one df-pn run for a fixed ``prover`` (0 Light, 1 Dark) found at ``position``:
     ``pn``/``dn`` from the prover's side (``pn`` 0: proven, ``dn`` 0: disproven, else the
     root's numbers when the budget ran out), ``tainted`` (a disproof that relied on a
-    repetition), the ``nodes`` spent (re-walk included), ``move`` (the winner's move at the
-    position when it is the winner's turn), the proof's ``line``, ``verified`` (re-walked)
-    and, when unknown, the table's numbers of the position's ``children`` by move."""
+    repetition), the ``nodes`` spent (re-walks included), ``move`` (the winner's move at
+    the position when it is the winner's turn), the proof's ``line``, ``verified``
+    (re-walked) and, when unknown, the numbers of the position's unfinished ``children``
+    by move (the table's, or df-pn's first numbers for one it lacks), and of them those
+    ``solved`` and re-walked: ``(winner, the winner's move there when it is the winner's
+    turn)``."""
 
     position: str
     prover: int
@@ -193,6 +196,7 @@ class ProverAnswer:
     line: list[str] = field(default_factory=list)
     verified: bool = False
     children: dict[str, tuple[int, int]] = field(default_factory=dict)
+    solved: dict[str, tuple[int, str | None]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -206,7 +210,9 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
     (its game history counting as the search path, so a repetition of it counts against
     the prover)?  A proof or clean disproof is re-walked, with a budget as large as the
     search's, before it is reported (else the answer is unknown); a tainted disproof is
-    reported as it is.  The job of :mod:`solver.jobs.jlpns`."""
+    reported as it is.  When the budget runs out, the children solved in the table are
+    re-walked (with one more such budget) and reported too, so that a caller need not
+    solve them again.  The job of :mod:`solver.jobs.jlpns`."""
     from . import dfpn as F
 
     limit = check_limit(limit)
@@ -246,6 +252,24 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
                 answer.line = _dfpn_line(t, D, position, winner, line_plies)
     if not (answer.verified or dn == 0 and tainted):
         answer.pn, answer.dn, answer.tainted = *_root_numbers(t, D, position, prover, answer.children), False
+        clock = Clock(limit)
+        for m, (cpn, cdn) in answer.children.items():
+            if cpn != 0 and cdn != 0:
+                continue
+            child = position.play(m)
+            cwin = prover if cpn == 0 else 1 - prover  # a stored disproof is clean
+
+            def walk_child():
+                return F.rewalk(t, D, F.load_root(D, t, path + [(child.bitboards, child.side_index)]),
+                                child.side_index, cwin)
+
+            walked = _run_chunks(D, clock, chunk_nodes, walk_child)
+            if walked is None:
+                break
+            if walked == 1:
+                found, _, _, move, _ = F.probe(t, D, child.bitboards, child.side_index)
+                ok = found and move >= 0 and child.side_index == cwin
+                answer.solved[m] = (cwin, position.board.names[t.point_of[move]] if ok else None)
     answer.nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
     return answer
 
@@ -253,9 +277,9 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
 def _root_numbers(t, D, position: Position, prover: int, children: dict) -> tuple[int, int]:
     """The numbers of an unfinished search's root from its children's, each child's table
     numbers also put in ``children`` (by move): a finished child counts as it is, one
-    the table lacks 1 and 1, one solved in the table 1 instead of 0 (it was not
-    re-walked: nothing unproven may look proven); min and sum at the prover's turn, sum
-    and min at the other's."""
+    the table lacks as a new child in df-pn (1 and its player's number of moves), one
+    solved in the table 1 instead of 0 (it was not re-walked: nothing unproven may look
+    proven); min and sum at the prover's turn, sum and min at the other's."""
     from . import dfpn as F
 
     pns, dns = [], []
@@ -268,7 +292,10 @@ def _root_numbers(t, D, position: Position, prover: int, children: dict) -> tupl
             found, pn, dn, _, _ = F.probe(t, D, child.bitboards, child.side_index)
             if found:
                 children[m] = (int(pn), int(dn))
-            pn, dn = children.get(m, (1, 1))
+            else:  # df-pn's initial numbers (less its refinements): k moves to answer
+                k = max(1, len(child.legal_moves()))
+                children[m] = (1, k) if child.side_index == prover else (k, 1)
+            pn, dn = children[m]
             pn, dn = min(max(pn, 1), F.INF - 1), min(max(dn, 1), F.INF - 1)
         pns.append(pn)
         dns.append(dn)
