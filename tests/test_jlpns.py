@@ -220,3 +220,20 @@ def test_prove_for_agrees_with_prove(seed):
     assert cut.status == "unknown" and cut.pn > 0 and cut.dn > 0 and cut.nodes == 100
     assert set(cut.children) <= set(pos.legal_moves())
     assert all(0 <= pn <= INF and 0 <= dn <= INF for pn, dn in cut.children.values())
+
+
+def test_a_failed_job_is_a_typed_error_and_the_tree_is_kept(monkeypatch, tmp_path):
+    pos = random_position(Board.parse("2/3"), 3, 3)
+    calls = []
+
+    def crash(board, path, prover, limit, **_):
+        calls.append(len(path))
+        if len(calls) > 3:
+            raise RuntimeError("worker lost")
+        return _answer(pos, 2, 2, nodes=30)
+
+    monkeypatch.setattr(J, "run_leaf", crash)
+    ck = tmp_path / "tree.json"
+    with pytest.raises(J.JobError, match="worker lost"):
+        jlpns(pos, workers=1, job_nodes=30, checkpoint=ck)
+    assert json.loads(ck.read_text())["jobs"] == 3

@@ -59,6 +59,7 @@ from solver.search.prove import DEFAULT_TT_MB, ProverAnswer, load_kernels, prove
 from solver.search.result import MoveResult, Result
 from solver.search.values import Value
 from solver.util.errors import Interrupted, MeridiansError
+from .runner import JobError
 from .state import RunState, StateError
 from .workers import Pool
 
@@ -309,15 +310,21 @@ def run_leaf(board: int, path: list[tuple[bytes, int]], prover: int, limit: Limi
 
 
 class _Ready:
-    """A job run in this process: a finished future."""
+    """A job run in this process: a finished future (its error raised by ``result``)."""
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, fn, *args):
+        self.value, self.error = None, None
+        try:
+            self.value = fn(*args)
+        except Exception as e:
+            self.error = e
 
     def done(self) -> bool:
         return True
 
     def result(self):
+        if self.error is not None:
+            raise self.error
         return self.value
 
 
@@ -333,7 +340,8 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
     ``job_nodes``).  ``workers`` processes (1: this process), ``in_flight`` jobs at once
     (None: one per worker).  ``checkpoint``: the master tree's file; a matching file is
     resumed, and kept when the run ends.  ``progress`` gets a dict after each job.
-    Raises :class:`~solver.util.errors.Interrupted` on Ctrl-C (the tree saved)."""
+    Raises :class:`~solver.util.errors.Interrupted` on Ctrl-C and
+    :class:`~solver.jobs.runner.JobError` when a job fails (the tree saved either way)."""
     limit = check_limit(limit)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise MeridiansError(f"workers must be a whole number of at least 1, not {workers!r}")
@@ -362,6 +370,10 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         run.pool = Pool(backend, workers, scheduler)
         try:
             run.search(side)
+        except JobError:
+            run.save(force=True)
+            run.pool.shutdown(abandon=True)
+            raise
         except KeyboardInterrupt:
             run.save(force=True)
             run.pool.shutdown(abandon=True)
@@ -453,7 +465,7 @@ class _Run:
                 job = Limit(seconds=left, nodes=budget, tt_mb=self.tt_mb)
                 tree.start(i)
                 args = (pos.board.m, path, tree.prover, job)
-                fut = _Ready(run_leaf(*args)) if pool.in_process else pool.submit(run_leaf, *args)
+                fut = _Ready(run_leaf, *args) if pool.in_process else pool.submit(run_leaf, *args)
                 running[fut] = (i, budget)
             if not running:
                 return
@@ -462,7 +474,12 @@ class _Run:
                 pool.wake.clear()
             for fut in [f for f in running if f.done()]:
                 i, budget = running.pop(fut)
-                answer = fut.result()
+                try:
+                    answer = fut.result()
+                except Exception as e:  # a crash in the worker
+                    tree.abandon(i)
+                    raise JobError(f"the job at {' '.join(tree.path(i)) or 'the root'} failed: "
+                                   f"{type(e).__name__}: {e}") from e
                 self.spent += answer.nodes
                 self.jobs += 1
                 tree.apply(i, answer, budget)
