@@ -52,6 +52,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
+from solver.rules.board import Board
 from solver.rules.position import Position
 from solver.search.dfpn import INF
 from solver.search.limit import Limit, check_limit
@@ -120,6 +123,8 @@ class MasterTree:
                 self.nodes.append(self._read(i, r))
                 if i:
                     self.nodes[self.nodes[i].parent].children.append(i)
+            if any((n.state == EXPANDED) != bool(n.children) for n in self.nodes):
+                raise ValueError("a leaf with children or an expanded node without")
         self.recompute()
 
     def _read(self, i: int, r: object) -> Node:
@@ -297,10 +302,6 @@ def run_leaf(board: int, path: list[tuple[bytes, int]], prover: int, limit: Limi
     """A worker's job: :func:`prove_for` at the last position of ``path`` (``(stones,
     side)`` of each position of its game, oldest first: the search path) on board ``m``
     ``board``.  ``parent_pid`` and ``stop_event`` are the pool's (a job ends by its budget)."""
-    import numpy as np
-
-    from solver.rules.board import Board
-
     b = Board.get(board)
     keys = [(board, st, side) for st, side in path[:-1]]
     st, side = path[-1]
