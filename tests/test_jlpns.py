@@ -177,7 +177,7 @@ def test_a_repetition_is_a_tainted_disproof_and_jobs_get_the_history(monkeypatch
     pos = tree.position(mid)
     path = [(p.bitboards.tobytes(), p.side_index) for p in pos.earlier() + [pos]]
     seen = {}
-    monkeypatch.setattr(J, "prove_for", lambda p, prover, limit: seen.setdefault("p", p))
+    monkeypatch.setattr(J, "prove_for", lambda p, prover, limit, search=None: seen.setdefault("p", p))
     J.run_leaf(start.board.m, path, 0, Limit(nodes=1))
     assert seen["p"] == pos and seen["p"].earlier()[0] == start and seen["p"].play("f3").outcome == "draw"
 
@@ -186,7 +186,7 @@ def test_a_tainted_disproof_asks_the_other_player(monkeypatch):
     """As prove() does: "can Light win?" disproven by a repetition, then "can Dark win?"."""
     pos = random_position(Board.parse("2/3"), 3, 3)
 
-    def fake(board, path, prover, limit, **_):
+    def fake(board, path, prover, limit, run="", **_):
         if prover == pos.side_index:
             return _answer(pos, INF, 0, tainted=True)
         return _answer(pos, 0, INF)
@@ -195,7 +195,7 @@ def test_a_tainted_disproof_asks_the_other_player(monkeypatch):
     r = jlpns(pos, workers=1, job_nodes=30)
     assert r.value == "loss" and r.stats["stage"] == 1
 
-    def draw(board, path, prover, limit, **_):
+    def draw(board, path, prover, limit, run="", **_):
         return _answer(pos, INF, 0, tainted=True)
 
     monkeypatch.setattr(J, "run_leaf", draw)
@@ -226,7 +226,7 @@ def test_a_failed_job_is_a_typed_error_and_the_tree_is_kept(monkeypatch, tmp_pat
     pos = random_position(Board.parse("2/3"), 3, 3)
     calls = []
 
-    def crash(board, path, prover, limit, **_):
+    def crash(board, path, prover, limit, run="", **_):
         calls.append(len(path))
         if len(calls) > 3:
             raise RuntimeError("worker lost")
@@ -237,3 +237,19 @@ def test_a_failed_job_is_a_typed_error_and_the_tree_is_kept(monkeypatch, tmp_pat
     with pytest.raises(J.JobError, match="worker lost"):
         jlpns(pos, workers=1, job_nodes=30, checkpoint=ck)
     assert json.loads(ck.read_text())["jobs"] == 3
+
+
+def test_the_jobs_of_a_run_share_their_process_s_table():
+    pos = random_position(Board.parse("3/4"), 14, 300)
+    path = [(p.bitboards.tobytes(), p.side_index) for p in pos.earlier() + [pos]]
+    job = Limit(tt_mb=16)
+    try:
+        first = J.run_leaf(pos.board.m, path, pos.side_index, job, "run-a")
+        again = J.run_leaf(pos.board.m, path, pos.side_index, job, "run-a")
+        other = J.run_leaf(pos.board.m, path, pos.side_index, job, "run-b")
+    finally:
+        J._KEPT.clear()
+    assert first.status == again.status == other.status == "proven" and again.verified
+    assert again.nodes < first.nodes / 10 and other.nodes == first.nodes
+    with pytest.raises(ValueError, match="another prover"):
+        prove_for(pos, 1 - pos.side_index, job, search=J.new_dfpn(J.core.tables(pos.board), pos.side_index, 1))

@@ -205,14 +205,18 @@ class ProverAnswer:
 
 
 def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
-              chunk_nodes: int = 2_000_000, line_plies: int = 0) -> ProverAnswer:
+              chunk_nodes: int = 2_000_000, line_plies: int = 0, search=None) -> ProverAnswer:
     """One stage of :func:`prove`'s df-pn: can ``prover`` force a win from ``position``
     (its game history counting as the search path, so a repetition of it counts against
     the prover)?  A proof or clean disproof is re-walked, with a budget as large as the
     search's, before it is reported (else the answer is unknown); a tainted disproof is
     reported as it is.  When the budget runs out, the children solved in the table are
     re-walked (with one more such budget) and reported too, so that a caller need not
-    solve them again.  The job of :mod:`solver.jobs.jlpns`."""
+    solve them again.  ``search``: a :class:`~solver.search.dfpn.Dfpn` for ``prover`` on
+    this board from an earlier call, to go on with its table (then ``limit.tt_mb`` is not
+    used): its entries hold on any path, as df-pn's do across a search's own transpositions
+    (a proof or a clean disproof relies on no repetition; a tainted one is never stored).
+    The job of :mod:`solver.jobs.jlpns`."""
     from . import dfpn as F
 
     limit = check_limit(limit)
@@ -228,7 +232,10 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
     t = core.tables(position.board)
     side = position.side_index
     path = _game_path(position)
-    D = F.new_dfpn(t, prover, limit.tt_mb)
+    D = F.new_dfpn(t, prover, limit.tt_mb) if search is None else search
+    if int(D.limits[F.PROVER]) != prover or D.ch_cell.shape[1] != t.n:
+        raise ValueError("the search given is for another prover or board")
+    D.stats[:] = 0  # this call's counts
 
     def step():
         return F.mid(t, D, F.load_root(D, t, path), side, F.INF - 1, F.INF - 1)
