@@ -17,8 +17,7 @@ own budget leaves its leaf a leaf, with the job's numbers.
 
 **Each worker keeps its table** from one job of a run to the next (:func:`run_leaf`):
 moves commute in a placement game, so the jobs' subtrees share most of their positions,
-and a job on a fresh table does again what its neighbours did (measured: 4.6 times the
-expansions of plain df-pn instead of 1.2 on ``scripts/bench_jlpns.py``'s position).  It is
+and a job on a fresh table would do again much of what its neighbours did.  It is
 sound for the reason df-pn's own table is: an entry holds on any path (a proof or a clean
 disproof relies on no repetition; a tainted one is never stored).
 
