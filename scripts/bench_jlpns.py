@@ -10,7 +10,8 @@ The default position is a 3/4 position 6 plies into a seeded random game (one of
 df-pn proves in about a million expansions: small enough for a loaded machine (the first
 move classes of 3/4, such as ``3/4/5/1L4/5/4/3 D``, take 10**7 to 10**8).  Each run
 prints its value (they must agree), wall seconds, expansions (every job's, re-walks
-included), jobs and master-tree size, and ``/proc/loadavg`` before it; then the ratios:
+included), jobs and master-tree size, and ``/proc/loadavg`` before it (one worker runs
+in this process, more in loky processes, each keeping its own table); then the ratios:
 JL-PNS against plain df-pn (expansions, wall clock) and 2 workers against 1 (the wall
 clock speed-up and the expansions).  The wall clock depends on the machine's load: on a
 machine that other work keeps busy, the speed-up measures the sharing, not the search.
