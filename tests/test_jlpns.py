@@ -5,6 +5,7 @@ numbers, taint and repetition; and prove_for, its job, agrees with prove()."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -253,3 +254,30 @@ def test_the_jobs_of_a_run_share_their_process_s_table():
     assert again.nodes < first.nodes / 10 and other.nodes == first.nodes
     with pytest.raises(ValueError, match="another prover"):
         prove_for(pos, 1 - pos.side_index, job, search=J.new_dfpn(J.core.tables(pos.board), pos.side_index, 1))
+
+
+def test_a_killed_run_resumes_from_its_last_save(tmp_path):
+    """SIGKILL after 6 jobs (no Ctrl-C handler runs): the next run starts from the file."""
+    import os
+    import subprocess
+    import sys
+
+    pos = random_position(Board.parse("3/4"), 12, 102)
+    ck = tmp_path / "tree.json"
+    code = f"""
+import os, signal
+from solver.jobs.jlpns import jlpns
+from solver.rules.randomgame import random_position
+def kill(info):
+    if info["jobs"] >= 6:
+        os.kill(os.getpid(), signal.SIGKILL)
+jlpns(random_position("3/4", 12, 102), workers=1, job_nodes=300, checkpoint={str(ck)!r}, progress=kill)
+"""
+    root = str(Path(J.__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, timeout=120)
+    assert done.returncode == -9
+    saved = json.loads(ck.read_text())["jobs"]
+    assert 1 <= saved <= 6
+    r = jlpns(pos, workers=1, job_nodes=300, checkpoint=ck)  # the dead run's lock is free
+    assert r.value == prove(pos, Limit(tt_mb=16)).value and r.stats["resumed_jobs"] == saved
