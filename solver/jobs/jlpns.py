@@ -45,7 +45,8 @@ second tree); tainted both ways, the value is unknown (a draw under the repetiti
 **Checkpoint**: the tree (its jobs in flight as unstarted leaves) is saved atomically in a
 :class:`~solver.jobs.state.RunState` file after results (at most ~10 % of the time) and
 on Ctrl-C; the same call resumes it.  Workers are :class:`~solver.jobs.workers.Pool`'s
-(in this process for one worker, else loky processes; a Dask cluster the same way).
+(in this process for one worker, else loky processes; a Dask cluster through the same
+Pool and :func:`run_leaf` is not tried yet).
 What a certificate across jobs will need is kept: each node's position (its path of
 moves), value, and the winner's move a job found at a solved leaf.
 """
@@ -359,8 +360,9 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
 
     ``limit``: ``nodes`` bounds the jobs' search budgets together (their re-walks come
     on top), ``seconds`` the wall time, ``tt_mb`` each worker's table (None:
-    :data:`~solver.search.prove.DEFAULT_TT_MB`), which it keeps from job to job.  ``workers`` processes (1: this process), ``in_flight`` jobs at once
-    (None: one per worker).  ``checkpoint``: the master tree's file; a matching file is
+    :data:`~solver.search.prove.DEFAULT_TT_MB`), which it keeps from job to job.
+    ``workers`` processes (1: this process), ``in_flight`` jobs at once (None: one per
+    worker); ``backend`` and ``scheduler`` are :class:`~solver.jobs.workers.Pool`'s.  ``checkpoint``: the master tree's file; a matching file is
     resumed, and kept when the run ends.  ``progress`` gets a dict after each job.
     Raises :class:`~solver.util.errors.Interrupted` on Ctrl-C and
     :class:`~solver.jobs.runner.JobError` when a job fails (the tree saved either way)."""
@@ -405,7 +407,8 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         run.pool.shutdown(abandon=False)  # nothing runs: loky's workers stay for the next call
         run.save(force=True)
     finally:
-        _KEPT.clear()  # this process's table (one worker): loky's go with their processes
+        _KEPT.clear()  # this process's table (one worker); a loky worker's goes with the
+        # next run's first job there, or with the process (ended after 30 s idle)
         if state is not None:
             state.release()
     return run.result()
