@@ -281,3 +281,13 @@ jlpns(random_position("3/4", 12, 102), workers=1, job_nodes=300, checkpoint={str
     assert 1 <= saved <= 6
     r = jlpns(pos, workers=1, job_nodes=300, checkpoint=ck)  # the dead run's lock is free
     assert r.value == prove(pos, Limit(tt_mb=16)).value and r.stats["resumed_jobs"] == saved
+
+
+def test_a_dask_cluster_runs_the_same_jobs():
+    distributed = pytest.importorskip("distributed")
+    pos = random_position(Board.parse("3/4"), 16, 200)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        r = jlpns(pos, Limit(tt_mb=16), workers=2, job_nodes=700, backend="dask",
+                  scheduler=cluster.scheduler_address)
+    assert r.value == prove(pos, Limit(tt_mb=16)).value != "unknown" and r.stats["jobs"] > 1

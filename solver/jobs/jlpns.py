@@ -45,8 +45,8 @@ second tree); tainted both ways, the value is unknown (a draw under the repetiti
 **Checkpoint**: the tree (its jobs in flight as unstarted leaves) is saved atomically in a
 :class:`~solver.jobs.state.RunState` file after results (at most ~10 % of the time) and
 on Ctrl-C; the same call resumes it.  Workers are :class:`~solver.jobs.workers.Pool`'s
-(in this process for one worker, else loky processes; a Dask cluster through the same
-Pool and :func:`run_leaf` is not tried yet).
+(in this process for one worker, else loky processes, or a Dask cluster: the same
+:func:`run_leaf` in each).
 What a certificate across jobs will need is kept: each node's position (its path of
 moves), value, and the winner's move a job found at a solved leaf.
 """
