@@ -178,7 +178,7 @@ def test_a_repetition_is_a_tainted_disproof_and_jobs_get_the_history(monkeypatch
     pos = tree.position(mid)
     path = [(p.bitboards.tobytes(), p.side_index) for p in pos.earlier() + [pos]]
     seen = {}
-    monkeypatch.setattr(J, "prove_for", lambda p, prover, limit, search=None: seen.setdefault("p", p))
+    monkeypatch.setattr(J, "prove_for", lambda p, prover, limit, **_: seen.setdefault("p", p))
     J.run_leaf(start.board.m, path, 0, Limit(nodes=1))
     assert seen["p"] == pos and seen["p"].earlier()[0] == start and seen["p"].play("f3").outcome == "draw"
 
@@ -291,3 +291,26 @@ def test_a_dask_cluster_runs_the_same_jobs():
         r = jlpns(pos, Limit(tt_mb=16), workers=2, job_nodes=700, backend="dask",
                   scheduler=cluster.scheduler_address)
     assert r.value == prove(pos, Limit(tt_mb=16)).value != "unknown" and r.stats["jobs"] > 1
+
+
+def test_solved_entries_of_one_search_guide_another_and_are_re_walked():
+    from solver.rules import core
+    from solver.search.dfpn import new_dfpn
+    from solver.search.prove import add_entries, solved_entries
+
+    pos = random_position(Board.parse("3/4"), 14, 300)
+    t = core.tables(pos.board)
+    first = new_dfpn(t, pos.side_index, 16)
+    alone = prove_for(pos, pos.side_index, search=first)
+    entries = solved_entries(first, 16)
+    assert len(entries[0]) > 0 and ((entries[1] == 0) | (entries[2] == 0)).all()
+    # a child's search, given them, does less; its answer is re-walked as always
+    child = pos.play(alone.move)
+    plain = prove_for(child, pos.side_index, Limit(tt_mb=16))
+    helped = prove_for(child, pos.side_index, Limit(tt_mb=16), entries=entries)
+    assert plain.status == helped.status == "proven" and helped.verified
+    assert helped.nodes < plain.nodes
+    fresh = new_dfpn(t, pos.side_index, 16)
+    assert add_entries(fresh, entries) == len(entries[0])
+    assert add_entries(fresh, entries) == len(entries[0])  # their own slots again: no growth
+    assert int((fresh.tt_key != 0).sum()) == len(entries[0])

@@ -19,7 +19,10 @@ own budget leaves its leaf a leaf, with the job's numbers.
 moves commute in a placement game, so the jobs' subtrees share most of their positions,
 and a job on a fresh table would do again much of what its neighbours did.  It is
 sound for the reason df-pn's own table is: an entry holds on any path (a proof or a clean
-disproof relies on no repetition; a tainted one is never stored).
+disproof relies on no repetition; a tainted one is never stored).  With several workers,
+each job also sends back its table's solved entries of some work, and the next jobs get
+all of them (:func:`~solver.search.prove.add_entries`): they only guide, since a proof
+through one is re-walked down to finished games like any other.
 
 **Workers do not duplicate each other** by the paper's best policy, *virtual
 equivalence with flagging*: a leaf in flight keeps its numbers (nothing is pretended
@@ -80,6 +83,9 @@ __all__ = ["jlpns", "MasterTree", "Node", "run_leaf", "JLPNS_FORMAT", "JlpnsErro
 JLPNS_FORMAT = "meridians-jlpns/1"
 #: a job's budget unless told, in expansions
 DEFAULT_JOB_NODES = 100_000
+#: a worker sends back its table's solved entries with at least 1/SHARE_PART of a job's
+#: budget (and SHARE_LEAST) below them, for the other workers' next jobs
+SHARE_PART, SHARE_LEAST = 256, 16
 NEW, RUNNING, EXPANDED = "new", "running", "expanded"
 _LINE_PLIES = 120
 
@@ -311,12 +317,14 @@ _KEPT: dict = {}
 
 
 def run_leaf(board: int, path: list[tuple[bytes, int]], prover: int, limit: Limit, run: str = "",
+             entries: tuple | None = None, share_work: int = 0,
              parent_pid: int | None = None, stop_event: str | None = None) -> ProverAnswer:
     """A worker's job: :func:`prove_for` at the last position of ``path`` (``(stones,
     side)`` of each position of its game, oldest first: the search path) on board ``m``
     ``board``.  The jobs of one ``run`` ("": none) that a process runs share its table
-    (positions recur across jobs: moves commute); ``parent_pid`` and ``stop_event`` are
-    the pool's (a job ends by its budget)."""
+    (positions recur across jobs: moves commute); ``entries`` and ``share_work`` are
+    :func:`prove_for`'s (the other workers' solved entries, and what to send back);
+    ``parent_pid`` and ``stop_event`` are the pool's (a job ends by its budget)."""
     b = Board.get(board)
     search = None
     if run:
@@ -329,7 +337,7 @@ def run_leaf(board: int, path: list[tuple[bytes, int]], prover: int, limit: Limi
     st, side = path[-1]
     w = len(st) // 16
     pos = Position.from_arrays(b, np.frombuffer(st, np.uint64).reshape(2, w), side, history=keys, check=False)
-    return prove_for(pos, prover, limit, search=search)
+    return prove_for(pos, prover, limit, search=search, entries=entries, share_work=share_work)
 
 
 class _Ready:
@@ -426,6 +434,7 @@ class _Run:
         self.t0 = time.perf_counter()
         self.pool = None
         self.token = uuid.uuid4().hex[:12]  # the workers keep one table per run
+        self.entries: tuple | None = None  # the workers' solved entries, shared
 
     def _tree(self, stage: int, records: list | None = None) -> MasterTree:
         prover = (self.position.side_index, 1 - self.position.side_index)[stage]
@@ -467,6 +476,14 @@ class _Run:
                 self.tree = self._tree(self.stage)
             self.save(force=True)
 
+    def _share(self, entries: tuple | None) -> None:
+        """Add a job's solved entries to those sent with the next jobs (one per key)."""
+        if entries is None or not len(entries[0]):
+            return
+        both = entries if self.entries is None else tuple(np.concatenate(x) for x in zip(self.entries, entries))
+        _, first = np.unique(both[0], return_index=True)
+        self.entries = tuple(a[first] for a in both)
+
     def _budget(self, committed: int) -> int:
         """The next job's budget (0: none left)."""
         if self.limit.seconds is not None and self.seconds() - self.seconds_before >= self.limit.seconds:
@@ -492,6 +509,8 @@ class _Run:
                 job = Limit(seconds=left, nodes=budget, tt_mb=self.tt_mb)
                 tree.start(i)
                 args = (pos.board.m, path, tree.prover, job, self.token)
+                if not pool.in_process:  # one table here; several to share among
+                    args += (self.entries, max(SHARE_LEAST, self.job_nodes // SHARE_PART))
                 fut = _Ready(run_leaf, *args) if pool.in_process else pool.submit(run_leaf, *args)
                 running[fut] = (i, budget)
             if not running:
@@ -509,6 +528,7 @@ class _Run:
                                    f"{type(e).__name__}: {e}") from e
                 self.spent += answer.nodes
                 self.jobs += 1
+                self._share(answer.entries)
                 tree.apply(i, answer, budget)
                 self.save()
                 if self.progress is not None:

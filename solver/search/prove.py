@@ -33,7 +33,7 @@ from .policy import PolicyModel
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["prove", "prove_for", "ProverAnswer", "METHODS", "UnknownMethodError", "load_kernels", "DEFAULT_TT_MB"]
+__all__ = ["prove", "prove_for", "ProverAnswer", "solved_entries", "add_entries", "METHODS", "UnknownMethodError", "load_kernels", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
@@ -197,6 +197,7 @@ class ProverAnswer:
     verified: bool = False
     children: dict[str, tuple[int, int]] = field(default_factory=dict)
     solved: dict[str, tuple[int, str | None]] = field(default_factory=dict)
+    entries: tuple | None = field(default=None, repr=False)
 
     @property
     def status(self) -> str:
@@ -205,7 +206,8 @@ class ProverAnswer:
 
 
 def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
-              chunk_nodes: int = 2_000_000, line_plies: int = 0, search=None) -> ProverAnswer:
+              chunk_nodes: int = 2_000_000, line_plies: int = 0, search=None,
+              entries: tuple | None = None, share_work: int = 0) -> ProverAnswer:
     """One stage of :func:`prove`'s df-pn: can ``prover`` force a win from ``position``
     (its game history counting as the search path, so a repetition of it counts against
     the prover)?  A proof or clean disproof is re-walked, with a budget as large as the
@@ -216,6 +218,9 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
     this board from an earlier call, to go on with its table (then ``limit.tt_mb`` is not
     used): its entries hold on any path, as df-pn's do across a search's own transpositions
     (a proof or a clean disproof relies on no repetition; a tainted one is never stored).
+    ``entries``: other searches' solved entries to put in the table first
+    (:func:`add_entries`); ``share_work`` (0: none): the answer's ``entries`` are then the
+    table's solved ones with at least that much work (:func:`solved_entries`).
     The job of :mod:`solver.jobs.jlpns`."""
     from . import dfpn as F
 
@@ -236,6 +241,8 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
     if int(D.limits[F.PROVER]) != prover or D.ch_cell.shape[1] != t.n:
         raise ValueError("the search given is for another prover or board")
     D.stats[:] = 0  # this call's counts
+    if entries is not None:
+        add_entries(D, entries)
 
     def step():
         return F.mid(t, D, F.load_root(D, t, path), side, F.INF - 1, F.INF - 1)
@@ -278,7 +285,40 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
                 ok = found and move >= 0 and child.side_index == cwin
                 answer.solved[m] = (cwin, position.board.names[t.point_of[move]] if ok else None)
     answer.nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
+    if share_work:
+        answer.entries = solved_entries(D, share_work)
     return answer
+
+
+def solved_entries(search, least_work: int) -> tuple[np.ndarray, ...]:
+    """The solved entries of a df-pn ``search``'s table with at least ``least_work``
+    expansions below them: its key, pn, dn, move and work arrays, for :func:`add_entries`."""
+    tt = (search.tt_key, search.tt_pn, search.tt_dn, search.tt_move, search.tt_work)
+    keep = (tt[0] != 0) & ((tt[1] == 0) | (tt[2] == 0)) & (tt[4] >= least_work)
+    return tuple(a[keep] for a in tt)
+
+
+def add_entries(search, entries: tuple[np.ndarray, ...]) -> int:
+    """Put ``entries`` (:func:`solved_entries` of a search for the same prover on the same
+    board) in ``search``'s table, each where its bucket has a free slot or its own (none
+    is evicted); the number put.  They only guide: a proof that goes through one is
+    re-walked down to finished games like any other, the table searched again where it
+    lacks the rest."""
+    from .dfpn import BUCKET
+
+    tt = (search.tt_key, search.tt_pn, search.tt_dn, search.tt_move, search.tt_work)
+    buckets = np.uint64(tt[0].shape[0] // BUCKET)
+    put = 0
+    for k, pn, dn, move, work in zip(*entries):
+        base = int(k % buckets) * BUCKET
+        row = tt[0][base:base + BUCKET]
+        free = np.flatnonzero((row == k) | (row == 0))
+        if len(free):
+            i = base + int(free[0])
+            for a, v in zip(tt, (k, pn, dn, move, work)):
+                a[i] = v
+            put += 1
+    return put
 
 
 def _root_numbers(t, D, position: Position, prover: int, children: dict) -> tuple[int, int]:
