@@ -370,8 +370,10 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
     on top), ``seconds`` the wall time, ``tt_mb`` each worker's table (None:
     :data:`~solver.search.prove.DEFAULT_TT_MB`), which it keeps from job to job.
     ``workers`` processes (1: this process), ``in_flight`` jobs at once (None: one per
-    worker); ``backend`` and ``scheduler`` are :class:`~solver.jobs.workers.Pool`'s.  ``checkpoint``: the master tree's file; a matching file is
-    resumed, and kept when the run ends.  ``progress`` gets a dict after each job.
+    worker); ``backend`` and ``scheduler`` are :class:`~solver.jobs.workers.Pool`'s.
+    ``checkpoint``: the master tree's file; a matching file is resumed, and kept when the
+    run ends.  ``progress`` gets a dict after each job (``nodes``, ``seconds``, ``jobs``,
+    ``running``, ``tree``, ``stage``, the root's ``pn`` and ``dn``).
     Raises :class:`~solver.util.errors.Interrupted` on Ctrl-C and
     :class:`~solver.jobs.runner.JobError` when a job fails (the tree saved either way)."""
     limit = check_limit(limit)
@@ -387,7 +389,6 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         return Result(str(position), value, "jlpns", source="rules", notes=[position.outcome_reason])
     tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
     Limit(tt_mb=tt_mb, copies=workers)  # the workers' tables fit (LimitError if not)
-    side = position.side_index
     state = None
     if checkpoint is not None:
         identity = {"position": str(position), "earlier": [str(p) for p in position.earlier()]}
@@ -401,7 +402,7 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         run.t0 = time.perf_counter()
         run.pool = Pool(backend, workers, scheduler)
         try:
-            run.search(side)
+            run.search()
         except JobError:
             run.save(force=True)
             run.pool.shutdown(abandon=True)
@@ -463,7 +464,7 @@ class _Run:
     def seconds(self) -> float:
         return self.seconds_before + time.perf_counter() - self.t0
 
-    def search(self, side: int) -> None:
+    def search(self) -> None:
         """Run the stages: the player to move's win, then (after a tainted disproof) the
         other player's; ``stage`` 2 when both were tainted."""
         while self.stage < 2:
@@ -472,6 +473,7 @@ class _Run:
             if not (root.dn == 0 and root.tainted):
                 return  # decided, or out of budget
             self.stage += 1
+            self.entries = None  # keyed for the other prover: of no use to this one
             if self.stage < 2:
                 self.tree = self._tree(self.stage)
             self.save(force=True)

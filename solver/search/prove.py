@@ -33,7 +33,8 @@ from .policy import PolicyModel
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["prove", "prove_for", "ProverAnswer", "solved_entries", "add_entries", "METHODS", "UnknownMethodError", "load_kernels", "DEFAULT_TT_MB"]
+__all__ = ["prove", "prove_for", "ProverAnswer", "solved_entries", "add_entries", "METHODS", "UnknownMethodError",
+           "load_kernels", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
