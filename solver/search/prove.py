@@ -14,7 +14,7 @@ says so before the wait).  The answer is a :class:`~solver.search.result.Result`
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -33,7 +33,8 @@ from .policy import PolicyModel
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["prove", "METHODS", "UnknownMethodError", "load_kernels", "DEFAULT_TT_MB"]
+__all__ = ["prove", "prove_for", "ProverAnswer", "solved_entries", "add_entries", "METHODS", "UnknownMethodError",
+           "load_kernels", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
 DEFAULT_TT_MB = 256
@@ -172,6 +173,183 @@ def prove(
         r = _horizon(position, clock, chunk_nodes, max_depth)
     r.stats["load_seconds"] = round(loaded, 4)
     return r
+
+
+@dataclass
+class ProverAnswer:
+    """What one df-pn run for a fixed ``prover`` (0 Light, 1 Dark) found at ``position``:
+    ``pn``/``dn`` from the prover's side (``pn`` 0: proven, ``dn`` 0: disproven, else the
+    root's numbers when the budget ran out), ``tainted`` (a disproof that relied on a
+    repetition), the ``nodes`` spent (re-walks included), ``move`` (the winner's move at
+    the position when it is the winner's turn), the proof's ``line``, ``verified``
+    (re-walked) and, when unknown, the numbers of the position's unfinished ``children``
+    by move (the table's, or df-pn's first numbers for one it lacks), and of them those
+    ``solved`` and re-walked: ``(winner, the winner's move there when it is the winner's
+    turn)``."""
+
+    position: str
+    prover: int
+    pn: int
+    dn: int
+    tainted: bool = False
+    nodes: int = 0
+    move: str | None = None
+    line: list[str] = field(default_factory=list)
+    verified: bool = False
+    children: dict[str, tuple[int, int]] = field(default_factory=dict)
+    solved: dict[str, tuple[int, str | None]] = field(default_factory=dict)
+    entries: tuple | None = field(default=None, repr=False)
+
+    @property
+    def status(self) -> str:
+        """``'proven'``, ``'disproven'`` (tainted or clean) or ``'unknown'``."""
+        return "proven" if self.pn == 0 else "disproven" if self.dn == 0 else "unknown"
+
+
+def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
+              chunk_nodes: int = 2_000_000, line_plies: int = 0, search=None,
+              entries: tuple | None = None, share_work: int = 0) -> ProverAnswer:
+    """One stage of :func:`prove`'s df-pn: can ``prover`` force a win from ``position``
+    (its game history counting as the search path, so a repetition of it counts against
+    the prover)?  A proof or clean disproof is re-walked, with a budget as large as the
+    search's, before it is reported (else the answer is unknown); a tainted disproof is
+    reported as it is.  When the budget runs out, the children solved in the table are
+    re-walked (with one more such budget) and reported too, so that a caller need not
+    solve them again.  ``search``: a :class:`~solver.search.dfpn.Dfpn` for ``prover`` on
+    this board from an earlier call, to go on with its table (then ``limit.tt_mb`` is not
+    used): its entries hold on any path, as df-pn's do across a search's own transpositions
+    (a proof or a clean disproof relies on no repetition; a tainted one is never stored).
+    ``entries``: other searches' solved entries to put in the table first
+    (:func:`add_entries`); ``share_work`` (0: none): the answer's ``entries`` are then the
+    table's solved ones with at least that much work (:func:`solved_entries`).
+    The job of :mod:`solver.jobs.jlpns`."""
+    from . import dfpn as F
+
+    limit = check_limit(limit)
+    if prover not in (0, 1):
+        raise ValueError(f"the prover is 0 (Light) or 1 (Dark), not {prover!r}")
+    if limit.tt_mb is None:
+        limit = replace(limit, tt_mb=DEFAULT_TT_MB)
+    if position.outcome is not None:
+        won = position.outcome == "LD"[prover]
+        return ProverAnswer(str(position), prover, 0 if won else F.INF, F.INF if won else 0,
+                            tainted=position.outcome == "draw", verified=True)
+    load_kernels(position.board, "dfpn")
+    t = core.tables(position.board)
+    side = position.side_index
+    path = _game_path(position)
+    D = F.new_dfpn(t, prover, limit.tt_mb) if search is None else search
+    if int(D.limits[F.PROVER]) != prover or D.ch_cell.shape[1] != t.n:
+        raise ValueError("the search given is for another prover or board")
+    D.stats[:] = 0  # this call's counts
+    if entries is not None:
+        add_entries(D, entries)
+
+    def step():
+        return F.mid(t, D, F.load_root(D, t, path), side, F.INF - 1, F.INF - 1)
+
+    r = _run_chunks(D, Clock(limit), chunk_nodes, step)
+    pn, dn, tainted = r if r is not None else (-1, -1, False)
+    winner = prover if pn == 0 else 1 - prover if dn == 0 and not tainted else -1
+    answer = ProverAnswer(str(position), prover, pn, dn, tainted)
+    if winner >= 0:
+        def walk():
+            return F.rewalk(t, D, F.load_root(D, t, path), side, winner)
+
+        # its own budget: a proof found near the end of the search's is still reported
+        walked = _run_chunks(D, Clock(limit), chunk_nodes, walk)
+        answer.verified = walked == 1
+        if answer.verified:
+            found, _, _, move, _ = F.probe(t, D, position.bitboards, side)
+            if found and move >= 0 and side == winner:
+                answer.move = position.board.names[t.point_of[move]]
+            if line_plies:
+                answer.line = _dfpn_line(t, D, position, winner, line_plies)
+    if not (answer.verified or dn == 0 and tainted):
+        answer.pn, answer.dn, answer.tainted = *_root_numbers(t, D, position, prover, answer.children), False
+        clock = Clock(limit)
+        for m, (cpn, cdn) in answer.children.items():
+            if cpn != 0 and cdn != 0:
+                continue
+            child = position.play(m)
+            cwin = prover if cpn == 0 else 1 - prover  # a stored disproof is clean
+
+            def walk_child():
+                return F.rewalk(t, D, F.load_root(D, t, path + [(child.bitboards, child.side_index)]),
+                                child.side_index, cwin)
+
+            walked = _run_chunks(D, clock, chunk_nodes, walk_child)
+            if walked is None:
+                break
+            if walked == 1:
+                found, _, _, move, _ = F.probe(t, D, child.bitboards, child.side_index)
+                ok = found and move >= 0 and child.side_index == cwin
+                answer.solved[m] = (cwin, position.board.names[t.point_of[move]] if ok else None)
+    answer.nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
+    if share_work:
+        answer.entries = solved_entries(D, share_work)
+    return answer
+
+
+def solved_entries(search, least_work: int) -> tuple[np.ndarray, ...]:
+    """The solved entries of a df-pn ``search``'s table with at least ``least_work``
+    expansions below them: its key, pn, dn, move and work arrays, for :func:`add_entries`."""
+    tt = (search.tt_key, search.tt_pn, search.tt_dn, search.tt_move, search.tt_work)
+    keep = (tt[0] != 0) & ((tt[1] == 0) | (tt[2] == 0)) & (tt[4] >= least_work)
+    return tuple(a[keep] for a in tt)
+
+
+def add_entries(search, entries: tuple[np.ndarray, ...]) -> int:
+    """Put ``entries`` (:func:`solved_entries` of a search for the same prover on the same
+    board) in ``search``'s table, each where its bucket has a free slot or its own (none
+    is evicted); the number put.  They only guide: a proof that goes through one is
+    re-walked down to finished games like any other, the table searched again where it
+    lacks the rest."""
+    from .dfpn import BUCKET
+
+    tt = (search.tt_key, search.tt_pn, search.tt_dn, search.tt_move, search.tt_work)
+    buckets = np.uint64(tt[0].shape[0] // BUCKET)
+    put = 0
+    for k, pn, dn, move, work in zip(*entries):
+        base = int(k % buckets) * BUCKET
+        row = tt[0][base:base + BUCKET]
+        free = np.flatnonzero((row == k) | (row == 0))
+        if len(free):
+            i = base + int(free[0])
+            for a, v in zip(tt, (k, pn, dn, move, work)):
+                a[i] = v
+            put += 1
+    return put
+
+
+def _root_numbers(t, D, position: Position, prover: int, children: dict) -> tuple[int, int]:
+    """The numbers of an unfinished search's root from its children's, each child's table
+    numbers also put in ``children`` (by move): a finished child counts as it is, one
+    the table lacks as a new child in df-pn (1 and its player's number of moves), one
+    solved in the table 1 instead of 0 (it was not re-walked: nothing unproven may look
+    proven); min and sum at the prover's turn, sum and min at the other's."""
+    from . import dfpn as F
+
+    pns, dns = [], []
+    for m in position.legal_moves():
+        child = position.play(m)
+        if child.outcome is not None:
+            won = child.outcome == "LD"[prover]
+            pn, dn = (0, F.INF) if won else (F.INF, 0)
+        else:
+            found, pn, dn, _, _ = F.probe(t, D, child.bitboards, child.side_index)
+            if found:
+                children[m] = (int(pn), int(dn))
+            else:  # df-pn's initial numbers (less its refinements): k moves to answer
+                k = max(1, len(child.legal_moves()))
+                children[m] = (1, k) if child.side_index == prover else (k, 1)
+            pn, dn = children[m]
+            pn, dn = min(max(pn, 1), F.INF - 1), min(max(dn, 1), F.INF - 1)
+        pns.append(pn)
+        dns.append(dn)
+    if position.side_index == prover:
+        return int(min(pns)), int(min(sum(dns), F.INF - 1))
+    return int(min(sum(pns), F.INF - 1)), int(min(dns))
 
 
 def _check_jobs(jobs: object, method: str) -> int:

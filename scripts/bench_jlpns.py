@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Job-level proof-number search against plain df-pn: one position, plain df-pn on one
+core, then JL-PNS with 1 and with 2 workers, in one run.
+
+Usage: python scripts/bench_jlpns.py [--position POS] [--job-nodes 20000] [--workers 1,2]
+                                     [--tt-mb 256] [--time 1800] [--out [FILE]]
+
+The default position is a 3/4 position 6 plies into a seeded random game (one of
+``scripts/bench_parallel.py``'s, ``random_positions('3/4', 6, 6, seed=7)``), which plain
+df-pn proves in about a million expansions: small enough for a loaded machine (the first
+move classes of 3/4, such as ``3/4/5/1L4/5/4/3 D``, take 10**7 to 10**8).  Each run
+prints its value (they must agree), wall seconds, expansions (every job's, re-walks
+included), jobs and master-tree size, and ``/proc/loadavg`` before it (one worker runs
+in this process, more in loky processes, each keeping its own table); then the ratios:
+JL-PNS against plain df-pn (expansions, wall clock) and 2 workers against 1 (the wall
+clock speed-up and the expansions).  The wall clock depends on the machine's load: on a
+machine that other work keeps busy, the speed-up measures the sharing, not the search.
+``--out`` writes the report as JSON (default results/jlpns/bench.json), with its command
+and code version; without it nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from solver import Position
+from solver.jobs.jlpns import jlpns
+from solver.search.limit import Limit
+from solver.search.prove import load_kernels, prove
+from solver.util.files import write_atomic
+from solver.util.provenance import provenance
+
+OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "bench.json"
+POSITION = "1D1/4/1DL2/L2L2/5/2D1/3 L"
+
+
+def load() -> str:
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().split()[0]
+    except OSError:
+        return "?"
+
+
+def measure(name: str, run) -> dict:
+    la = load()
+    t0 = time.perf_counter()
+    r = run()
+    row = {"run": name, "value": r.value.value, "seconds": round(time.perf_counter() - t0, 3), "nodes": r.nodes,
+           "jobs": r.stats.get("jobs", 1), "master_nodes": r.stats.get("master_nodes", 0), "load": la}
+    print(f"{name:<14} {row['value']:>7} {row['seconds']:>9.1f} {row['nodes']:>13,} {row['jobs']:>6} "
+          f"{row['master_nodes']:>7} {la:>6}", flush=True)
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--position", default=POSITION)
+    ap.add_argument("--job-nodes", type=int, default=20_000, help="each job's budget in expansions")
+    ap.add_argument("--workers", default="1,2", help="comma-separated worker counts of the JL-PNS runs")
+    ap.add_argument("--tt-mb", type=float, default=256, help="plain df-pn's table")
+    ap.add_argument("--time", type=float, default=1800, help="budget of each run in seconds")
+    ap.add_argument("--out", nargs="?", const=str(OUT), default=None, help="write the report (default path: %(const)s)")
+    args = ap.parse_args()
+    pos = Position.parse(args.position)
+    workers = [int(w) for w in args.workers.split(",")]
+    load_kernels(pos.board)
+    print(f"JL-PNS against plain df-pn on {pos}: jobs of {args.job_nodes:,} expansions, {args.time:g} s a run")
+    print(f"{'run':<14} {'value':>7} {'seconds':>9} {'expansions':>13} {'jobs':>6} {'tree':>7} {'load':>6}")
+    rows = [measure("dfpn", lambda: prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb)))]
+    for w in workers:
+        rows.append(measure(f"jlpns w={w}", lambda w=w: jlpns(pos, Limit(seconds=args.time), workers=w,
+                                                                job_nodes=args.job_nodes)))
+    values = {r["value"] for r in rows} - {"unknown"}
+    if len(values) > 1:
+        sys.exit(f"bench_jlpns: the runs disagree on {pos}: {[r['value'] for r in rows]}")
+    base = rows[0]
+    ratios = {}
+    for r in rows[1:]:
+        ratios[f"{r['run']} / dfpn"] = {"nodes": round(r["nodes"] / max(1, base["nodes"]), 3),
+                                        "seconds": round(r["seconds"] / max(1e-9, base["seconds"]), 3)}
+    if len(rows) > 2:
+        one = rows[1]
+        for r in rows[2:]:
+            ratios[f"{r['run']} / {one['run']}"] = {
+                "speed-up": round(one["seconds"] / max(1e-9, r["seconds"]), 3),
+                "nodes": round(r["nodes"] / max(1, one["nodes"]), 3)}
+    for k, v in ratios.items():
+        print(f"{k}: " + ", ".join(f"{a} {b:.2f}" for a, b in v.items()))
+    print(f"load average now {load()}")
+    if args.out:
+        command = " ".join(["python scripts/bench_jlpns.py"] + sys.argv[1:])
+        report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes, "runs": rows,
+                  "ratios": ratios}
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(out, json.dumps(report, indent=1) + "\n")
+        print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
