@@ -90,7 +90,7 @@ def test_jlpns_writes_the_certificate_and_a_kept_checkpoint_gives_it_again(tmp_p
               progress=lambda info: stages.append(info.get("stage")))
     assert r.value == "loss" and r.stats["certificate"]["path"] == str(path)
     assert check(path) == r.stats["certificate"]["node_count"]
-    assert "certificate" in stages or r.stats["certificate"]["node_count"] < 50_000
+    assert "certificate" in stages
     again = tmp_path / "again.json"
     head = write_jlpns_certificate(again, pos, ck, tt_mb=16)
     assert check(again) == head["node_count"] and head["winner"] == "LD"[1 - pos.side_index]
