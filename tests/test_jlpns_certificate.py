@@ -10,12 +10,13 @@ import json
 import pytest
 
 from solver import Board
-from solver.jobs.jlpns import jlpns, load_tree
+from solver.jobs.jlpns import MasterTree, jlpns, load_tree
 from solver.jobs.jlpns_certificate import jlpns_certificate, write_jlpns_certificate
 from solver.reference.certificate import CertificateError, check, check_data
 from solver.rules.position import Position
 from solver.rules.randomgame import random_position
 from solver.search.limit import Limit
+from solver.search.prove import prove, prove_for
 from solver.util.errors import Interrupted
 
 # (board, plies, seed, job budget): positions whose master tree grows to tens or hundreds
@@ -47,6 +48,21 @@ def test_a_proof_of_many_jobs_makes_one_certificate_the_checker_accepts(board, p
     assert seen and seen[-1]["leaves"] == cert["jlpns"]["leaves"]
     # the cases have proven roots and disproven ones: the winner is the prover's exactly when proven
     assert (tree.nodes[0].pn == 0) == (cert["winner"] == "LD"[tree.prover])
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_a_tree_for_the_other_player_certifies_too(seed):
+    """The tree of JL-PNS's second stage (the prover is not the player to move)."""
+    pos = random_position(Board.parse("2/3"), 3, seed)
+    tree = MasterTree(pos, 1 - pos.side_index, job_nodes=30)
+    while (i := tree.select()) is not None:
+        tree.start(i)
+        tree.apply(i, prove_for(tree.position(i), tree.prover, Limit(nodes=30, tt_mb=4)), budget=30)
+    assert tree.nodes[0].solved and len(tree.nodes) > 10
+    cert = jlpns_certificate(pos, tree, tt_mb=16)
+    assert check_data(cert) == cert["node_count"]
+    assert cert["winner"] == ("LD"[tree.prover] if tree.nodes[0].pn == 0 else pos.to_move)
+    assert cert["winner"] == (pos.to_move if prove(pos, Limit(tt_mb=16)).value == "win" else "LD"[tree.prover])
 
 
 def _tampered(cert: dict, change) -> dict:
