@@ -8,7 +8,8 @@ progress shown.
   puzzle generator's, the opening database build's): lock, checks, atomic writes;
 - :mod:`.progress`: the job table and the status line on a terminal;
 - :mod:`.jlpns`: job-level proof-number search, one proof spread over jobs on the same
-  workers (a master proof tree whose leaves are df-pn jobs).
+  workers (a master proof tree whose leaves are df-pn jobs);
+- :mod:`.jlpns_certificate`: one certificate of such a proof.
 
 It runs the searches (:mod:`solver.search`) and is used by the applications
 (:mod:`solver.app`); no search imports it.  Nothing is imported here.

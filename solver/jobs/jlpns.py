@@ -50,8 +50,9 @@ second tree); tainted both ways, the value is unknown (a draw under the repetiti
 on Ctrl-C; the same call resumes it.  Workers are :class:`~solver.jobs.workers.Pool`'s
 (in this process for one worker, else loky processes, or a Dask cluster: the same
 :func:`run_leaf` in each).
-What a certificate across jobs will need is kept: each node's position (its path of
-moves), value, and the winner's move a job found at a solved leaf.
+**Certificates**: a decided root's master tree, with each solved leaf proven again by a
+local df-pn, makes one certificate (:mod:`.jlpns_certificate`; ``jlpns(...,
+certificate=PATH)``, or :func:`load_tree` and the builder on a kept checkpoint).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ from .runner import JobError
 from .state import RunState, StateError
 from .workers import Pool
 
-__all__ = ["jlpns", "MasterTree", "Node", "run_leaf", "JLPNS_FORMAT", "JlpnsError", "DEFAULT_JOB_NODES"]
+__all__ = ["jlpns", "load_tree", "MasterTree", "Node", "run_leaf", "JLPNS_FORMAT", "JlpnsError", "DEFAULT_JOB_NODES"]
 
 JLPNS_FORMAT = "meridians-jlpns/1"
 #: a job's budget unless told, in expansions
@@ -363,7 +364,8 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
           job_nodes: int = DEFAULT_JOB_NODES, in_flight: int | None = None,
           checkpoint: str | os.PathLike | None = None,
           progress: Callable[[dict], None] | None = None,
-          backend: str = "loky", scheduler: str | None = None) -> Result:
+          backend: str = "loky", scheduler: str | None = None,
+          certificate: str | os.PathLike | None = None) -> Result:
     """The value of ``position`` for its player to move by JL-PNS (see the module).
 
     ``limit``: ``nodes`` bounds the jobs' search budgets together (their re-walks come
@@ -374,6 +376,10 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
     ``checkpoint``: the master tree's file; a matching file is resumed, and kept when the
     run ends.  ``progress`` gets a dict after each job (``nodes``, ``seconds``, ``jobs``,
     ``running``, ``tree``, ``stage``, the root's ``pn`` and ``dn``).
+    ``certificate``: when the value is decided, its certificate is written there
+    (:func:`~solver.jobs.jlpns_certificate.write_jlpns_certificate`; ``.gz``: compressed),
+    its path, ``sha256``, ``bytes`` and ``node_count`` in ``stats['certificate']``, while
+    ``progress`` gets its build's dicts (``stage`` ``'certificate'``).
     Raises :class:`~solver.util.errors.Interrupted` on Ctrl-C and
     :class:`~solver.jobs.runner.JobError` when a job fails (the tree saved either way)."""
     limit = check_limit(limit)
@@ -384,16 +390,17 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
     in_flight = workers if in_flight is None else in_flight
     if isinstance(in_flight, bool) or not isinstance(in_flight, int) or in_flight < 1:
         raise MeridiansError(f"in_flight must be a whole number of at least 1, not {in_flight!r}")
+    tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
     if position.outcome is not None:
         value = Value.from_outcome(position.outcome, position.to_move)
-        return Result(str(position), value, "jlpns", source="rules", notes=[position.outcome_reason])
-    tt_mb = DEFAULT_TT_MB if limit.tt_mb is None else limit.tt_mb
+        r = Result(str(position), value, "jlpns", source="rules", notes=[position.outcome_reason])
+        if certificate is not None:
+            _certify(r, certificate, MasterTree(position, position.side_index), tt_mb, progress)
+        return r
     Limit(tt_mb=tt_mb, copies=workers)  # the workers' tables fit (LimitError if not)
     state = None
     if checkpoint is not None:
-        identity = {"position": str(position), "earlier": [str(p) for p in position.earlier()]}
-        state = RunState(checkpoint, JLPNS_FORMAT, identity, name="JL-PNS checkpoint", run="search",
-                         fix="remove it or give another checkpoint", error=JlpnsError)
+        state = _state(checkpoint, position)
         state.acquire()
     run = _Run(position, limit, workers, job_nodes, in_flight, tt_mb, state, progress)
     try:
@@ -420,7 +427,52 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         # next run's first job there, or with the process (ended after 30 s idle)
         if state is not None:
             state.release()
-    return run.result()
+    r = run.result()
+    if certificate is not None:
+        try:
+            _certify(r, certificate, run.tree, tt_mb, progress)
+        except KeyboardInterrupt:
+            where = f"; the tree is kept in {state.path}: run it again to write the certificate" if state else ""
+            raise Interrupted(f"interrupted while writing the certificate{where}", state.path if state else None,
+                              run.jobs) from None
+    return r
+
+
+def _state(checkpoint: str | os.PathLike, position: Position) -> RunState:
+    """The checkpoint file of a JL-PNS run on ``position``."""
+    identity = {"position": str(position), "earlier": [str(p) for p in position.earlier()]}
+    return RunState(checkpoint, JLPNS_FORMAT, identity, name="JL-PNS checkpoint", run="search",
+                    fix="remove it or give another checkpoint", error=JlpnsError)
+
+
+def load_tree(checkpoint: str | os.PathLike, position: Position) -> MasterTree:
+    """The master tree (its last stage's) that the JL-PNS checkpoint ``checkpoint`` of
+    ``position`` keeps; :class:`JlpnsError` when there is none or it is of another run."""
+    run = _Run(position, check_limit(None), 1, DEFAULT_JOB_NODES, 1, DEFAULT_TT_MB, _state(checkpoint, position), None)
+    if not run.load():
+        raise JlpnsError(f"JL-PNS checkpoint {checkpoint}: there is no such file")
+    return run.tree
+
+
+def _certify(r: Result, path: str | os.PathLike, tree: MasterTree, tt_mb: float, progress) -> None:
+    """Write the certificate of a decided ``r`` (its position's; ``tree`` the run's) to
+    ``path``; its ``path``, ``sha256``, ``bytes`` and ``node_count`` go in ``r.stats``."""
+    if r.value not in (Value.WIN, Value.LOSS):
+        r.notes.append(f"no certificate: the value is {r.value}")
+        return
+    from .jlpns_certificate import write_jlpns_certificate
+
+    def shown(info: dict) -> None:
+        progress({"stage": "certificate", **info})
+
+    if r.source == "rules":  # a finished game: its certificate is one leaf
+        from solver.search.certificate import write_certificate
+
+        head = write_certificate(path, tree.root)
+    else:
+        head = write_jlpns_certificate(path, tree.root, tree, tt_mb=tt_mb,
+                                       progress=shown if progress is not None else None)
+    r.stats["certificate"] = {"path": str(path), **{k: head[k] for k in ("sha256", "bytes", "node_count")}}
 
 
 class _Run:
@@ -441,10 +493,11 @@ class _Run:
         prover = (self.position.side_index, 1 - self.position.side_index)[stage]
         return MasterTree(self.position, prover, self.job_nodes, records)
 
-    def load(self) -> None:
+    def load(self) -> bool:
+        """Whether the checkpoint had a tree (then loaded)."""
         data = self.state.load() if self.state is not None else None
         if data is None:
-            return
+            return False
         try:
             stage, spent, jobs, seconds = data["stage"], data["spent"], data["jobs"], data["seconds"]
             if stage not in (0, 1, 2) or not all(isinstance(x, int) and x >= 0 for x in (spent, jobs)):
@@ -454,6 +507,7 @@ class _Run:
             raise self.state.error(f"a malformed tree ({e})") from None
         self.stage, self.spent, self.jobs, self.seconds_before = stage, spent, jobs, float(seconds)
         self.resumed_jobs = jobs
+        return True
 
     def save(self, force: bool = False) -> None:
         if self.state is not None:

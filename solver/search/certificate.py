@@ -29,7 +29,8 @@ from .limit import Limit
 from .prove import prove
 from .values import Value
 
-__all__ = ["CertificateError", "build_certificate", "write_certificate", "dumps"]
+__all__ = ["CertificateError", "CertificateWalk", "build_certificate", "certificate_of", "write_certificate",
+           "write_graph", "dumps", "LIBRARY_COMMAND"]
 
 
 
@@ -169,6 +170,11 @@ def build_certificate(
     """
     head, graph = _build(position, proof, max_nodes=max_nodes, reprove_seconds=reprove_seconds,
                          tt_mb=tt_mb, progress=progress, command=command)
+    return certificate_of(head, graph)
+
+
+def certificate_of(head: dict, graph: _Graph) -> dict:
+    """The certificate (a dict) of header ``head`` and nodes ``graph``."""
     return {**head, "nodes": [graph.node(i, head["winner"]) for i in range(len(graph))]}
 
 
@@ -218,36 +224,69 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
             raise CertificateError(f"no df-pn proof to certify (value {proof.value}, method {proof.method})")
         table = proof.table
         winner = "LD"[table.winner]
-    W = "LD".index(winner)
-    # the walk works on bare (stones, side) pairs and the compiled core, not on Position
-    # objects: the builder plays every legal reply of millions of positions
-    T, names = core.tables(root.board), root.board.names
-    point_of = [int(x) for x in T.point_of]
-    cell_of = [int(x) for x in T.cell_of]
-    cells = np.empty(64 * T.w, dtype=np.int64)
-    m_key = root.board.m
+    walk = CertificateWalk(root, "LD".index(winner), max_nodes=max_nodes, reprove_seconds=reprove_seconds,
+                           tt_mb=tt_mb, progress=progress, settled=settled, refused=refused)
+    walk.subtree(root.bitboards, root.side_index, table, [])
+    if not walk.settled_hold():
+        return None
+    return walk.head(command), walk.graph
 
-    def result(st, side) -> int | None:
+
+class CertificateWalk:
+    """The graph of a certificate that ``winner`` (0 Light, 1 Dark) wins ``root`` (a bare
+    Position), built by depth-first walks that share it: :meth:`subtree` walks a proof
+    table's proof below a position, :meth:`open` and :meth:`close` add a node whose
+    children a caller walks (:mod:`solver.jobs.jlpns_certificate` walks a master tree so).
+    A position is one node; those on the walk's path are never a child again, so the graph
+    stays acyclic.  ``settled``: settled leaves may be written, except at the packed
+    positions of ``refused``; the other arguments are :func:`build_certificate`'s."""
+
+    def __init__(self, root, winner: int, *, max_nodes: int = 2_000_000, reprove_seconds: float | None = 60.0,
+                 tt_mb: float = 256, progress=None, settled: bool = False, refused: set | None = None):
+        self.root, self.W, self.winner = root, winner, "LD"[winner]
+        self.max_nodes, self.reprove_seconds, self.tt_mb = max_nodes, reprove_seconds, tt_mb
+        self.progress, self.settled = progress, settled
+        self.refused = set() if refused is None else refused
+        # the walk works on bare (stones, side) pairs and the compiled core, not on Position
+        # objects: the builder plays every legal reply of millions of positions
+        self.T = core.tables(root.board)
+        self.names = root.board.names
+        self.point_of = [int(x) for x in self.T.point_of]
+        self.cell_of = [int(x) for x in self.T.cell_of]
+        self.cells = np.empty(64 * self.T.w, dtype=np.int64)
+        self.m_key = root.board.m
+        self.graph = _Graph(root)
+        self.on_path: set = set()  # packed positions on the walk's path
+        self.reproved = 0  # sub-positions proven again (their table entries were evicted)
+        self.scratch: list = []  # the settled rule's arrays, made on its first use
+
+    # -- the rules, on (stones, side) pairs ------------------------------------------
+    def result(self, st, side) -> int | None:
         """The winner's index of a finished game, or None."""
-        r = core.outcome(T, st, side)
+        r = core.outcome(self.T, st, side)
         return None if r == core.NO_RESULT else int(r)
 
-    def legal(st, side) -> list[int]:
+    def legal(self, st, side) -> list[int]:
         """The legal points, in board order (the order of Position.legal_moves)."""
-        n = core.legal_moves(T, st, side, cells)
-        return sorted(point_of[c] for c in cells[:n])
+        n = core.legal_moves(self.T, st, side, self.cells)
+        return sorted(self.point_of[c] for c in self.cells[:n])
 
-    def child(st, side, point: int):
+    def child(self, st, side, point: int):
         out = st.copy()
-        core.play(T, out, side, cell_of[point])
+        core.play(self.T, out, side, self.cell_of[point])
         return out, 1 - side
 
-    def won(t_entry, st, side) -> bool:
+    def path_key(self, st, side) -> tuple:
+        """The history entry of a position, as a path's keys have it."""
+        return (self.m_key, st.tobytes(), side)
+
+    # -- what a proof table says ---------------------------------------------------
+    def won(self, t_entry, st, side) -> bool:
         """Whether the table ``t_entry`` (or the game itself) has the position as won by
         the winner."""
-        r = result(st, side)
+        r = self.result(st, side)
         if r is not None:
-            return r == W
+            return r == self.W
         if t_entry is None:
             return False
         t, D, w = t_entry.tables, t_entry.search, t_entry.winner
@@ -256,109 +295,126 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
             return False
         return (pn == 0) if w == int(D.limits[F.PROVER]) else (dn == 0)
 
-    def loses_at_once(st, side) -> bool:
+    def loses_at_once(self, st, side) -> bool:
         """Whether every move of the player to move ends the game won by the winner:
         df-pn's lookahead settles such a child without a table entry of its own, so the
         table's move at its parent is the only trace of it (in the first table or in one
         proven again)."""
-        return result(st, side) is None and all(
-            result(*child(st, side, q)) == W for q in legal(st, side))
+        return self.result(st, side) is None and all(
+            self.result(*self.child(st, side, q)) == self.W for q in self.legal(st, side))
 
-    def table_move(t_entry, st, side) -> int | None:
+    def table_move(self, t_entry, st, side) -> int | None:
         if t_entry is None:
             return None
         t, D = t_entry.tables, t_entry.search
         _, _, _, cell, _ = F.probe(t, D, st, side)
         return int(t.point_of[cell]) if cell >= 0 else None
 
-    def reference_of(st, side) -> tuple:
+    def reference_of(self, st, side) -> tuple:
         """(light, dark, side) with point indices, as solver.reference.settled reads positions."""
-        return (frozenset(point_of[c] for c in _cells(st[0])), frozenset(point_of[c] for c in _cells(st[1])),
-                "LD"[side])
+        return (frozenset(self.point_of[c] for c in _cells(st[0])),
+                frozenset(self.point_of[c] for c in _cells(st[1])), "LD"[side])
 
-    scratch: list = []  # the fast rule's arrays, made on its first use
-
-    def settled_claim(st, side, path_keys) -> dict | None:
+    def settled_claim(self, st, side, path_keys) -> dict | None:
         """The claim of a settled leaf for the winner at (st, side) after ``path_keys``:
         the fast rule finds it as df-pn does, its numbers are computed exactly, and the
         reference confirms them against the path."""
-        if not settled or result(st, side) is not None or graph.pack(st, side) in refused:
+        if not self.settled or self.result(st, side) is not None or self.graph.pack(st, side) in self.refused:
             return None
         from solver.reference import settled as S
         from . import knowledge as K_
 
-        if not scratch:
-            scratch.extend([K_.new_scratch(T, cache=1), K_.new_scratch(T, filters=False, cache=1),
-                            np.zeros((2, T.w), np.uint64)])
-        quick, exact, nothing = scratch
+        T, W = self.T, self.W
+        if not self.scratch:
+            self.scratch.extend([K_.new_scratch(T, cache=1), K_.new_scratch(T, filters=False, cache=1),
+                                 np.zeros((2, T.w), np.uint64)])
+        quick, exact, nothing = self.scratch
         if K_.settle(T, quick, st, side, nothing, 0)[0] != W:  # as df-pn finds it
             return None
         h, _ = K_._one(T, exact, st, side, W, nothing, 0, 1)
         v, _ = K_._one(T, exact, st, side, W, nothing, 0, 2)
         if h < 0 or v < 0 or h < v + (side == W):
             return None
-        claim = {"owner": winner, "supply": h, "bound": v}
-        earlier = [reference_of(np.frombuffer(b, np.uint64).reshape(st.shape), s_) for _, b, s_ in path_keys]
+        claim = {"owner": self.winner, "supply": h, "bound": v}
+        earlier = [self.reference_of(np.frombuffer(b, np.uint64).reshape(st.shape), s_) for _, b, s_ in path_keys]
         try:
-            S.check_settled((root.board, *reference_of(st, side)), claim, earlier)
+            S.check_settled((self.root.board, *self.reference_of(st, side)), claim, earlier)
         except S.SettledError:
             return None
         return claim
 
-    graph = _Graph(root)
-    on_path: set = set()    # packed positions on the walk's path
-    reproved = [0]  # sub-positions proven again (their table entries were evicted)
+    # -- building ------------------------------------------------------------------
+    def _new_node(self, key: int, kind: int, points: list[int]) -> int:
+        i = len(self.graph)
+        if i >= self.max_nodes:
+            raise CertificateError(f"the certificate would have more than {self.max_nodes} nodes")
+        if self.progress is not None and i % PROGRESS_EVERY == 0 and i:
+            self.progress(i)
+        return self.graph.add(key, kind, points)
 
-    def new_node(key: int, kind: int, points: list[int]) -> int:
-        i = len(graph)
-        if i >= max_nodes:
-            raise CertificateError(f"the certificate would have more than {max_nodes} nodes")
-        if progress is not None and i % PROGRESS_EVERY == 0 and i:
-            progress(i)
-        return graph.add(key, kind, points)
+    def open(self, st, side, points: list[int]) -> int:
+        """A new node of (st, side) on the walk's path: a winner node (``points``: its
+        move's) or a loser node (every legal reply's), its children linked by the caller
+        (``graph.link``) before :meth:`close`."""
+        key = self.graph.pack(st, side)
+        i = self._new_node(key, _Graph.WINNER if side == self.W else _Graph.LOSER, points)
+        self.on_path.add(key)
+        return i
+
+    def close(self, i: int) -> None:
+        """Node ``i`` is done: off the walk's path."""
+        self.on_path.discard(self.graph.keys[i])
+
+    def known(self, st, side) -> int | None:
+        """The node of (st, side) if the graph has it and it is done (CertificateError if
+        it is on the walk's path: a line that repeats a position)."""
+        key = self.graph.pack(st, side)
+        if key in self.on_path:
+            raise CertificateError(f"the proof loops: {self.graph.bare(st, side)} repeats a position of the line")
+        return self.graph.ids.get(key)
 
     # iterative depth-first walk; a frame: [stones, side, key, node id, table, children
     # by point, points to do, points done, path keys]
-    def open_node(st, side, t_entry, path_keys):
+    def _open_frame(self, st, side, t_entry, path_keys):
+        graph = self.graph
         key = graph.pack(st, side)
-        r = result(st, side)
+        r = self.result(st, side)
         if r is not None:
-            if r != W:
+            if r != self.W:
                 raise CertificateError(f"the proof reaches {graph.bare(st, side)}, won by {'LD'[r]}, "
-                                       f"not {winner}")
-            new_node(key, _Graph.LEAF, [])
+                                       f"not {self.winner}")
+            self._new_node(key, _Graph.LEAF, [])
             return None
-        claim = settled_claim(st, side, path_keys)
+        claim = self.settled_claim(st, side, path_keys)
         if claim is not None:
-            graph.claims[new_node(key, _Graph.SETTLED, [])] = claim
+            graph.claims[self._new_node(key, _Graph.SETTLED, [])] = claim
             return None
-        children = {q: child(st, side, q) for q in legal(st, side)}
-        if side == W:
-            move, t_entry = choose(st, side, children, t_entry, path_keys)
+        children = {q: self.child(st, side, q) for q in self.legal(st, side)}
+        if side == self.W:
+            move, t_entry = self._choose(st, side, children, t_entry, path_keys)
             todo = [move]
-            i = new_node(key, _Graph.WINNER, todo)
         else:
             todo = list(children)
-            i = new_node(key, _Graph.LOSER, todo)
-        on_path.add(key)
-        return [st, side, key, i, t_entry, children, todo, 0, path_keys + [(m_key, st.tobytes(), side)]]
+        i = self.open(st, side, todo)
+        return [st, side, key, i, t_entry, children, todo, 0, path_keys + [self.path_key(st, side)]]
 
-    def choose(st, side, children, t_entry, path_keys):
-        usable = {q: c for q, c in children.items() if graph.pack(*c) not in on_path}
+    def _choose(self, st, side, children, t_entry, path_keys):
+        graph = self.graph
+        usable = {q: c for q, c in children.items() if graph.pack(*c) not in self.on_path}
         for q, c in usable.items():
-            if result(*c) == W:
+            if self.result(*c) == self.W:
                 return q, t_entry
         for attempt in range(2):
-            tm = table_move(t_entry, st, side)
-            here = path_keys + [(m_key, st.tobytes(), side)]
-            if tm in usable and (graph.pack(*usable[tm]) in graph.ids or won(t_entry, *usable[tm])
-                                 or loses_at_once(*usable[tm]) or settled_claim(*usable[tm], here)):
+            tm = self.table_move(t_entry, st, side)
+            here = path_keys + [self.path_key(st, side)]
+            if tm in usable and (graph.pack(*usable[tm]) in graph.ids or self.won(t_entry, *usable[tm])
+                                 or self.loses_at_once(*usable[tm]) or self.settled_claim(*usable[tm], here)):
                 return tm, t_entry
             for q, c in usable.items():
                 if graph.pack(*c) in graph.ids:
                     return q, t_entry
             for q, c in usable.items():
-                if won(t_entry, *c) or settled_claim(*c, here):
+                if self.won(t_entry, *c) or self.settled_claim(*c, here):
                     return q, t_entry
             if attempt == 1:
                 break
@@ -366,60 +422,75 @@ def _build_once(position, proof, *, max_nodes, reprove_seconds, tt_mb, progress,
             p = _with_history(graph.bare(st, side), path_keys)
             # without the settled rule: a child it decided that the reference cannot
             # confirm here is then proven by the search
-            again = prove(p, Limit(seconds=reprove_seconds, tt_mb=tt_mb), method="dfpn", knowledge=False)
+            again = prove(p, Limit(seconds=self.reprove_seconds, tt_mb=self.tt_mb), method="dfpn", knowledge=False)
             if again.value is not Value.WIN or again.table is None:
                 raise CertificateError(f"the proof does not hold up at {p}: proven again, {again.value}")
             t_entry = again.table
-            reproved[0] += 1
+            self.reproved += 1
         raise CertificateError(f"no winning move found at {graph.bare(st, side)}")
 
-    frame = open_node(root.bitboards, root.side_index, table, [])
-    stack = [frame] if frame is not None else []
-    while stack:
-        frame = stack[-1]
-        st, side, key, i, t_entry, children, todo, k, path_keys = frame
-        if k == len(todo):
-            on_path.discard(key)
-            stack.pop()
-            continue
-        q = todo[k]
-        frame[7] = k + 1
-        c = children[q]
-        ckey = graph.pack(*c)
-        if ckey in on_path:
-            raise CertificateError(f"the proof loops: {names[q]} at {graph.bare(st, side)} repeats a "
-                                   "position of the line")
-        j = graph.ids.get(ckey)
-        if j is None:
-            opened = open_node(*c, t_entry, path_keys)
-            j = graph.ids[ckey]
-            if opened is not None:
-                stack.append(opened)
-        graph.link(i, k, j)
+    def subtree(self, st, side, t_entry, path_keys: list) -> int:
+        """The node of (st, side), walked from there with the proof table ``t_entry``
+        (a :class:`~solver.search.result.ProofTable`; None: a finished game) unless the
+        graph has it; ``path_keys``: the path's positions before it (:meth:`path_key`),
+        the history of any sub-position proven again."""
+        known = self.known(st, side)
+        if known is not None:
+            return known
+        graph = self.graph
+        frame = self._open_frame(st, side, t_entry, path_keys)
+        stack = [frame] if frame is not None else []
+        while stack:
+            frame = stack[-1]
+            st_, side_, key, i, t_here, children, todo, k, keys = frame
+            if k == len(todo):
+                self.close(i)
+                stack.pop()
+                continue
+            q = todo[k]
+            frame[7] = k + 1
+            c = children[q]
+            ckey = graph.pack(*c)
+            if ckey in self.on_path:
+                raise CertificateError(f"the proof loops: {self.names[q]} at {graph.bare(st_, side_)} repeats a "
+                                       "position of the line")
+            j = graph.ids.get(ckey)
+            if j is None:
+                opened = self._open_frame(*c, t_here, keys)
+                j = graph.ids[ckey]
+                if opened is not None:
+                    stack.append(opened)
+            graph.link(i, k, j)
+        return graph.ids[graph.pack(st, side)]
 
-    if graph.claims:
-        # the checker guards each settled leaf against every node of the certificate
+    def settled_hold(self) -> bool:
+        """Whether every settled leaf holds against every node, as the checker guards it;
+        those that do not are added to ``refused``."""
+        graph = self.graph
+        if not graph.claims:
+            return True
         from solver.reference import settled as S
 
-        everyone = S.History(reference_of(*graph.unpack(i)) for i in range(len(graph)))
-        blocked = False
+        everyone = S.History(self.reference_of(*graph.unpack(i)) for i in range(len(graph)))
+        held = True
         for i, claim in graph.claims.items():
             try:
-                S.check_settled((root.board, *reference_of(*graph.unpack(i))), claim, everyone)
+                S.check_settled((self.root.board, *self.reference_of(*graph.unpack(i))), claim, everyone)
             except S.SettledError:
-                refused.add(graph.keys[i])
-                blocked = True
-        if blocked:
-            return None
-    head = {
-        "format": FORMAT, "version": VERSION_SETTLED if graph.claims else VERSION,
-        "board": root.board.name, "root": str(root),
-        "winner": winner, "node_count": len(graph),
-        "reproved": reproved[0],
-        # the whole stamp in one field: the header's own "version" is the format's
-        "code": provenance(command),
-    }
-    return head, graph
+                self.refused.add(graph.keys[i])
+                held = False
+        return held
+
+    def head(self, command: str = LIBRARY_COMMAND) -> dict:
+        """The certificate's header (without the file's ``bytes`` and ``sha256``)."""
+        return {
+            "format": FORMAT, "version": VERSION_SETTLED if self.graph.claims else VERSION,
+            "board": self.root.board.name, "root": str(self.root),
+            "winner": self.winner, "node_count": len(self.graph),
+            "reproved": self.reproved,
+            # the whole stamp in one field: the header's own "version" is the format's
+            "code": provenance(command),
+        }
 
 
 def dumps(cert: dict) -> str:
@@ -449,7 +520,13 @@ def write_certificate(path: str | os.PathLike, position, proof=None, *, header: 
     ``gzip.compress(..., mtime=0)``), without holding it in memory.
     """
     head, graph = _build(position, proof, **kwargs)
-    head.update(header or {})
+    return write_graph(path, {**head, **(header or {})}, graph)
+
+
+def write_graph(path: str | os.PathLike, head: dict, graph: _Graph) -> dict:
+    """Write the certificate of header ``head`` and nodes ``graph`` (a
+    :class:`CertificateWalk`'s) to ``path`` as :func:`write_certificate` does; return
+    ``head`` with the file's ``bytes`` and ``sha256``."""
     winner = head["winner"]
     lines = (json.dumps(graph.node(i, winner), separators=(",", ":")) for i in range(len(graph)))
     pieces = (s.encode() for s in _text(head, lines))
