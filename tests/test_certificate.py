@@ -262,14 +262,15 @@ def test_a_checking_process_that_dies_is_an_error_and_none_is_left(cert23, monke
         return check_range(c, lo, hi)
 
     monkeypatch.setattr(C, "_check_range", dies_at_the_third_chunk)
+    others = set(multiprocessing.active_children())  # an earlier test's pool (loky keeps its workers)
     with pytest.raises(C.CheckerProcessError, match=r"ended without an answer \(exit code 3\)"):
         check_data(cert23, jobs=2)
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) <= others
     bad = copy.deepcopy(cert23)
     bad["nodes"][len(bad["nodes"]) // 2]["move"] = "zz"
     with pytest.raises(CertificateError):
         check_data(bad, jobs=3)
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) <= others
 
 
 def test_a_child_won_by_lookahead_is_found_after_proving_again():
