@@ -410,7 +410,8 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         run.pool = Pool(backend, workers, scheduler)
         try:
             run.search()
-        except JobError:
+        except Exception:  # a failed job, or the caller's progress callback raised: the
+            # tree is kept and the jobs stop (else a Dask client or loky workers live on)
             run.save(force=True)
             run.pool.shutdown(abandon=True)
             raise
