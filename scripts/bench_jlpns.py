@@ -32,22 +32,14 @@ from solver.jobs.jlpns import jlpns
 from solver.search.limit import Limit
 from solver.search.prove import load_kernels, prove
 from solver.util.files import write_atomic
-from solver.util.provenance import provenance
+from solver.util.provenance import load_average, provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "bench.json"
 POSITION = "1D1/4/1DL2/L2L2/5/2D1/3 L"
 
 
-def load() -> str:
-    try:
-        with open("/proc/loadavg") as f:
-            return f.read().split()[0]
-    except OSError:
-        return "?"
-
-
 def measure(name: str, run) -> dict:
-    la = load()
+    la = load_average()
     t0 = time.perf_counter()
     r = run()
     row = {"run": name, "value": r.value.value, "seconds": round(time.perf_counter() - t0, 3), "nodes": r.nodes,
@@ -91,7 +83,7 @@ def main() -> None:
                 "nodes": round(r["nodes"] / max(1, one["nodes"]), 3)}
     for k, v in ratios.items():
         print(f"{k}: " + ", ".join(f"{a} {b:.2f}" for a, b in v.items()))
-    print(f"load average now {load()}")
+    print(f"load average now {load_average()}")
     if args.out:
         command = " ".join(["python scripts/bench_jlpns.py"] + sys.argv[1:])
         report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes, "runs": rows,

@@ -33,22 +33,14 @@ from solver.search.certificate import write_certificate
 from solver.search.limit import Limit
 from solver.search.prove import load_kernels, prove
 from solver.util.files import write_atomic
-from solver.util.provenance import provenance
+from solver.util.provenance import load_average, provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "certificate-bench.json"
 POSITION = "1D1/4/1DL2/L2L2/5/2D1/3 L"
 
 
-def load() -> str:
-    try:
-        with open("/proc/loadavg") as f:
-            return f.read().split()[0]
-    except OSError:
-        return "?"
-
-
 def timed(run):
-    la = load()
+    la = load_average()
     t0 = time.perf_counter()
     out = run()
     return out, round(time.perf_counter() - t0, 3), la
@@ -100,7 +92,7 @@ def main() -> None:
               "positions / single proof's positions": round(jc["positions"] / max(1, dc["positions"]), 3)}
     for k, v in ratios.items():
         print(f"{k}: {v:.2f}")
-    print(f"load average now {load()}")
+    print(f"load average now {load_average()}")
     if args.out:
         command = " ".join(["python scripts/bench_jlpns_certificate.py"] + sys.argv[1:])
         report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes,

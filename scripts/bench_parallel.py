@@ -35,6 +35,7 @@ from solver import Position
 from solver.rules.randomgame import random_positions
 from solver.search.prove import load_kernels, prove
 from solver.search.limit import Limit
+from solver.util.provenance import load_average
 
 #: 3/4, 6 plies into the games of random_positions('3/4', 6, 6, seed=7) and seed=8, those
 #: the sequential search decided within 60 s (with its expansions, in millions)
@@ -48,16 +49,8 @@ POSITIONS = [
 ]
 
 
-def load() -> str:
-    try:
-        with open("/proc/loadavg") as f:
-            return f.read().split()[0]
-    except OSError:
-        return "?"
-
-
 def measure(pos: Position, jobs: int, seconds: float, tt_mb: float) -> dict:
-    la = load()
+    la = load_average()
     t0, c0 = time.perf_counter(), _cpu()
     p = prove(pos, Limit(seconds=seconds, tt_mb=tt_mb), jobs=jobs)
     return {"value": p.value, "seconds": time.perf_counter() - t0, "nodes": p.nodes, "load": la,
@@ -107,7 +100,7 @@ def main() -> None:
         c1, cn = sum(a["cpu"] for a, _ in pairs), sum(b["cpu"] for _, b in pairs)
         print(f"on the {len(pairs)} positions both decided: speed-up {s1 / sn:.2f}x wall clock "
               f"({s1:.1f} s -> {sn:.1f} s), expansions x{nn / n1:.2f} ({n1:,} -> {nn:,}), "
-              f"nodes per second {n1 / s1:,.0f} -> {nn / sn:,.0f}; load now {load()}")
+              f"nodes per second {n1 / s1:,.0f} -> {nn / sn:,.0f}; load now {load_average()}")
         # with a core for each worker the wall time would be the CPU time over the jobs
         print(f"CPU seconds {c1:.1f} -> {cn:.1f}: on {args.jobs} free cores the speed-up would be about "
               f"{args.jobs * c1 / cn:.2f}x (jobs x CPU ratio; an estimate, not a measurement)")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from solver import RULES_VERSION, __version__
 
-__all__ = ["provenance", "code_revision", "CODE_PATHS"]
+__all__ = ["provenance", "code_revision", "load_average", "CODE_PATHS"]
 
 #: the paths whose uncommitted changes make a revision ``-dirty``
 CODE_PATHS = ("solver", "puzzles", "scripts", "pyproject.toml")
@@ -58,3 +58,13 @@ def provenance(command: str, *, revision: str | None = None) -> dict[str, str]:
         "revision": code_revision() if revision is None else revision,
         "rules": RULES_VERSION, "python": platform.python_version(),
     }
+
+
+def load_average() -> str:
+    """The machine's load average over the last minute, as ``/proc/loadavg`` gives it
+    (``'?'`` where there is none): a benchmark records it beside its timings."""
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().split()[0]
+    except (OSError, IndexError):
+        return "?"
