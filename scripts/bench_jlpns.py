@@ -3,7 +3,7 @@
 core, then JL-PNS with 1 and with 2 workers, in one run.
 
 Usage: python scripts/bench_jlpns.py [--position POS] [--job-nodes 20000] [--workers 1,2]
-                                     [--tt-mb 256] [--time 1800] [--out [FILE]]
+                                     [--backend loky|shared] [--tt-mb 256] [--time 1800] [--out [FILE]]
 
 The default position is a 3/4 position 6 plies into a seeded random game (one of
 ``scripts/bench_parallel.py``'s, ``random_positions('3/4', 6, 6, seed=7)``), which plain
@@ -11,7 +11,8 @@ df-pn proves in about a million expansions: small enough for a loaded machine (t
 move classes of 3/4, such as ``3/4/5/1L4/5/4/3 D``, take 10**7 to 10**8).  Each run
 prints its value (they must agree), wall seconds, expansions (every job's, re-walks
 included), jobs and master-tree size, and ``/proc/loadavg`` before it (one worker runs
-in this process, more in loky processes, each keeping its own table); then the ratios:
+in this process, more in loky processes, each keeping its own table, or with ``--backend
+shared`` in forked processes on one table in shared memory); then the ratios:
 JL-PNS against plain df-pn (expansions, wall clock) and 2 workers against 1 (the wall
 clock speed-up and the expansions).  The wall clock depends on the machine's load: on a
 machine that other work keeps busy, the speed-up measures the sharing, not the search.
@@ -54,6 +55,8 @@ def main() -> None:
     ap.add_argument("--position", default=POSITION)
     ap.add_argument("--job-nodes", type=int, default=20_000, help="each job's budget in expansions")
     ap.add_argument("--workers", default="1,2", help="comma-separated worker counts of the JL-PNS runs")
+    ap.add_argument("--backend", default="loky", choices=("loky", "shared"),
+                    help="where 2+ workers run: loky processes (a table each) or forked ones on one shared table")
     ap.add_argument("--tt-mb", type=float, default=256, help="plain df-pn's table")
     ap.add_argument("--time", type=float, default=1800, help="budget of each run in seconds")
     ap.add_argument("--out", nargs="?", const=str(OUT), default=None, help="write the report (default path: %(const)s)")
@@ -66,7 +69,7 @@ def main() -> None:
     rows = [measure("dfpn", lambda: prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb)))]
     for w in workers:
         rows.append(measure(f"jlpns w={w}", lambda w=w: jlpns(pos, Limit(seconds=args.time), workers=w,
-                                                                job_nodes=args.job_nodes)))
+                                                                job_nodes=args.job_nodes, backend=args.backend)))
     values = {r["value"] for r in rows} - {"unknown"}
     if len(values) > 1:
         sys.exit(f"bench_jlpns: the runs disagree on {pos}: {[r['value'] for r in rows]}")
@@ -86,7 +89,8 @@ def main() -> None:
     print(f"load average now {load_average()}")
     if args.out:
         command = " ".join(["python scripts/bench_jlpns.py"] + sys.argv[1:])
-        report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes, "runs": rows,
+        report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes,
+                  "backend": args.backend, "runs": rows,
                   "ratios": ratios}
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -319,21 +319,31 @@ _KEPT: dict = {}
 
 def run_leaf(board: int, path: list[tuple[bytes, int]], prover: int, limit: Limit, run: str = "",
              entries: tuple | None = None, share_work: int = 0,
-             parent_pid: int | None = None, stop_event: str | None = None) -> ProverAnswer:
+             parent_pid: int | None = None, stop_event: str | None = None,
+             shared: tuple | None = None) -> ProverAnswer:
     """A worker's job: :func:`prove_for` at the last position of ``path`` (``(stones,
     side)`` of each position of its game, oldest first: the search path) on board ``m``
     ``board``.  The jobs of one ``run`` ("": none) that a process runs share its table
     (positions recur across jobs: moves commute); ``entries`` and ``share_work`` are
     :func:`prove_for`'s (the other workers' solved entries, and what to send back);
-    ``parent_pid`` and ``stop_event`` are the pool's (a job ends by its budget)."""
+    ``parent_pid`` and ``stop_event`` are the pool's (a job ends by its budget);
+    ``shared``: the :class:`~solver.jobs.shared_pool.SharedPool`'s ``(arrays, worker,
+    seen_mb)``, the table that all its workers' searches use."""
     b = Board.get(board)
     search = None
     if run:
-        key = (run, board, prover, limit.tt_mb)
+        key = (run, board, prover, limit.tt_mb, shared is not None)
         if _KEPT.get("key") != key:
             _KEPT.clear()  # another run's table goes before this one's is made
-            _KEPT.update(key=key, search=new_dfpn(core.tables(b), prover, limit.tt_mb))
+            if shared is None:
+                made = new_dfpn(core.tables(b), prover, limit.tt_mb)
+            else:
+                arrays, worker, seen_mb = shared
+                made = new_dfpn(core.tables(b), prover, seen_mb, shared=arrays, worker=worker)
+            _KEPT.update(key=key, search=made)
         search = _KEPT["search"]
+        if shared is not None:
+            search.busy[search.worker[0], :] = 0  # a job cut short leaves its path marked
     keys = [(board, st, side) for st, side in path[:-1]]
     st, side = path[-1]
     w = len(st) // 16
@@ -372,7 +382,9 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
     on top), ``seconds`` the wall time, ``tt_mb`` each worker's table (None:
     :data:`~solver.search.prove.DEFAULT_TT_MB`), which it keeps from job to job.
     ``workers`` processes (1: this process), ``in_flight`` jobs at once (None: one per
-    worker); ``backend`` and ``scheduler`` are :class:`~solver.jobs.workers.Pool`'s.
+    worker); ``backend`` and ``scheduler`` are :class:`~solver.jobs.workers.Pool`'s, or
+    ``backend='shared'``: ``workers`` processes forked here, whose jobs all use one table
+    of ``tt_mb`` in shared memory (:mod:`.shared_pool`).
     ``checkpoint``: the master tree's file; a matching file is resumed, and kept when the
     run ends.  ``progress`` gets a dict after each job (``nodes``, ``seconds``, ``jobs``,
     ``running``, ``tree``, ``stage``, the root's ``pn`` and ``dn``).
@@ -407,7 +419,12 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         run.load()
         load_kernels(position.board, "dfpn")  # before the clock: a cold compile is no job's
         run.t0 = time.perf_counter()
-        run.pool = Pool(backend, workers, scheduler)
+        if backend == "shared" and workers > 1:
+            from .shared_pool import SharedPool
+
+            run.pool = SharedPool(workers, tt_mb)
+        else:
+            run.pool = Pool("loky" if backend == "shared" else backend, workers, scheduler)
         try:
             run.search()
         except Exception:  # a failed job, or the caller's progress callback raised: the
@@ -529,6 +546,8 @@ class _Run:
                 return  # decided, or out of budget
             self.stage += 1
             self.entries = None  # keyed for the other prover: of no use to this one
+            if getattr(self.pool, "shares_table", False):
+                self.pool.reset()
             if self.stage < 2:
                 self.tree = self._tree(self.stage)
             self.save(force=True)
@@ -566,7 +585,8 @@ class _Run:
                 job = Limit(seconds=left, nodes=budget, tt_mb=self.tt_mb)
                 tree.start(i)
                 args = (pos.board.m, path, tree.prover, job, self.token)
-                if not pool.in_process:  # one table here; several to share among
+                if not pool.in_process and not getattr(pool, "shares_table", False):
+                    # one table here or in shared memory; several to share among
                     args += (self.entries, max(SHARE_LEAST, self.job_nodes // SHARE_PART))
                 fut = _Ready(run_leaf, *args) if pool.in_process else pool.submit(run_leaf, *args)
                 running[fut] = (i, budget)
