@@ -136,5 +136,6 @@ class SharedPool:
                 p.kill()
             p.join()
         self.collector.join()
+        self.tasks.cancel_join_thread()  # jobs nobody will take: no wait for them at exit
         self.tasks.close()
         self.results.close()
