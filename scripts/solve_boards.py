@@ -37,6 +37,7 @@ from pathlib import Path
 from solver import Board, Interrupted, Position
 from solver.util.files import write_atomic
 from solver.app.openings import default_checkpoint, pie_map_svg, solve_openings
+from solver.app.openings.classes import PIE_VARIANT
 from solver.util.provenance import provenance
 from solver.jobs.runner import DEFAULT_METHOD, CheckpointError
 from solver.search.limit import Limit
@@ -74,9 +75,7 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
                                                    ("pie-max-nodes", args.pie_max_nodes)) if v)
     record = {
         "board": board.name,
-        "variant": "pie: the first player places one Light and one Dark stone, the second "
-                   "chooses a colour, Light plays next; pairs are 'Light point-Dark point', "
-                   "values are the winner, and the chooser takes the winning colour",
+        "variant": PIE_VARIANT,
         **provenance(f"python scripts/solve_boards.py --boards '' --pie {board.name} "
                      f"--pie-tt-mb {args.pie_tt_mb:g} --method {args.method} --jobs {args.jobs}{budget}"),
         **r.as_dict(),

@@ -2,7 +2,7 @@
 """Prove the first-move classes of a board one at a time, each to the end, and collect
 them into the board's opening table.
 
-Usage: python scripts/solve_openings.py [--board 3/4] [--classes a1,b2] [--time S]
+Usage: python scripts/solve_openings.py [--board 3/4] [--pie] [--classes a1,b2] [--time S]
                                         [--tt-mb M] [--collect] [--status]
                                         [--certificates DIR] [--tables DIR]
 
@@ -29,6 +29,13 @@ stopped while checking it), that file is checked and recorded; else the class is
 again (its record is replaced by the new search's, with the certificate).
 While a process works on a class, ``<board>-<hash>-value.running`` beside its file holds
 the process id, and other processes pass over that class.
+
+With ``--pie``, the classes are those of the pie variant's pairs of first stones (Light's
+stone, Dark's stone, Light to move; named by their first pair, ``a1-a2``): their records
+are in ``results/solutions/<board>-pie/``, and after each class ``<board>-pie.json`` (who
+wins after each of the pairs, per class its value, effort and checked certificate) and
+``<board>-pie-map.svg`` are written (a pie file of another command that decides more pairs
+is left alone until these records decide as many).
 
 After each class (and with ``--collect`` alone, without searching), writes
 ``results/solutions/<board>.json``: Light's value after each first move, per class its
@@ -57,6 +64,8 @@ OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--board", default="3/4")
+    ap.add_argument("--pie", action="store_true",
+                    help="the classes of pairs of first stones of the pie variant")
     ap.add_argument("--classes", default="", help="comma-separated class names (default: all)")
     ap.add_argument("--time", type=float, default=None, help="seconds per class (default: no limit)")
     ap.add_argument("--tt-mb", type=float, default=4096.0)
@@ -81,11 +90,13 @@ def main() -> None:
         sys.exit(f"solve_openings: {e}")
     try:
         if args.status:
-            print(status(OUT, board, tables))
+            print(status(OUT, board, tables, pie=args.pie))
             return
         if args.collect:
-            rec = collect(OUT, board)
-            print(f"{board.name}: {rec['value']} for Light; {rec['decided']} decided", file=sys.stderr)
+            rec = collect(OUT, board, pie=args.pie)
+            who = "the first player" if args.pie else "Light"
+            print(f"{board.name}{' pie' if args.pie else ''}: {rec['value']} for {who}; "
+                  f"{rec['decided']} decided", file=sys.stderr)
             return
         # a background run is stopped with SIGTERM: let it save its table as Ctrl-C does
         interrupt_on_sigterm()
@@ -95,7 +106,7 @@ def main() -> None:
             certificate_nodes=args.certificate_nodes, check_jobs=args.check_jobs,
             # the revision of the code this process runs, taken once at its start: the
             # solver is imported now, so later commits do not change what it runs
-            revision=code_revision(),
+            revision=code_revision(), pie=args.pie,
         )
         prove_classes(board, [c for c in args.classes.split(",") if c], settings)
     except (ClassError, TableFileError, Interrupted) as e:

@@ -284,3 +284,47 @@ def test_a_class_whose_certificate_failed_is_found_proven_in_its_saved_table(scr
     # the second run searched next to nothing: the root was proven in the table
     assert again["stats"]["expansions"] - first["stats"]["expansions"] < first["stats"]["expansions"] / 4
     assert not (tables / f"2-3-{job.key}.table").exists()
+
+
+SOLVED_2_3_PIE = SOLVED_2_3.with_name("2-3-pie.json")
+
+
+def test_the_pie_classes_of_2_3_collect_to_the_committed_pie_file_and_map(script, tmp_path, monkeypatch, capsys):
+    from solver.app.openings import pie_jobs
+
+    jobs = pie_jobs(Position.start(Board.parse("2/3")))
+    certs = tmp_path / "certs"
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", jobs[0].key, "--tt-mb", "16",
+        "--certificates", str(certs))
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--tt-mb", "16")
+    assert len(list((tmp_path / "2-3-pie").glob("2-3-*-value.json"))) == len(jobs)
+    assert not list(tmp_path.glob("2-3-*-value.json"))  # the first-move records' folder is not touched
+    table = json.loads((tmp_path / "2-3-pie.json").read_text())
+    solved = json.loads(SOLVED_2_3_PIE.read_text())  # alpha-beta's, by scripts/solve_boards.py
+    assert table["pairs"] == solved["pairs"] and table["summary"] == solved["summary"]
+    assert table["decided"] == "182 of 182 pairs" and table["value"] == "loss"
+    assert table["variant"] == solved["variant"]
+    assert table["certified"] == f"1 of {len(jobs)} classes"
+    first = next(c for c in table["classes"] if c["key"] == jobs[0].key)
+    assert first["certificate"]["positions"] > 1 and (certs / first["certificate"]["file"]).exists()
+    assert first["value"] == solved["pairs"][jobs[0].key] and first["verified"]
+    assert table["nodes"] == sum(c["nodes"] for c in table["classes"]) > 0
+    # the map is the committed map: the same pairs drawn the same way
+    assert (tmp_path / "2-3-pie-map.svg").read_text() == SOLVED_2_3_PIE.with_name("2-3-pie-map.svg").read_text()
+    capsys.readouterr()
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--status")
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + len(jobs) and lines[0].split()[2] == "winner"
+    row = next(x for x in lines if x.startswith(jobs[0].key + " "))
+    assert f" {solved['pairs'][jobs[0].key]} " in row and "checked" in row
+
+
+def test_a_pie_file_that_decides_more_pairs_is_left_alone(script, tmp_path, monkeypatch, capsys):
+    from solver.app.openings import pie_jobs
+
+    theirs = json.loads(SOLVED_2_3_PIE.read_text())
+    (tmp_path / "2-3-pie.json").write_text(json.dumps(theirs))
+    job = pie_jobs(Position.start(Board.parse("2/3")))[0]
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", job.key, "--tt-mb", "16")
+    assert "decides 182 pairs, these records 4: left alone" in capsys.readouterr().err
+    assert json.loads((tmp_path / "2-3-pie.json").read_text()) == theirs

@@ -1,5 +1,6 @@
 """Proving the first-move classes of a board one at a time, each to the end, and the
-board's opening table collected from them (``scripts/solve_openings.py`` is the command).
+board's opening table collected from them (``scripts/solve_openings.py`` is the command);
+the same for the classes of pairs of first stones of the pie variant.
 
 Each class of first moves (:func:`~solver.app.openings.solution.opening_jobs`; a class is
 named by its first member) is one df-pn search from the position after the move, Dark to
@@ -19,6 +20,12 @@ record keeps the file's size, SHA-256, positions and the checker's result.
 :func:`collect` writes the opening table ``<folder>/<board>.json`` (Light's value after
 each first move, per class its value, effort, provenance and checked certificate) and its
 map ``<board>-map.svg``; :func:`status` is a one-line-per-class summary.
+
+Under the pie variant (``ClassSettings.pie``) a class is a class of pairs of first stones
+(:func:`~solver.app.openings.solution.pie_jobs`: Light's stone, Dark's stone, Light to
+move), its record is in ``<folder>/<board>-pie/`` (:func:`records_folder`), and
+:func:`collect` writes ``<board>-pie.json`` (who wins after each pair, per class its
+value, effort and checked certificate) and its map ``<board>-pie-map.svg``.
 """
 
 from __future__ import annotations
@@ -39,12 +46,12 @@ from solver.util.provenance import code_revision, provenance
 from solver.jobs.runner import Job
 from solver.search.limit import Limit
 from solver.search.values import Value
-from .solution import opening_jobs
+from .solution import opening_jobs, pie_jobs
 
 __all__ = [
-    "COMMAND", "ClassError", "ClassSettings", "value_path", "read_record",
+    "COMMAND", "ClassError", "ClassSettings", "class_jobs", "records_folder", "value_path", "read_record",
     "table_path", "certificate_path", "prove_classes", "prove_class", "certify_class",
-    "check_class_certificate", "collect", "status",
+    "check_class_certificate", "collect", "collect_pie", "status", "PIE_VARIANT",
 ]
 
 #: the command whose records these are: a table another command wrote is not replaced
@@ -53,6 +60,9 @@ COMMAND = "python scripts/solve_openings.py"
 
 class ClassError(MeridiansError):
     """A class record or opening table that cannot be used (corrupt, or another command's)."""
+
+
+_NAME = {"L": "Light", "D": "Dark"}
 
 
 def _stderr(text: str) -> None:
@@ -66,7 +76,8 @@ class ClassSettings:
     a stopped class's table is saved (None: nowhere); ``certificates`` where each decided
     class's certificate is written and checked (None: no certificates), at most
     ``certificate_nodes`` positions, checked by ``check_jobs`` processes.  ``revision``
-    is the code's revision, taken once when the run starts; ``say`` shows progress."""
+    is the code's revision, taken once when the run starts; ``say`` shows progress;
+    ``pie``: the classes are the pie variant's pairs of first stones."""
 
     folder: Path
     seconds: float | None = None
@@ -77,6 +88,7 @@ class ClassSettings:
     check_jobs: int = 1
     revision: str = field(default_factory=code_revision)
     say: Callable[[str], None] = _stderr
+    pie: bool = False
 
     def __post_init__(self) -> None:
         self.folder = Path(self.folder)
@@ -90,12 +102,23 @@ class ClassSettings:
 
     def command(self, board: Board, key: str) -> str:
         """The command that proves class ``key`` with these settings."""
-        return (f"{COMMAND} --board {board.name} --classes {key}"
+        return (f"{COMMAND} --board {board.name}{' --pie' if self.pie else ''} --classes {key}"
                 + (f" --time {self.seconds:g}" if self.seconds else "") + f" --tt-mb {self.tt_mb:g}"
                 + (f" --certificates {self.certificates}" if self.certificates else ""))
 
 
 # -- where things are --------------------------------------------------------------------
+def class_jobs(board: Board, pie: bool = False) -> list[Job]:
+    """The classes of ``board``'s first moves, or with ``pie`` of its pairs of first stones."""
+    start = Position.start(board)
+    return pie_jobs(start) if pie else opening_jobs(start)
+
+
+def records_folder(folder: Path, board: Board, pie: bool = False) -> Path:
+    """Where the class records are: ``folder`` itself, or ``folder/<board>-pie`` for the pie."""
+    return Path(folder) / f"{board.name.replace('/', '-')}-pie" if pie else Path(folder)
+
+
 def value_path(folder: Path, pos: Position) -> Path:
     """Where ``scripts/prove_position.py`` and the class search keep one position's record."""
     digest = hashlib.sha1(str(pos).encode()).hexdigest()[:8]
@@ -142,18 +165,19 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
     another live process holds.  Raises ClassError (an unknown class, a corrupt record),
     :class:`~solver.search.tablefile.TableFileError` and :class:`~solver.util.errors.Interrupted`
     (Ctrl-C or SIGTERM; the message says what was kept)."""
-    jobs = opening_jobs(Position.start(board))
+    jobs = class_jobs(board, settings.pie)
     names = {j.key: j for j in jobs}
+    records = records_folder(settings.folder, board, settings.pie)
     for k in keys:
         if k not in names:
             raise ClassError(f"no class {k!r} on {board.name} (classes: {', '.join(names)})")
     say = settings.say
     for job in (names[k] for k in keys) if keys else jobs:
         pos = Position.parse(job.position)
-        path = value_path(settings.folder, pos)
+        path = value_path(records, pos)
         old = read_record(path)
         if _decided(old) and (settings.certificates is None or "certificate" in old):
-            say(f"{job.key}: already {old['value']} for Dark to move ({path.name})")
+            say(f"{job.key}: already {old['value']} for {_NAME[pos.to_move]} to move ({path.name})")
             continue
         lock = path.with_suffix(".running")
         if not claim(lock):
@@ -171,7 +195,7 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
                 prove_class(board, job, settings)
         finally:
             lock.unlink(missing_ok=True)
-        collect(settings.folder, board)
+        collect(settings.folder, board, pie=settings.pie, say=say)
 
 
 def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
@@ -183,7 +207,8 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
 
     say = settings.say
     pos = Position.parse(job.position)
-    path = value_path(settings.folder, pos)
+    records = records_folder(settings.folder, board, settings.pie)
+    path = value_path(records, pos)
     last = [0.0]
 
     def progress(info: dict) -> None:
@@ -208,9 +233,9 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
     }
     # the value is written before the certificate is built and checked, which takes longer
     # than the search did: an interruption then loses only the certificate
-    settings.folder.mkdir(parents=True, exist_ok=True)
+    records.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(record, indent=1) + "\n")
-    say(f"{job.key}: {p.value} for Dark to move (re-walked: {p.verified}); {p.nodes:,} "
+    say(f"{job.key}: {p.value} for {_NAME[pos.to_move]} to move (re-walked: {p.verified}); {p.nodes:,} "
         f"expansions in {p.seconds:.0f} s; wrote {path.name}")
     decided = p.value in (Value.WIN, Value.LOSS) and p.verified
     if settings.certificates is not None and decided:
@@ -325,11 +350,16 @@ def _light(rec: dict | None) -> str:
     return Value(rec["value"]).negated().value if _decided(rec) else "unknown"
 
 
-def collect(folder: Path, board: Board) -> dict:
-    """Write ``<board>.json`` and ``<board>-map.svg`` in ``folder`` from the class records;
-    return the table.  Raises ClassError when ``<board>.json`` was written by another
-    command (such as 2/3's, by alpha-beta): it is left alone."""
+def collect(folder: Path, board: Board, *, pie: bool = False,
+            say: Callable[[str], None] = _stderr) -> dict:
+    """Write ``<board>.json`` and ``<board>-map.svg`` in ``folder`` from the class records
+    (with ``pie``: :func:`collect_pie`); return the table.  Raises ClassError when
+    ``<board>.json`` was written by another command (such as 2/3's, by alpha-beta): it
+    is left alone."""
     from ..svg import map_svg
+
+    if pie:
+        return collect_pie(folder, board, say=say)
 
     folder = Path(folder)
     stem = board.name.replace("/", "-")
@@ -373,16 +403,95 @@ def collect(folder: Path, board: Board) -> dict:
     return record
 
 
-def status(folder: Path, board: Board, tables: Path | None) -> str:
-    """One line per class: its value for Light, effort, certificate, saved table."""
+#: the pie variant, in the words of every pie file (``scripts/solve_boards.py``'s too)
+PIE_VARIANT = ("pie: the first player places one Light and one Dark stone, the second chooses a "
+               "colour, Light plays next; pairs are 'Light point-Dark point', values are the "
+               "winner, and the chooser takes the winning colour")
+
+
+def _winner(rec: dict | None) -> str:
+    """Who wins a pie class's position (Light to move): 'L', 'D', or 'unknown'."""
+    if not _decided(rec):
+        return "unknown"
+    return rec["to_move"] if rec["value"] == "win" else ("D" if rec["to_move"] == "L" else "L")
+
+
+def collect_pie(folder: Path, board: Board, *, say: Callable[[str], None] = _stderr) -> dict:
+    """Write ``<board>-pie.json`` and ``<board>-pie-map.svg`` in ``folder`` from the pie
+    class records; return the table.  A pie file another command wrote (``meridians
+    solve --pie``, ``scripts/solve_boards.py``) is replaced only when this one decides at
+    least as many pairs; else it is left alone (and said)."""
+    from .piemap import pie_map_svg
+
+    folder = Path(folder)
+    stem = board.name.replace("/", "-") + "-pie"
+    start = Position.start(board)
+    records = records_folder(folder, board, pie=True)
+    classes, pairs = [], {}
+    for job in class_jobs(board, pie=True):
+        rec = read_record(value_path(records, Position.parse(job.position))) or {}
+        decided = _decided(rec)
+        winner = _winner(rec)
+        classes.append({
+            "key": job.key, "members": list(job.members), "position": job.position,
+            "value": winner, "verified": decided, "nodes": rec.get("nodes"), "seconds": rec.get("seconds"),
+            "command": rec.get("command"), "revision": rec.get("revision"),
+            "line": rec.get("line", []) if decided else [],
+            "certificate": _summary(rec.get("certificate")) if decided else None,
+        })
+        for m in job.members:
+            pairs[m] = winner
+    pairs = dict(sorted(pairs.items()))
+    decided = sum(v != "unknown" for v in pairs.values())
+    old = read_record(folder / f"{stem}.json")
+    if old is not None and not str(old.get("command", "")).startswith(COMMAND):
+        theirs = sum(v not in ("unknown", None) for v in dict(old.get("pairs") or {}).values())
+        if theirs > decided:
+            say(f"{stem}.json ({old.get('command')!r}) decides {theirs} pairs, these records "
+                f"{decided}: left alone")
+            return old
+    summary = {v: n for v in ("L", "D", "unknown") if (n := sum(w == v for w in pairs.values()))}
+    spent = [c for c in classes if c["nodes"] is not None]
+    record = {
+        "board": board.name,
+        "variant": PIE_VARIANT,
+        **provenance(f"{COMMAND} --board {board.name} --pie --collect"),
+        "method": "df-pn per class of pairs of first stones (scripts/solve_openings.py --pie), "
+                  "each proof re-walked, each certificate checked by the reference checker",
+        "position": str(start),
+        # the chooser takes the winning colour: every decided pair is lost by the first player
+        "value": "loss" if pairs and decided == len(pairs) else "unknown",
+        "decided": f"{decided} of {len(pairs)} pairs",
+        "certified": f"{sum(c['certificate'] is not None for c in classes)} of {len(classes)} classes",
+        "summary": summary,
+        "nodes": sum(c["nodes"] for c in spent),
+        "seconds": round(sum(c["seconds"] for c in spent), 1),
+        "certificate_check_seconds": round(sum(c["certificate"]["check_seconds"] for c in classes
+                                               if c["certificate"]), 1),
+        "pairs": pairs,
+        "classes": classes,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / f"{stem}.json", json.dumps(record, indent=1) + "\n")
+    write_atomic(folder / f"{stem}-map.svg", pie_map_svg(start, pairs))
+    return record
+
+
+def status(folder: Path, board: Board, tables: Path | None, *, pie: bool = False) -> str:
+    """One line per class: its value (for Light; the pie: who wins), effort, certificate,
+    saved table."""
     from solver.search.tablefile import TableFileError, read_header
 
-    lines = [f"{'class':<6} {'moves':<16} {'Light':<8} {'expansions':>14} {'seconds':>8}  certificate / table"]
-    for job in opening_jobs(Position.start(board)):
-        path = value_path(folder, Position.parse(job.position))
+    head = "winner" if pie else "Light"
+    wide = 24 if pie else 16  # a pie class's members: four pairs
+    lines = [f"{'class':<6} {'members' if pie else 'moves':<{wide}} {head:<8} "
+             f"{'expansions':>14} {'seconds':>8}  certificate / table"]
+    records = records_folder(folder, board, pie)
+    for job in class_jobs(board, pie):
+        path = value_path(records, Position.parse(job.position))
         rec = read_record(path) or {}
         decided = _decided(rec)
-        light = _light(rec) if decided else ("unknown" if rec else "-")
+        shown = (_winner(rec) if pie else _light(rec)) if decided else ("unknown" if rec else "-")
         notes = []
         cert = rec.get("certificate")
         if cert:
@@ -400,5 +509,6 @@ def status(folder: Path, board: Board, tables: Path | None) -> str:
             notes.append("claimed by a process")
         nodes = f"{rec['nodes']:,}" if "nodes" in rec else "-"
         secs = f"{rec['seconds']:.0f}" if "seconds" in rec else "-"
-        lines.append(f"{job.key:<6} {','.join(job.members):<16} {light:<8} {nodes:>14} {secs:>8}  {'; '.join(notes)}")
+        lines.append(f"{job.key:<6} {','.join(job.members):<{wide}} {shown:<8} {nodes:>14} "
+                     f"{secs:>8}  {'; '.join(notes)}")
     return "\n".join(lines)
