@@ -3,7 +3,8 @@
 core, then JL-PNS with 1 and with 2 workers, in one run.
 
 Usage: python scripts/bench_jlpns.py [--position POS] [--job-nodes 20000] [--workers 1,2]
-                                     [--backend loky|shared] [--tt-mb 256] [--time 1800] [--out [FILE]]
+                                     [--backend loky|shared] [--tt-mb 256] [--time 1800]
+                                     [--no-dfpn] [--trace] [--out [FILE]]
 
 The default position is a 3/4 position 6 plies into a seeded random game (one of
 ``scripts/bench_parallel.py``'s, ``random_positions('3/4', 6, 6, seed=7)``), which plain
@@ -17,7 +18,10 @@ JL-PNS against plain df-pn (expansions, wall clock) and 2 workers against 1 (the
 clock speed-up and the expansions).  The wall clock depends on the machine's load: on a
 machine that other work keeps busy, the speed-up measures the sharing, not the search.
 ``--out`` writes the report as JSON (default results/jlpns/bench.json), with its command
-and code version; without it nothing is written.
+and code version; without it nothing is written.  ``--trace`` keeps each JL-PNS run's
+per-job records in it (``jlpns(..., trace=True)``: search and master seconds, pickled
+sizes), the input of ``scripts/simulate_jlpns.py``; ``--no-dfpn`` leaves out the plain
+df-pn run (the ratios are then between the JL-PNS runs only).
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ def measure(name: str, run) -> dict:
     r = run()
     row = {"run": name, "value": r.value.value, "seconds": round(time.perf_counter() - t0, 3), "nodes": r.nodes,
            "jobs": r.stats.get("jobs", 1), "master_nodes": r.stats.get("master_nodes", 0), "load": la}
+    if "trace" in r.stats:
+        row["load_after"] = load_average()
+        row["trace"] = r.stats["trace"]
     print(f"{name:<14} {row['value']:>7} {row['seconds']:>9.1f} {row['nodes']:>13,} {row['jobs']:>6} "
           f"{row['master_nodes']:>7} {la:>6}", flush=True)
     return row
@@ -59,6 +66,8 @@ def main() -> None:
                     help="where 2+ workers run: loky processes (a table each) or forked ones on one shared table")
     ap.add_argument("--tt-mb", type=float, default=256, help="plain df-pn's table")
     ap.add_argument("--time", type=float, default=1800, help="budget of each run in seconds")
+    ap.add_argument("--trace", action="store_true", help="keep each JL-PNS run's per-job records")
+    ap.add_argument("--no-dfpn", action="store_true", help="leave out the plain df-pn run")
     ap.add_argument("--out", nargs="?", const=str(OUT), default=None, help="write the report (default path: %(const)s)")
     args = ap.parse_args()
     pos = Position.parse(args.position)
@@ -66,21 +75,23 @@ def main() -> None:
     load_kernels(pos.board)
     print(f"JL-PNS against plain df-pn on {pos}: jobs of {args.job_nodes:,} expansions, {args.time:g} s a run")
     print(f"{'run':<14} {'value':>7} {'seconds':>9} {'expansions':>13} {'jobs':>6} {'tree':>7} {'load':>6}")
-    rows = [measure("dfpn", lambda: prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb)))]
+    rows = [] if args.no_dfpn else [measure("dfpn", lambda: prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb)))]
     for w in workers:
         rows.append(measure(f"jlpns w={w}", lambda w=w: jlpns(pos, Limit(seconds=args.time), workers=w,
-                                                                job_nodes=args.job_nodes, backend=args.backend)))
+                                                                job_nodes=args.job_nodes, backend=args.backend,
+                                                                trace=args.trace)))
     values = {r["value"] for r in rows} - {"unknown"}
     if len(values) > 1:
         sys.exit(f"bench_jlpns: the runs disagree on {pos}: {[r['value'] for r in rows]}")
-    base = rows[0]
     ratios = {}
-    for r in rows[1:]:
-        ratios[f"{r['run']} / dfpn"] = {"nodes": round(r["nodes"] / max(1, base["nodes"]), 3),
-                                        "seconds": round(r["seconds"] / max(1e-9, base["seconds"]), 3)}
-    if len(rows) > 2:
-        one = rows[1]
-        for r in rows[2:]:
+    if not args.no_dfpn:
+        base = rows.pop(0)
+        for r in rows:
+            ratios[f"{r['run']} / dfpn"] = {"nodes": round(r["nodes"] / max(1, base["nodes"]), 3),
+                                            "seconds": round(r["seconds"] / max(1e-9, base["seconds"]), 3)}
+    if len(rows) > 1:
+        one = rows[0]
+        for r in rows[1:]:
             ratios[f"{r['run']} / {one['run']}"] = {
                 "speed-up": round(one["seconds"] / max(1e-9, r["seconds"]), 3),
                 "nodes": round(r["nodes"] / max(1, one["nodes"]), 3)}
@@ -90,7 +101,7 @@ def main() -> None:
     if args.out:
         command = " ".join(["python scripts/bench_jlpns.py"] + sys.argv[1:])
         report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes,
-                  "backend": args.backend, "runs": rows,
+                  "backend": args.backend, "runs": ([] if args.no_dfpn else [base]) + rows,
                   "ratios": ratios}
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

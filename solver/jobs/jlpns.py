@@ -58,6 +58,7 @@ certificate=PATH)``, or :func:`load_tree` and the builder on a kept checkpoint).
 from __future__ import annotations
 
 import os
+import pickle
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -375,7 +376,7 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
           checkpoint: str | os.PathLike | None = None,
           progress: Callable[[dict], None] | None = None,
           backend: str = "loky", scheduler: str | None = None,
-          certificate: str | os.PathLike | None = None) -> Result:
+          certificate: str | os.PathLike | None = None, trace: bool = False) -> Result:
     """The value of ``position`` for its player to move by JL-PNS (see the module).
 
     ``limit``: ``nodes`` bounds the jobs' search budgets together (their re-walks come
@@ -392,6 +393,11 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
     (:func:`~solver.jobs.jlpns_certificate.write_jlpns_certificate`; ``.gz``: compressed),
     its path, ``sha256``, ``bytes`` and ``node_count`` in ``stats['certificate']``, while
     ``progress`` gets its build's dicts (``stage`` ``'certificate'``).
+    ``trace``: each job's record is also kept, in ``stats['trace']`` and the progress
+    dict's ``job``: its ``nodes``, ``worker_seconds`` (its search), ``master_seconds``
+    (choosing, sending, applying and saving it here), ``round_trip`` (sent to received,
+    as the master saw it) and the pickled sizes ``sent_bytes`` and ``returned_bytes``
+    (measured by pickling them once more), the inputs of :mod:`.scaling`.
     Raises :class:`~solver.util.errors.Interrupted` on Ctrl-C and
     :class:`~solver.jobs.runner.JobError` when a job fails (the tree saved either way)."""
     limit = check_limit(limit)
@@ -415,6 +421,7 @@ def jlpns(position: Position, limit: Limit | None = None, *, workers: int = 2,
         state = _state(checkpoint, position)
         state.acquire()
     run = _Run(position, limit, workers, job_nodes, in_flight, tt_mb, state, progress)
+    run.trace = [] if trace else None
     try:
         run.load()
         load_kernels(position.board, "dfpn")  # before the clock: a cold compile is no job's
@@ -506,6 +513,7 @@ class _Run:
         self.pool = None
         self.token = uuid.uuid4().hex[:12]  # the workers keep one table per run
         self.entries: tuple | None = None  # the workers' solved entries, shared
+        self.trace: list[dict] | None = None  # each job's costs, when asked for
 
     def _tree(self, stage: int, records: list | None = None) -> MasterTree:
         prover = (self.position.side_index, 1 - self.position.side_index)[stage]
@@ -574,7 +582,8 @@ class _Run:
         limit = self.limit
         while True:
             while not tree.nodes[0].solved and len(running) < self.in_flight:
-                budget = self._budget(sum(b for _, b in running.values()))
+                t_choose = time.perf_counter()
+                budget = self._budget(sum(b for _, b, _ in running.values()))
                 i = tree.select() if budget > 0 else None
                 if i is None:
                     break
@@ -588,15 +597,23 @@ class _Run:
                 if not pool.in_process and not getattr(pool, "shares_table", False):
                     # one table here or in shared memory; several to share among
                     args += (self.entries, max(SHARE_LEAST, self.job_nodes // SHARE_PART))
+                t_send = time.perf_counter()
                 fut = _Ready(run_leaf, *args) if pool.in_process else pool.submit(run_leaf, *args)
-                running[fut] = (i, budget)
+                sent = time.perf_counter()
+                cost = {}
+                if self.trace is not None:
+                    # in process the job ran inside submit: only the choosing is the master's
+                    cost = {"master_seconds": (t_send if pool.in_process else sent) - t_choose,
+                            "sent": sent, "sent_bytes": len(pickle.dumps(args, protocol=5))}
+                running[fut] = (i, budget, cost)
             if not running:
                 return
             if not pool.in_process:
                 pool.wake.wait(0.5)
                 pool.wake.clear()
             for fut in [f for f in running if f.done()]:
-                i, budget = running.pop(fut)
+                t_back = time.perf_counter()
+                i, budget, cost = running.pop(fut)
                 try:
                     answer = fut.result()
                 except Exception as e:  # a crash in the worker
@@ -608,11 +625,19 @@ class _Run:
                 self._share(answer.entries)
                 tree.apply(i, answer, budget)
                 self.save()
+                job = None
+                if self.trace is not None:
+                    job = {"nodes": answer.nodes, "worker_seconds": answer.seconds,
+                           "master_seconds": round(cost["master_seconds"] + time.perf_counter() - t_back, 6),
+                           "round_trip": round(t_back - cost["sent"], 6) if not pool.in_process else answer.seconds,
+                           "sent_bytes": cost["sent_bytes"],
+                           "returned_bytes": len(pickle.dumps(answer, protocol=5)), "tree": len(tree.nodes)}
+                    self.trace.append(job)
                 if self.progress is not None:
                     root = tree.nodes[0]
                     self.progress({"nodes": self.spent, "seconds": self.seconds(), "jobs": self.jobs,
                                    "running": len(running), "tree": len(tree.nodes), "stage": self.stage,
-                                   "pn": root.pn, "dn": root.dn})
+                                   "pn": root.pn, "dn": root.dn, **({"job": job} if job else {})})
 
     def result(self) -> Result:
         position, tree = self.position, self.tree
@@ -639,4 +664,6 @@ class _Run:
         r.stats = {"jobs": self.jobs, "resumed_jobs": self.resumed_jobs, "master_nodes": len(tree.nodes),
                    "stage": self.stage, "workers": self.workers, "job_nodes": self.job_nodes,
                    "pn": root.pn, "dn": root.dn}
+        if self.trace is not None:
+            r.stats["trace"] = self.trace
         return r

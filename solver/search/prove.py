@@ -185,7 +185,7 @@ class ProverAnswer:
     (re-walked) and, when unknown, the numbers of the position's unfinished ``children``
     by move (the table's, or df-pn's first numbers for one it lacks), and of them those
     ``solved`` and re-walked: ``(winner, the winner's move there when it is the winner's
-    turn)``."""
+    turn)``; ``seconds`` the run's time (kernels loaded)."""
 
     position: str
     prover: int
@@ -199,6 +199,7 @@ class ProverAnswer:
     children: dict[str, tuple[int, int]] = field(default_factory=dict)
     solved: dict[str, tuple[int, str | None]] = field(default_factory=dict)
     entries: tuple | None = field(default=None, repr=False)
+    seconds: float = 0.0
 
     @property
     def status(self) -> str:
@@ -235,6 +236,7 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
         return ProverAnswer(str(position), prover, 0 if won else F.INF, F.INF if won else 0,
                             tainted=position.outcome == "draw", verified=True)
     load_kernels(position.board, "dfpn")
+    t0 = time.perf_counter()
     t = core.tables(position.board)
     side = position.side_index
     path = _game_path(position)
@@ -288,6 +290,7 @@ def prove_for(position: Position, prover: int, limit: Limit | None = None, *,
     answer.nodes = int(D.stats[F.EXPANSIONS] + D.stats[F.REWALKED])
     if share_work:
         answer.entries = solved_entries(D, share_work)
+    answer.seconds = round(time.perf_counter() - t0, 6)
     return answer
 
 
