@@ -304,3 +304,24 @@ def test_reaches_agree_with_their_reference_twin_on_random_games():
                 assert reaches(pos) == _reaches_by_the_reference(pos), str(pos)
                 compared += reaches(pos) is not None
     assert compared > 200, compared  # most positions are past both players' second stone
+
+
+def test_verify_by_jlpns_gives_df_pn_s_value_and_a_certificate_the_checker_accepts(run_cli, tmp_path):
+    from solver.reference.certificate import check
+
+    pos = "3/1L2/DD3/DLD1D1/LLL1L/4/1D1 L"  # a 3/4 position of about 15,000 expansions
+    plain = json.loads(run_cli("verify", pos, "--json", "--no-database", code=None).stdout)
+    cert = tmp_path / "jl.json.gz"
+    r = json.loads(run_cli("verify", pos, "--json", "--workers", "1", "--certificate", str(cert), code=None).stdout)
+    assert r["method"] == "jlpns" and plain["method"] == "dfpn"
+    assert r["value"] == plain["value"] != "unknown"
+    assert r["certificate"]["file"] == str(cert) and check(cert) == r["certificate"]["positions"] > 0
+    assert "JL-PNS" not in run_cli("verify", pos, "--workers", "1", code=None).stdout
+
+
+@pytest.mark.parametrize("argv, msg", [(["--workers", "2", "--jobs", "2"], "go without --jobs"),
+                                       (["--scheduler", "nowhere"], "not a Dask scheduler address"),
+                                       (["--workers", "0"], "--workers")])
+def test_verify_jlpns_bad_options_are_one_line(run_cli, argv, msg):
+    r = run_cli("verify", "2/3", *argv, code=2)
+    assert msg in r.stderr and "Traceback" not in r.stderr

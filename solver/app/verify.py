@@ -86,6 +86,10 @@ def verify_position(
     max_plies: int | None = None,
     jobs: int = 1,
     knowledge: bool | None = None,
+    workers: int = 0,
+    scheduler: str | None = None,
+    certificate: str | None = None,
+    progress=None,
 ) -> Verdict:
     """The value of ``position`` for its player to move, and the verdict on ``claim``.
 
@@ -100,6 +104,12 @@ def verify_position(
     most 32 MiB of it.
     ``jobs``: df-pn's worker processes on this one position (one shared table; see
     :func:`~solver.search.prove.prove`).
+    ``workers`` (0: none) or ``scheduler`` (a Dask scheduler's address): job-level proof
+    search instead of df-pn (:func:`~solver.jobs.jlpns.jlpns`, method ``'jlpns'``), its
+    jobs on ``workers`` loky processes here, or on the cluster's workers; with
+    ``certificate`` (a path) the certificate it assembles from the jobs is written there
+    (then in the verdict's ``notes`` and ``proof``: the certificate's head).  ``progress``
+    gets its dict after each job.
     """
     from solver.search.prove import DEFAULT_KNOWLEDGE, DEFAULT_TT_MB, load_kernels, prove
 
@@ -115,12 +125,21 @@ def verify_position(
         load_kernels(position.board, "horizon")
     t0 = time.perf_counter()
     first = seconds / 2 if (seconds is not None and max_plies is not None) else seconds
-    p = prove(position, method="dfpn", limit=replace(limit, seconds=first, tt_mb=tt_mb), jobs=jobs,
-              knowledge=knowledge)
-    nodes, notes = p.nodes, list(p.notes)
-    method, horizon, proof = "dfpn", 0, p
+    if workers or scheduler:
+        from solver.jobs.jlpns import jlpns
+
+        p = jlpns(position, replace(limit, seconds=first, tt_mb=tt_mb), workers=max(1, workers),
+                  backend="dask" if scheduler else "loky", scheduler=scheduler, certificate=certificate,
+                  progress=progress)
+        method, proof = "jlpns", p.stats.get("certificate")
+    else:
+        p = prove(position, method="dfpn", limit=replace(limit, seconds=first, tt_mb=tt_mb), jobs=jobs,
+                  knowledge=knowledge)
+        method, proof = "dfpn", p
+    nodes, notes, horizon = p.nodes, list(p.notes), 0
     if p.value is Value.UNKNOWN and not notes:
-        notes.append(f"df-pn did not decide within the budget ({p.nodes:,} nodes)")
+        notes.append(f"{'JL-PNS' if method == 'jlpns' else 'df-pn'} did not decide within the budget "
+                     f"({p.nodes:,} nodes)")
     if p.value is Value.UNKNOWN and max_plies is not None:
         left = None if seconds is None else max(seconds / 4, seconds - (time.perf_counter() - t0))
         h = prove(position, method="horizon", limit=replace(limit, seconds=left, tt_mb=min(tt_mb, 32)),

@@ -187,6 +187,20 @@ def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
     return database_solution(pos)
 
 
+def _jlpns_progress():
+    """A JL-PNS progress callback: a line on stderr every 10 seconds."""
+    shown = [0.0]
+
+    def progress(info: dict) -> None:
+        if info.get("stage") == "certificate" or info["seconds"] - shown[0] < 10:
+            return
+        shown[0] = info["seconds"]
+        click.echo(f"JL-PNS: {info['seconds']:6.0f} s {info['jobs']:>6,} jobs {info['nodes']:>14,} expansions, "
+                   f"{info['running']} running, tree of {info['tree']:,}", err=True)
+
+    return progress
+
+
 @click.command(short_help="Prove or refute a claim about a position (or a game record's end).")
 @click.argument("position", required=False)
 @click.option("--claim", type=click.Choice(["win", "loss", "draw"]), default=None,
@@ -207,6 +221,13 @@ def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
               help="df-pn table size in MiB; it must fit in the available memory.")
 @click.option("--jobs", "jobs_n", type=click.IntRange(min=1, max=64), default=1, show_default=True,
               help="df-pn worker processes on this one position, sharing one table of --tt-mb (and the budget).")
+@click.option("--workers", type=click.IntRange(min=1, max=4096), default=None,
+              help="Job-level proof search (JL-PNS) instead: its jobs on this many processes (a table of "
+                   "--tt-mb each), or with --scheduler on a Dask cluster's workers; for proofs larger than "
+                   "one machine (on one machine --jobs measured faster).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="JL-PNS on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786): "
+                   "'dask scheduler' and 'dask worker ADDRESS' on machines with this package installed.")
 @click.option("--knowledge/--no-knowledge", "knowledge", default=None,
               help="df-pn with or without the settled rule (an enclosure whose moves outlast the other "
                    "player's); default: without (solver.search.prove.DEFAULT_KNOWLEDGE).")
@@ -216,7 +237,7 @@ def _solve_from_database(ctx: click.Context, pos: Position, checkpoint):
                    "--certificate and no search option (--jobs, --tt-mb, --knowledge) is given).")
 @click.pass_context
 def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves, board_name, tt_mb, jobs_n,
-           knowledge, as_json, no_database) -> None:
+           workers, scheduler, knowledge, as_json, no_database) -> None:
     """Prove or refute a claim about POSITION: its exact value for the player to move.
 
     Exit code 0 proven, 1 refuted, 3 unknown (the budget ran out), 2 bad input.  Without
@@ -225,7 +246,9 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
     board larger than 3/4 gets a budget of 60 s (a proof of an opening there cannot
     finish); the output says which budget was used.  --jobs N runs df-pn in N processes
     on this one position with one shared table; the proof is re-walked in one process
-    before it is reported.
+    before it is reported.  --workers N (or --scheduler ADDRESS) runs job-level proof
+    search: a master tree here whose leaves are df-pn jobs on N processes (or a Dask
+    cluster), each job's proof re-walked; its certificate is assembled from the jobs.
 
     \b
     Examples:
@@ -235,6 +258,10 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
     from solver.app.verify import EXIT, default_seconds, replay, start_position, verdict_of, verify_position
 
     limit = _limit(seconds=seconds, tt_mb=tt_mb)
+    if scheduler is not None:
+        _check_scheduler(scheduler)
+    if (workers or scheduler) and (jobs_n != 1 or knowledge):
+        _fail("--workers and --scheduler (JL-PNS) go without --jobs and --knowledge")
     record_result = None
     move_list: list[str] = []
     if game_file is not None:
@@ -271,7 +298,7 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
     else:
         v = None
         searched = any(ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
-                       for name in ("jobs_n", "tt_mb", "knowledge"))
+                       for name in ("jobs_n", "tt_mb", "knowledge", "workers", "scheduler"))
         if not (no_database or cert_file or searched):
             from solver.app.verify import database_verdict
 
@@ -280,7 +307,9 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
                 budget, budget_note = None, None  # no search: no budget used
         if v is None:
             v = verify_position(pos, claim=claim, limit=replace(limit, seconds=budget), max_plies=max_plies,
-                                jobs=jobs_n, knowledge=knowledge)
+                                jobs=jobs_n, knowledge=knowledge, workers=workers or 0, scheduler=scheduler,
+                                certificate=cert_file if workers or scheduler else None,
+                                progress=_jlpns_progress() if workers or scheduler else None)
     if budget_note:
         v.notes.insert(0, budget_note)
     out = v.as_dict()
@@ -296,7 +325,9 @@ def verify(ctx, position, claim, seconds, max_plies, cert_file, game_file, moves
         from solver.search.certificate import CertificateError, write_certificate
 
         try:
-            if v.value in (Value.WIN, Value.LOSS) and (v.method == "dfpn" or pos.outcome is not None):
+            if v.method == "jlpns" and v.proof:  # written by the search, from its jobs' proofs
+                out["certificate"] = {"file": cert_file, "positions": v.proof["node_count"]}
+            elif v.value in (Value.WIN, Value.LOSS) and (v.method == "dfpn" or pos.outcome is not None):
                 cert = write_certificate(cert_file, pos, v.proof if pos.outcome is None else None, tt_mb=limit.tt_mb,
                                          command=_command_line())
                 out["certificate"] = {"file": cert_file, "positions": cert["node_count"]}
