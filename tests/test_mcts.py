@@ -56,8 +56,10 @@ def test_root_parallel_searches_prove_only_what_dfpn_proves_and_replay():
     for pos in random_positions("3/4", 8, 22, seed=5):
         r = _engine(pos, 4_000, dfpn_nodes=0, workers=2)
         again = _engine(pos, 4_000, dfpn_nodes=0, workers=2)
-        assert [(m.move, m.value, m.visits, m.win_rate) for m in r.moves] == \
-            [(m.move, m.value, m.visits, m.win_rate) for m in again.moves]
+        # a root proven by one search stops the other wherever it is then: its visits
+        # differ from run to run, the values do not
+        seen = (lambda m: (m.move, m.value)) if r.proven else (lambda m: (m.move, m.value, m.visits, m.win_rate))
+        assert [seen(m) for m in r.moves] == [seen(m) for m in again.moves]
         assert sorted(m.move for m in r.moves) == sorted(pos.legal_moves())
         if r.proven:
             assert r.value == prove(pos, Limit(tt_mb=16)).value, str(pos)

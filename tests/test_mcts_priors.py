@@ -255,3 +255,50 @@ def test_the_uct_player_plays_as_the_engine_before_the_move_model():
     for s in fx["searches"]:
         r = mcts.search(Position.parse(s["position"]), Limit(playouts=500), seed=3, dfpn_nodes=0, select="uct")
         assert (r.best, {m.move: m.visits for m in r.moves}) == (s["best"], s["visits"])
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_a_playout_move_drawn_from_the_model_follows_the_slow_twin_s_probabilities(seed):
+    # many draws of the compiled pick against the reference policy (features in Python)
+    pos = random_positions("4/5", 1, 8, seed=seed)[0]
+    want = policy(pos, PolicyModel(mcts.model_weights()))
+    R = _tree(pos, M.PUCT, seed=seed)
+    t = core.tables(pos.board)
+    cells = mcts._recent_cells(pos, t)
+    draws = 20_000
+    counts: dict[str, int] = {}
+    for _ in range(draws):
+        cell = int(M._policy_pick(t, R, pos.array(), pos.side_index, np.int64(cells["last"]), np.int64(cells["prev"])))
+        name = pos.board.names[int(t.point_of[cell])]
+        counts[name] = counts.get(name, 0) + 1
+    assert set(counts) <= set(want)
+    for move, p in want.items():
+        sd = math.sqrt(p * (1 - p) / draws)
+        assert abs(counts.get(move, 0) / draws - p) <= 5 * sd + 1e-4, move
+
+
+def test_playouts_from_the_model_are_an_engine_and_match_option_that_keep_proofs_sound():
+    from solver.app.match import parse_player
+    from solver.search.prove import prove
+
+    pos = random_positions("4/5", 1, 6, seed=2)[0]
+    on = mcts.search(pos, Limit(playouts=800), dfpn_nodes=0, policy_plies=6)
+    again = mcts.search(pos, Limit(playouts=800), dfpn_nodes=0, policy_plies=6)
+    off = mcts.search(pos, Limit(playouts=800), dfpn_nodes=0)
+    assert on.playouts == off.playouts == 800
+    assert [(m.move, m.visits) for m in on.moves] == [(m.move, m.visits) for m in again.moves]  # replays
+    assert {m.move: m.visits for m in on.moves} != {m.move: m.visits for m in off.moves}
+    assert mcts.Engine(policy_plies=4).variant(seed=3).options()["policy_plies"] == 4
+    with pytest.raises(ValueError, match="puct"):
+        mcts.Engine(policy_plies=4, select="uct")
+    assert dict(parse_player("engine:pplies=8").tune) == {"policy_plies": 8}
+    with pytest.raises(ValueError, match="pplies"):
+        parse_player("engine:pplies=-1")
+    # what the tree proves with them is df-pn's value
+    proven = 0
+    for p in random_positions("3/4", 8, 18, seed=5):
+        r = mcts.search(p, Limit(playouts=3000), dfpn_nodes=0, policy_plies=1000)
+        if r.proven:
+            assert r.value == prove(p).value, str(p)
+            proven += 1
+    assert proven >= 3

@@ -8,7 +8,8 @@ also takes its tuning knobs, for measuring them: ``select`` (``puct``, ``bias``,
 ``c`` (UCT's exploration), ``cp`` (the prior's weight), ``fpu``, ``expand`` (visits
 before a leaf is expanded), ``model`` (a move model file in place of the shipped one),
 ``workers`` (searches of a position at once in threads: root parallelism), ``rave``
-(RAVE's reference visits, 0: off) and ``rbias`` (its bias); their defaults are
+(RAVE's reference visits, 0: off), ``rbias`` (its bias) and ``pplies`` (the plies of
+each playout drawn from the move model, 0: none); their defaults are
 :mod:`solver.search.mcts`'s.
 
 - ``engine``: the answer of every front end (:func:`solver.app.analyst.analyse`: the opening
@@ -72,7 +73,7 @@ KINDS = ("engine", "uct", "mcts", "mcts-flat", "random")
 #: the engine's tuning options: the Engine keyword each sets, and its type
 TUNING = {"select": ("select", str), "c": ("exploration", float), "cp": ("prior_c", float), "fpu": ("fpu", float),
           "expand": ("expand_at", int), "model": ("model", str), "workers": ("workers", int),
-          "rave": ("rave", int), "rbias": ("rave_bias", float)}
+          "rave": ("rave", int), "rbias": ("rave_bias", float), "pplies": ("policy_plies", int)}
 #: the default thinking time of a searching player, seconds a move
 DEFAULT_SECONDS = 1.0
 #: the most games at once (worker processes)
@@ -122,7 +123,7 @@ def parse_player(spec: str) -> Player:
                 name, kind_of = TUNING[key]
                 v = kind_of(value)
                 if (key == "select" and v not in mcts.SELECTIONS) or (kind_of is float and not math.isfinite(v)) \
-                        or (key in ("c", "cp", "expand", "rave", "rbias") and v < 0) \
+                        or (key in ("c", "cp", "expand", "rave", "rbias", "pplies") and v < 0) \
                         or (key == "workers" and not 1 <= v <= mcts.MAX_WORKERS):
                     raise ValueError
                 if key == "model":
@@ -140,7 +141,8 @@ def parse_player(spec: str) -> Player:
                     "c": "number >= 0", "cp": "number >= 0", "fpu": "number", "expand": "whole number >= 0",
                     "model": "move model file (.npz, scripts/train_policy.py)",
                     "workers": f"whole number of searches at once, 1 to {mcts.MAX_WORKERS}",
-                    "rave": "whole number of visits >= 0", "rbias": "number >= 0"}[key]
+                    "rave": "whole number of visits >= 0", "rbias": "number >= 0",
+                    "pplies": "whole number of plies >= 0"}[key]
             raise ValueError(f"player {spec!r}: {key}={value!r} is not a {want}") from None
     if kind == "random":
         return Player(spec.strip(), kind, None, dfpn)

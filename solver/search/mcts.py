@@ -76,6 +76,8 @@ FPU = 0.0
 #: RAVE (GRAVE) with PUCT: the reference visits (0: off) and the bias of its weight
 RAVE = 0
 RAVE_BIAS = 1e-4
+#: the plies of each playout drawn from the move model (0: none; chosen by a match)
+POLICY_PLIES = 0
 #: df-pn's node budget before the tree search (0: none); a table of DFPN_TT_MB MiB
 DFPN_NODES = 20_000
 DFPN_TT_MB = 16
@@ -115,6 +117,7 @@ def search(
     workers: int = 1,
     rave: int = RAVE,
     rave_bias: float = RAVE_BIAS,
+    policy_plies: int = POLICY_PLIES,
     progress: Callable[[dict], None] | None = None,
     known: dict[str, Value] | None = None,
 ) -> Result:
@@ -133,7 +136,8 @@ def search(
     before the move model), with the prior's weight ``prior_c`` and PUCT's first-play
     reduction ``fpu``; ``model``: a move model file in place of the shipped one.
     ``rave`` (with ``'puct'``): RAVE's reference visits (0: off; see
-    :mod:`.mcts_tree`), ``rave_bias`` the bias of its weight.
+    :mod:`.mcts_tree`), ``rave_bias`` the bias of its weight.  ``policy_plies`` (with
+    ``'puct'`` or ``'bias'``): the plies of each playout drawn from the move model (0: none).
     ``workers``: searches of the position at once, in threads (root parallelism: each
     its own tree and seed, a playout budget shared out, their root moves' visits and
     results added up, a move or the root proven by any of them proven).
@@ -151,7 +155,8 @@ def search(
     """
     engine = Engine(seed=seed, exploration=exploration, dfpn_nodes=dfpn_nodes, max_tree_nodes=max_tree_nodes,
                     expand_at=expand_at, solver=solver, resist=resist, tries=tries, select=select,
-                    prior_c=prior_c, fpu=fpu, model=model, workers=workers, rave=rave, rave_bias=rave_bias)
+                    prior_c=prior_c, fpu=fpu, model=model, workers=workers, rave=rave, rave_bias=rave_bias,
+                    policy_plies=policy_plies)
     return engine.search(position, limit, progress=progress, known=known)
 
 
@@ -183,7 +188,8 @@ def estimate_identity() -> dict:
 
     digest = hashlib.sha256(resources.files("solver.data").joinpath("policy.npz").read_bytes()).hexdigest()[:16]
     return {"select": SELECT, "prior_c": PRIOR_C, "fpu": FPU, "expand_at": EXPAND_AT, "exploration": EXPLORATION,
-            "tries": PLAYOUT_TRIES, "model": digest, **({"rave": RAVE, "rave_bias": RAVE_BIAS} if RAVE else {})}
+            "tries": PLAYOUT_TRIES, "model": digest, **({"rave": RAVE, "rave_bias": RAVE_BIAS} if RAVE else {}),
+            **({"policy_plies": POLICY_PLIES} if POLICY_PLIES else {})}
 
 
 class Engine:
@@ -200,14 +206,14 @@ class Engine:
                  max_tree_nodes: int = MAX_TREE_NODES, expand_at: int = EXPAND_AT, solver: bool = True,
                  resist: bool = True, tries: int = PLAYOUT_TRIES, select: str = SELECT,
                  prior_c: float = PRIOR_C, fpu: float = FPU, model: str | None = None, workers: int = 1,
-                 rave: int = RAVE, rave_bias: float = RAVE_BIAS):
+                 rave: int = RAVE, rave_bias: float = RAVE_BIAS, policy_plies: int = POLICY_PLIES):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"the seed is a whole number, not {seed!r}")
         if not (isinstance(exploration, (int, float)) and math.isfinite(exploration) and exploration >= 0):
             raise ValueError(f"the exploration constant is a finite number >= 0, not {exploration!r}")
         for name, v, least in (("dfpn_nodes", dfpn_nodes, 0), ("max_tree_nodes", max_tree_nodes, 0),
                                ("expand_at", expand_at, 0), ("tries", tries, 1), ("workers", workers, 1),
-                               ("rave", rave, 0)):
+                               ("rave", rave, 0), ("policy_plies", policy_plies, 0)):
             if isinstance(v, bool) or not isinstance(v, int) or v < least:
                 raise ValueError(f"{name} is a whole number >= {least}, not {v!r}")
         if workers > MAX_WORKERS:
@@ -221,6 +227,9 @@ class Engine:
             raise ValueError(f"RAVE works with the selection rule 'puct', not {select!r}")
         if rave_bias < 0:
             raise ValueError(f"rave_bias is a number >= 0, not {rave_bias!r}")
+        if policy_plies and select == "uct":
+            raise ValueError("playouts from the move model (policy_plies) need the selection rule 'puct' or 'bias'")
+        self.policy_plies = policy_plies
         self.rave, self.rave_bias = rave, float(rave_bias)
         self.select, self.prior_c, self.fpu = select, float(prior_c), float(fpu)
         self.model = None if model is None else str(model)
@@ -264,7 +273,7 @@ class Engine:
                 "max_tree_nodes": self.max_tree_nodes, "expand_at": self.expand_at, "solver": self.solver,
                 "resist": self.resist, "tries": self.tries, "select": self.select, "prior_c": self.prior_c,
                 "fpu": self.fpu, "model": self.model, "workers": self.workers, "rave": self.rave,
-                "rave_bias": self.rave_bias}
+                "rave_bias": self.rave_bias, "policy_plies": self.policy_plies}
 
     def variant(self, **changes) -> Engine:
         """A fresh engine with this one's options but ``changes``."""
@@ -311,7 +320,7 @@ class Engine:
         R = M.new_tree(t, min(_FIRST_CAPACITY, max(self.max_tree_nodes, 1)), self.seed, self.exploration,
                        self.expand_at, 20 * t.n, solver=self.solver, tries=self.tries, select=mode,
                        weights=None if mode == M.UCT else model_weights(self.model), prior_c=self.prior_c, fpu=self.fpu,
-                       rave_ref=self.rave, rave_bias=self.rave_bias)
+                       rave_ref=self.rave, rave_bias=self.rave_bias, policy_plies=self.policy_plies)
         return M.set_root(R, position.array(), position.side_index,
                           [(p.bitboards, p.side_index) for p in position.earlier()],
                           **_recent_cells(position, t))

@@ -62,6 +62,10 @@ orders only; proofs are backed up as before.
 mover loses stones of their own (a group of theirs left with no path, removed at once)
 is drawn again, up to ``tries`` draws in all: a cheap bias towards saving one's groups
 (the removal is computed by the placement anyway).  ``tries = 1``: uniform playouts.
+With ``params[POLICY_PLIES] > 0`` the first that many plies of each playout are drawn
+from the move model instead (:func:`_policy_pick`: its softmax over the legal moves,
+given the last two moves), the rest as above: the model's playouts, which cost a feature
+computation a ply.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ OPEN, WON, LOST, DRAWN = 0, 1, 2, 3
 # stats slots
 NODES, ITERATIONS, PLAYOUTS, PLIES, FULL, DEEPEST = range(6)
 # params slots
-ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER, TRIES, SELECT, ROOT_LAST, ROOT_PREV, RAVE_REF = range(10)
+ROOT_SIDE, EXPAND_AT, MAX_PLIES, HISTORY, SOLVER, TRIES, SELECT, ROOT_LAST, ROOT_PREV, RAVE_REF, POLICY_PLIES = range(11)
 # knobs slots: the prior's weight c_p, the first-play reduction, RAVE's bias
 PRIOR_C, FPU, RAVE_BIAS = range(3)
 # selection rules (params[SELECT])
@@ -115,7 +119,7 @@ class Tree(NamedTuple):
     rng: np.ndarray       # uint64 (1,): splitmix64 state (playouts and shuffles)
     c: np.ndarray         # float64 (1,): the exploration constant
     stats: np.ndarray     # int64 (6,)
-    params: np.ndarray    # int64 (9,)
+    params: np.ndarray    # int64 (11,)
     prior: np.ndarray     # float32 (cap,): the move model's probability of the node's move (PUCT, BIAS)
     weights: np.ndarray   # float64 (N_FEATURES,): the move model's weights
     offsets: np.ndarray   # int32 (K,): features.OFFSETS
@@ -136,13 +140,14 @@ class Tree(NamedTuple):
 def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expand_at: int,
              max_plies: int, solver: bool = True, tries: int = 1, select: int = UCT,
              weights: np.ndarray | None = None, prior_c: float = 0.0, fpu: float = 0.0,
-             rave_ref: int = 0, rave_bias: float = 0.0) -> Tree:
+             rave_ref: int = 0, rave_bias: float = 0.0, policy_plies: int = 0) -> Tree:
     """An empty tree with room for ``capacity`` nodes; :func:`set_root` gives it a root.
     ``solver=False``: plain MCTS, for comparison: no proof is backed up (end positions
     are still leaves with their result) and losing moves are not set aside.  ``select``:
     ``UCT``, ``PUCT`` or ``BIAS`` (see the module's text), with the move model's
     ``weights`` (default all 0: uniform priors), ``prior_c`` and ``fpu``; with ``PUCT``,
-    ``rave_ref`` > 0 turns RAVE on (its reference visits, with ``rave_bias``)."""
+    ``rave_ref`` > 0 turns RAVE on (its reference visits, with ``rave_bias``);
+    ``policy_plies``: the plies of each playout drawn from the move model (0: none)."""
     cap = max(int(capacity), 1)
     nbits = 64 * t.w
     w = np.zeros(N_FEATURES) if weights is None else np.asarray(weights, np.float64)
@@ -157,7 +162,8 @@ def new_tree(t: core.Tables, capacity: int, seed: int, exploration: float, expan
         np.zeros((2 * MAX_DEPTH, t.w), np.uint64),
         np.array([seed & (2**64 - 1)], np.uint64), np.array([float(exploration)]),
         np.zeros(6, np.int64),
-        np.array([0, expand_at, max_plies, 0, int(solver), tries, int(select), -1, -1, int(rave_ref)], np.int64),
+        np.array([0, expand_at, max_plies, 0, int(solver), tries, int(select), -1, -1, int(rave_ref),
+                  int(policy_plies)], np.int64),
         np.zeros(cap, np.float32), w.copy(), OFFSETS.astype(np.int32), _CANON.astype(np.int32),
         np.array([float(prior_c), float(fpu), float(rave_bias)]), np.zeros(nbits, np.int64),
         np.zeros((nbits, K), np.int32), np.zeros((2, t.w), np.uint64), np.zeros((LABEL_ROWS, nbits), np.int32),
@@ -446,15 +452,42 @@ def _pick(T, moves, k, rng):
 
 
 @kernel
-def _playout(T, R, side):
-    """A playout from ``R.cur`` (changed), ``side`` to move: random moves, except that
-    a move that removes some of the mover's own stones is drawn again, up to
-    ``params[TRIES]`` draws in all (the last one is played).  Returns (result, plies)
-    as ``core.random_playout`` does."""
+def _policy_pick(T, R, st, side, last, prev):
+    """One of the legal moves of ``st`` (``side`` to move; ``last``, ``prev``: the
+    cells of the last two moves, -1: none) drawn from the move model's softmax: its cell."""
+    n = move_features(T, st, side, last, prev, R.canon, R.fmoves, R.feats, R.fst, R.label)
+    top = -np.inf
+    for i in range(n):
+        s = 0.0
+        for f in range(R.feats.shape[1]):
+            s += R.weights[R.offsets[f] + R.feats[i, f]]
+        R.probs[i] = s
+        top = max(top, s)
+    total = 0.0
+    for i in range(n):
+        R.probs[i] = np.exp(R.probs[i] - top)
+        total += R.probs[i]
+    # a uniform draw in [0, total) from the top 53 bits
+    u = float(_random(R.rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+    for i in range(n - 1):
+        u -= R.probs[i]
+        if u < 0.0:
+            return R.fmoves[i]
+    return R.fmoves[n - 1]
+
+
+@kernel
+def _playout(T, R, side, last, prev):
+    """A playout from ``R.cur`` (changed), ``side`` to move (``last``, ``prev``: the cells
+    of the last two moves, -1: none): its first ``params[POLICY_PLIES]`` plies drawn
+    from the move model, the others random moves, except that a move that removes some
+    of the mover's own stones is drawn again, up to ``params[TRIES]`` draws in all (the
+    last one is played).  Returns (result, plies) as ``core.random_playout`` does."""
     plies = 0
     st, alt = R.cur, R.child
     tries = R.params[TRIES]
     max_plies = R.params[MAX_PLIES]
+    policy = R.params[POLICY_PLIES]
     while True:
         moves = T.zero
         if not (core.count(st, side) >= 2 and core.count(st, 1 - side) == 0):
@@ -469,9 +502,12 @@ def _playout(T, R, side):
         plies += 1
         for c in range(2):
             bb_store(alt, c, bb_load(st, c, T.zero))
-        cell = _pick(T, moves, k, R.rng)
+        if plies <= policy:
+            cell = _policy_pick(T, R, st, side, last, prev)
+        else:
+            cell = _pick(T, moves, k, R.rng)
         lost, removed = core.play(T, alt, side, cell)
-        t = 1
+        t = 1 if plies > policy else tries  # the model's move is played as it is
         while bb_any(removed) and t < tries:
             for c in range(2):
                 bb_store(alt, c, bb_load(st, c, T.zero))
@@ -479,6 +515,7 @@ def _playout(T, R, side):
             lost, removed = core.play(T, alt, side, cell)
             t += 1
         R.trace[plies - 1] = cell
+        prev, last = last, np.int64(cell)
         st, alt = alt, st
         if lost:
             return 1 - side, plies
@@ -567,7 +604,13 @@ def iterate(T, R, iterations):
         elif state == DRAWN:
             r = 1
         else:
-            res, plies = _playout(T, R, side)
+            if depth == 0:
+                last, prev = R.params[ROOT_LAST], R.params[ROOT_PREV]
+            elif depth == 1:
+                last, prev = np.int64(R.move[node]), R.params[ROOT_LAST]
+            else:
+                last, prev = np.int64(R.move[node]), np.int64(R.move[R.path[depth - 1]])
+            res, plies = _playout(T, R, side, last, prev)
             r = 2 if res == side else (1 if res == core.DRAW else 0)
             R.stats[PLAYOUTS] += 1
             R.stats[PLIES] += plies
