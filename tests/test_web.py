@@ -549,6 +549,61 @@ def test_analysis_board_in_browser(server, driver):
     no_console_errors(driver)
 
 
+def stones_of(pos: Position) -> list[str]:
+    return sorted([f"L {n}" for n in pos.stones("L")] + [f"D {n}" for n in pos.stones("D")])
+
+
+def move_list(driver) -> list[str]:
+    return text(driver, "moves").split()
+
+
+def current_ply(driver) -> int:
+    """The move the move list marks as shown (0: the start, none marked)."""
+    return driver.execute_script("var c = document.querySelector('#moves .current');"
+                                 "return c ? parseInt(c.getAttribute('data-ply'), 10) : 0;")
+
+
+def open_board(driver, url: str, moves: int = 0) -> None:
+    driver.get(url)
+    wait_for(driver, lambda: len(drawn(driver)["hits"]) > 0 and len(move_list(driver)) == moves, timeout=60)
+
+
+@pytest.mark.browser
+def test_board_link_restores_the_game(server, driver):
+    from urllib.parse import parse_qs, urlsplit
+
+    open_board(driver, server + "/?position=3/4")
+    game = [Position.start("3/4")]
+    for m in ("c1", "e2", "c3"):
+        click(driver, m)
+        game.append(game[-1].play(m))
+        wait_for(driver, lambda: drawn(driver)["stones"] == stones_of(game[-1]))
+    query = parse_qs(urlsplit(driver.current_url).query)
+    assert query["position"] == ["3/4"] and query["moves"] == ["c1,e2,c3"] and "ply" not in query
+    driver.find_element("id", "undo").click()  # the move shown is in the link too
+    wait_for(driver, lambda: "ply=2" in driver.current_url)
+    link = driver.current_url
+    driver.get("about:blank")
+    open_board(driver, link, moves=3)
+    assert move_list(driver) == ["c1", "e2", "c3"] and current_ply(driver) == 2
+    assert drawn(driver)["stones"] == stones_of(game[2]) and drawn(driver)["last"] == ["e2"]
+    assert driver.current_url == link
+    # a start that is not the empty board, written as the page writes it
+    start = Position.parse("3/4/5/6/5/4/L2 D")
+    after = start.play("d3").play("a3")
+    open_board(driver, server + "/?position=3/4/5/6/5/4/L2+D&moves=d3,a3", moves=2)
+    assert drawn(driver)["stones"] == stones_of(after) and text(driver, "current-position") == str(after)
+    assert parse_qs(urlsplit(driver.current_url).query)["position"] == [str(start)]
+    no_console_errors(driver)
+    # a link whose moves do not replay: said, and the board starts from its start (the
+    # browser logs the server's 400, and nothing else)
+    open_board(driver, server + "/?position=3/4&moves=c1,c1")
+    wait_for(driver, lambda: "c1 is occupied" in text(driver, "status"))
+    assert text(driver, "status").startswith("The link was not loaded") and drawn(driver)["stones"] == []
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(severe) == 1 and "/api/record - Failed to load resource" in severe[0] and "400" in severe[0]
+
+
 @pytest.mark.browser
 def test_trainer_in_browser(server, driver):
     from selenium.webdriver.support.ui import Select

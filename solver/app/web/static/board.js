@@ -34,6 +34,8 @@
     var end = over(game.cursor);
     $("to-move").textContent = end ? "Game over. " + end : M.NAME[info.to_move] + " to move (" + info.board + ", move " + (game.cursor + 1) + ")";
     $("current-position").textContent = info.position;
+    var here = link();
+    if (here !== location.pathname + location.search) { history.replaceState(null, "", here); }
     $("undo").disabled = game.cursor === 0;
     $("redo").disabled = game.cursor >= game.moves.length;
     $("engine-move").disabled = !!end;
@@ -61,13 +63,15 @@
     }
   }
 
-  function changed() {  // the position on the board changed: analyse it, let the engine move
+  // The position on the board changed: analyse it, let the engine move (not when only
+  // browsing the game: stepping back to the engine's turn would make it play there).
+  function changed(browse) {
     analysis = null;
     if (running) { running.abort(); running = null; }  // the server stops the old position's search
     render();
     var info = current(), mine = ++token;
     if (over(game.cursor)) { return; }
-    if ($("engine-side").value === info.to_move) { engineMove(); return; }
+    if (browse !== true && $("engine-side").value === info.to_move) { engineMove(); return; }
     if (!$("analyse-on").checked) { return; }
     analyse(info, mine);
   }
@@ -138,20 +142,42 @@
     });
   }
 
-  function start(infos, moves) {
+  // cursor: the move to show (default: the last); record: a loaded record's headers,
+  // result and swap, kept for its export while its moves stand
+  function start(infos, moves, cursor, record) {
     return M.board(infos[0].board).then(function (b) {
       geo = b;
-      game = { infos: infos, moves: moves, cursor: moves.length };
+      var at = cursor === undefined || cursor === null || isNaN(cursor) ? moves.length : Math.max(0, Math.min(moves.length, cursor));
+      game = { infos: infos, moves: moves, cursor: at, record: record || null };
       $("board-size").value = b.name;
-      changed();
+      changed(!!record);  // a new game lets the engine open; a loaded one is looked at first
     });
   }
 
   function newGame(text) {
     return M.api("GET", "/api/position?position=" + encodeURIComponent(text)).then(function (r) {
-      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return; }
+      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return false; }
       M.say($("status"), "", "");
-      return start([r.data], []);
+      return start([r.data], []).then(function () { return true; });
+    });
+  }
+
+  // A game record (either format) replayed by the server; a promise of whether it loaded.
+  function loadRecord(text, cursor) {
+    return M.api("POST", "/api/record", { text: text, board: $("board-size").value }).then(function (r) {
+      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return false; }
+      // the record's positions, each from the server's rules
+      return Promise.all(r.data.positions.map(function (p) {
+        return M.api("GET", "/api/position?position=" + encodeURIComponent(p));
+      })).then(function (rs) {
+        var bad = rs.filter(function (x) { return !x.ok; });
+        if (bad.length) { M.say($("status"), "Not loaded: " + bad[0].data.error, "error"); return false; }
+        var infos = rs.map(function (x) { return x.data; });
+        r.data.moves.forEach(function (m, i) { infos[i + 1].last_move = m; });
+        M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves.", "");
+        var record = { headers: r.data.headers || {}, result: r.data.result, swap: !!r.data.swap, moves: r.data.moves.slice() };
+        return start(infos, r.data.moves, cursor, record).then(function () { return true; });
+      });
     });
   }
 
@@ -160,19 +186,38 @@
     if (!text) { M.say($("status"), "Paste a position, a board or a game record first.", "error"); return; }
     var lines = text.split("\n").filter(function (l) { return l.trim(); });
     if (lines.length === 1 && text.indexOf(",") < 0 && text.split(/\s+/).length <= 2) { newGame(text); return; }
-    M.api("POST", "/api/record", { text: text, board: $("board-size").value }).then(function (r) {
-      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return; }
-      // the record's positions, each from the server's rules
-      Promise.all(r.data.positions.map(function (p) {
-        return M.api("GET", "/api/position?position=" + encodeURIComponent(p));
-      })).then(function (rs) {
-        var bad = rs.filter(function (x) { return !x.ok; });
-        if (bad.length) { M.say($("status"), "Not loaded: " + bad[0].data.error, "error"); return; }
-        var infos = rs.map(function (x) { return x.data; });
-        r.data.moves.forEach(function (m, i) { infos[i + 1].last_move = m; });
-        M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves.", "");
-        start(infos, r.data.moves);
-      });
+    loadRecord(text);
+  }
+
+  // -- the link: the start, the moves and the move shown, in the page's address ----------
+  function emptyOf(board) {  // the empty board's notation: rows of m, m+1, ..., 2m, ..., m points
+    var m = parseInt(board, 10), rows = [];
+    for (var i = 0; i <= 2 * m; i++) { rows.push(m + Math.min(i, 2 * m - i)); }
+    return rows.join("/") + " L";
+  }
+  function enc(s) { return encodeURIComponent(s).replace(/%2F/g, "/").replace(/%20/g, "+"); }
+  function link() {
+    var first = game.infos[0];
+    var q = "?position=" + enc(first.position === emptyOf(first.board) ? first.board : first.position);
+    if (game.moves.length) { q += "&moves=" + game.moves.map(enc).join(","); }
+    if (game.cursor < game.moves.length) { q += "&ply=" + game.cursor; }
+    return location.pathname + q;
+  }
+  function fromLink() {
+    var q = new URLSearchParams(location.search);
+    var first = (q.get("position") || "").trim() || $("board-size").value;
+    var moves = (q.get("moves") || "").split(/[\s,]+/).filter(Boolean);
+    var ply = q.get("ply");
+    var shown = newGame;
+    if (moves.length) {
+      shown = function () { return loadRecord(first + "\n" + moves.join(" "), ply === null ? null : parseInt(ply, 10)); };
+    }
+    return shown(first).then(function (ok) {
+      if (ok) { return; }
+      var why = $("status").textContent;  // the link's fault, said again over the board that replaces it
+      return (moves.length ? newGame(first) : Promise.resolve(false)).then(function (ok2) {
+        return ok2 ? true : newGame($("board-size").value);
+      }).then(function () { M.say($("status"), "The link was not loaded: " + why.replace(/^Not loaded: /, ""), "error"); });
     });
   }
 
@@ -182,7 +227,7 @@
   });
   $("moves").addEventListener("click", function (ev) {
     var ply = ev.target.getAttribute && ev.target.getAttribute("data-ply");
-    if (ply) { game.cursor = parseInt(ply, 10); changed(); }
+    if (ply) { game.cursor = parseInt(ply, 10); changed(true); }
   });
   $("undo").addEventListener("click", function () {
     if (game.cursor === 0) { return; }
@@ -199,6 +244,5 @@
   $("engine-side").addEventListener("change", changed);
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
-  var q = new URLSearchParams(location.search).get("position");
-  newGame(q || $("board-size").value);
+  fromLink();
 })();
