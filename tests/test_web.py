@@ -604,6 +604,77 @@ def test_board_link_restores_the_game(server, driver):
     assert len(severe) == 1 and "/api/record - Failed to load resource" in severe[0] and "400" in severe[0]
 
 
+def press(driver, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def point_place(driver, point: str) -> tuple[float, float]:
+    """Where a point's centre is on the drawn board, as fractions of its width and height."""
+    return tuple(driver.execute_script("""
+        var s = document.querySelector('#board svg').getBoundingClientRect();
+        var r = document.querySelector('#board .hit[data-point="' + arguments[0] + '"]').getBoundingClientRect();
+        return [(r.left + r.width / 2 - s.left) / s.width, (r.top + r.height / 2 - s.top) / s.height];""", point))
+
+
+@pytest.mark.browser
+def test_board_arrow_keys_and_flip(server, driver):
+    from selenium.webdriver.common.keys import Keys
+
+    moves = ["c1", "e2", "c3"]
+    game = [Position.start("3/4")]
+    for m in moves:
+        game.append(game[-1].play(m))
+    open_board(driver, server + "/?position=3/4&moves=" + ",".join(moves), moves=3)
+    assert current_ply(driver) == 3
+
+    def shows(ply: int) -> bool:
+        return current_ply(driver) == ply and drawn(driver)["stones"] == stones_of(game[ply])
+
+    for key, ply in ((Keys.ARROW_LEFT, 2), (Keys.ARROW_LEFT, 1), (Keys.HOME, 0), (Keys.ARROW_LEFT, 0),
+                     (Keys.ARROW_RIGHT, 1), (Keys.END, 3), (Keys.ARROW_RIGHT, 3), (Keys.ARROW_LEFT, 2)):
+        press(driver, key)
+        wait_for(driver, lambda: shows(ply))
+    # not while typing in a field
+    driver.find_element("id", "paste").click()
+    press(driver, Keys.HOME)
+    press(driver, "f")
+    time.sleep(0.3)
+    assert shows(2) and driver.find_element("id", "paste").get_attribute("value") == "f"
+    driver.find_element("id", "paste").clear()
+    driver.execute_script("document.activeElement.blur();")
+    # the keys are listed on the page
+    listed = text(driver, "keys")
+    assert all(k in listed for k in ("Home", "End", "flip the board", "back one move", "forward one move"))
+
+    # flip: the board turned half a turn, the stones with it; the lattice's labels kept upright
+    a1, e2 = point_place(driver, "a1"), point_place(driver, "e2")
+    assert a1[1] > 0.5  # a1's row is drawn at the bottom
+    stone = "#board .stone[data-point='e2']"
+    before = driver.execute_script(f"return document.querySelector(\"{stone}\").getBoundingClientRect().top;")
+    press(driver, "f")
+    wait_for(driver, lambda: "flip=1" in driver.current_url)
+    flipped_a1, flipped_e2 = point_place(driver, "a1"), point_place(driver, "e2")
+    assert flipped_a1[1] < 0.5
+    for was, now in ((a1, flipped_a1), (e2, flipped_e2)):
+        assert abs(was[0] + now[0] - 1) < 0.02 and abs(was[1] + now[1] - 1) < 0.02
+    after = driver.execute_script(f"return document.querySelector(\"{stone}\").getBoundingClientRect().top;")
+    assert after != before and drawn(driver)["stones"] == stones_of(game[2])
+    labels = driver.execute_script("""var t = document.querySelectorAll('#board .lattice.turned text');
+        return [t.length, Array.from(t).every(function (e) { return /^rotate\\(180 /.test(e.getAttribute('transform')); })];""")
+    assert labels[0] > 0 and labels[1]
+    assert driver.find_element("id", "flip").get_attribute("aria-pressed") == "true"
+    # the link keeps the orientation; the button turns it back
+    driver.get(driver.current_url)
+    wait_for(driver, lambda: len(move_list(driver)) == 3 and current_ply(driver) == 2)
+    assert point_place(driver, "a1")[1] < 0.5
+    driver.find_element("id", "flip").click()
+    wait_for(driver, lambda: point_place(driver, "a1")[1] > 0.5)
+    assert "flip=1" not in driver.current_url
+    no_console_errors(driver)
+
+
 @pytest.mark.browser
 def test_trainer_in_browser(server, driver):
     from selenium.webdriver.support.ui import Select

@@ -7,7 +7,7 @@
   var M = Meridians;
   var $ = function (id) { return document.getElementById(id); };
   var game = { infos: [], moves: [], cursor: 0 };
-  var geo = null, analysis = null, token = 0, busy = false, running = null;
+  var geo = null, analysis = null, token = 0, busy = false, running = null, flipped = false;
 
   function current() { return game.infos[game.cursor]; }
   function repeated(i) {  // the position at i repeats an earlier one of the game
@@ -30,7 +30,8 @@
     if (analysis && analysis.position === info.position && !over(game.cursor)) {
       s.moves = analysis.moves; s.best = analysis.best;
     }
-    M.draw($("board"), geo, s);
+    M.draw($("board"), flipped ? turned(geo) : geo, s);
+    orient();
     var end = over(game.cursor);
     $("to-move").textContent = end ? "Game over. " + end : M.NAME[info.to_move] + " to move (" + info.board + ", move " + (game.cursor + 1) + ")";
     $("current-position").textContent = info.position;
@@ -39,21 +40,29 @@
     $("undo").disabled = game.cursor === 0;
     $("redo").disabled = game.cursor >= game.moves.length;
     $("engine-move").disabled = !!end;
-    var ol = $("moves");
+    var ol = $("moves"), currentEl = null;
     ol.innerHTML = "";
     for (var k = 0; k < game.moves.length; k += 2) {
       var li = document.createElement("li");
       [k, k + 1].forEach(function (j) {
         if (j >= game.moves.length) { return; }
-        var sp = document.createElement("span");
+        var sp = document.createElement("button");
+        sp.type = "button";
+        sp.className = "ply";
         sp.textContent = game.moves[j];
         sp.setAttribute("data-ply", j + 1);
-        if (j + 1 === game.cursor) { sp.className = "current"; }
+        sp.setAttribute("aria-label", "move " + (j + 1) + ", " + M.NAME[game.infos[j].to_move] + " " + game.moves[j]);
+        if (j + 1 === game.cursor) { sp.className = "ply current"; sp.setAttribute("aria-current", "step"); currentEl = sp; }
         li.appendChild(sp);
         li.appendChild(document.createTextNode(" "));
       });
       ol.appendChild(li);
     }
+    // the move shown stays in sight in the list (the list scrolls, not the page)
+    if (currentEl) {
+      var top = currentEl.offsetTop - ol.offsetTop, bottom = top + currentEl.offsetHeight;
+      if (top < ol.scrollTop) { ol.scrollTop = top; } else if (bottom > ol.scrollTop + ol.clientHeight) { ol.scrollTop = bottom - ol.clientHeight; }
+    } else if (game.cursor === 0) { ol.scrollTop = 0; }
     if (!analysis || analysis.position !== info.position) {
       $("value").textContent = end ? end : ($("analyse-on").checked ? "analysing..." : "-");
       $("line").textContent = "-";
@@ -65,6 +74,45 @@
 
   // The position on the board changed: analyse it, let the engine move (not when only
   // browsing the game: stepping back to the engine's turn would make it play there).
+  // -- flipping: the board turned half a turn (the points' places turned; the lattice
+  // drawn turned, its letters and numbers kept upright) --------------------------------
+  var turnedGeo = {};
+  function turned(b) {
+    if (!turnedGeo[b.name]) {
+      var t = {};
+      Object.keys(b).forEach(function (k) { t[k] = b[k]; });
+      t.xy = b.xy.map(function (v, i) { return Math.round(100 * ((i % 2 ? b.h : b.w) - v)) / 100; });
+      turnedGeo[b.name] = t;
+    }
+    return turnedGeo[b.name];
+  }
+  function orient() {
+    var svg = $("board").querySelector("svg");
+    svg.setAttribute("data-flipped", flipped ? "1" : "0");
+    $("flip").setAttribute("aria-pressed", flipped ? "true" : "false");
+    if (!flipped) { return; }
+    var use = svg.querySelector('use[href="#lattice-' + geo.m + '"]'), src = document.getElementById("lattice-" + geo.m);
+    var g = document.createElementNS("http://www.w3.org/2000/svg", "g");
+    g.setAttribute("class", "lattice turned");
+    g.setAttribute("transform", "rotate(180 " + geo.w / 2 + " " + geo.h / 2 + ")");
+    Array.prototype.forEach.call(src.childNodes, function (c) { g.appendChild(c.cloneNode(true)); });
+    Array.prototype.forEach.call(g.querySelectorAll("text"), function (t) {
+      var x = parseFloat(t.getAttribute("x")), y = parseFloat(t.getAttribute("y"));
+      var fs = parseFloat(t.getAttribute("font-size")) || 12;  // about the middle of the letters
+      t.setAttribute("transform", "rotate(180 " + x + " " + Math.round(100 * (y - 0.35 * fs)) / 100 + ")");
+    });
+    use.parentNode.replaceChild(g, use);
+  }
+  function flip() { flipped = !flipped; render(); }
+
+  // -- moving through the game ---------------------------------------------------------
+  function go(ply) {
+    ply = Math.max(0, Math.min(game.moves.length, ply));
+    if (!game.infos.length || ply === game.cursor) { return; }
+    game.cursor = ply;
+    changed(true);
+  }
+
   function changed(browse) {
     analysis = null;
     if (running) { running.abort(); running = null; }  // the server stops the old position's search
@@ -201,6 +249,7 @@
     var q = "?position=" + enc(first.position === emptyOf(first.board) ? first.board : first.position);
     if (game.moves.length) { q += "&moves=" + game.moves.map(enc).join(","); }
     if (game.cursor < game.moves.length) { q += "&ply=" + game.cursor; }
+    if (flipped) { q += "&flip=1"; }
     return location.pathname + q;
   }
   function fromLink() {
@@ -208,6 +257,7 @@
     var first = (q.get("position") || "").trim() || $("board-size").value;
     var moves = (q.get("moves") || "").split(/[\s,]+/).filter(Boolean);
     var ply = q.get("ply");
+    flipped = q.get("flip") === "1";
     var shown = newGame;
     if (moves.length) {
       shown = function () { return loadRecord(first + "\n" + moves.join(" "), ply === null ? null : parseInt(ply, 10)); };
@@ -227,7 +277,7 @@
   });
   $("moves").addEventListener("click", function (ev) {
     var ply = ev.target.getAttribute && ev.target.getAttribute("data-ply");
-    if (ply) { game.cursor = parseInt(ply, 10); changed(true); }
+    if (ply) { go(parseInt(ply, 10)); }
   });
   $("undo").addEventListener("click", function () {
     if (game.cursor === 0) { return; }
@@ -244,5 +294,17 @@
   $("engine-side").addEventListener("change", changed);
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
+  $("flip").addEventListener("click", flip);
+  // the keys (listed on the page), unless typing in a field or choosing in a list
+  var KEYS = { ArrowLeft: function () { go(game.cursor - 1); }, ArrowRight: function () { go(game.cursor + 1); },
+               Home: function () { go(0); }, End: function () { go(game.moves.length); }, f: flip, F: flip };
+  document.addEventListener("keydown", function (ev) {
+    var t = ev.target, tag = t && t.tagName;
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || !KEYS[ev.key] || !game.infos.length) { return; }
+    if (tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable) ||
+        (tag === "INPUT" && ["checkbox", "radio", "button", "submit"].indexOf(t.type) < 0)) { return; }
+    ev.preventDefault();
+    KEYS[ev.key]();
+  });
   fromLink();
 })();
