@@ -371,6 +371,33 @@ def test_pages_and_static_files(client):
         assert client.get(f"/static/{name}").status_code == 200
 
 
+def test_record_text_reads_back_as_the_same_game(client):
+    from solver.rules.record import parse_record
+
+    start = Position.parse("3/4/5/6/5/4/L2 D")
+    moves = ["d3", start.play("d3").legal_moves()[0]]
+    r = client.post("/api/record-text", json={"start": str(start), "moves": moves,
+                                              "headers": {"Light": "Ann", "Dark": "Bob"}})
+    assert r.status_code == 200, r.text
+    rec = parse_record(r.json()["text"])
+    assert rec.start == start and rec.moves == moves and rec.result is None and r.json()["result"] is None
+    assert rec.headers == {"Light": "Ann", "Dark": "Bob"} and r.json()["filename"].endswith(".txt")
+    # a game that is over carries its result; without headers, its source
+    r = client.post("/api/record-text", json={"start": "2/LD1/4/1LD/2 L", "moves": ["c2"]})
+    rec = parse_record(r.json()["text"])
+    assert rec.result == "D" == Position.parse("2/LD1/4/1LD/2 L").play("c2").outcome
+    assert rec.headers["Source"] == "meridians serve"
+    # what /api/record reads of it, it writes back
+    back = client.post("/api/record", json={"text": r.json()["text"], "board": "2/3"}).json()
+    assert back["moves"] == ["c2"] and back["result"] == "D" and back["headers"] == rec.headers
+    for body, words in (({"start": "3/4", "moves": ["c1", "c1"]}, "occupied"),
+                        ({"start": "3/4", "moves": "c1"}, "list of point names"),
+                        ({"start": "3/4", "moves": [], "headers": {"Board": "3/4"}}, "header key"),
+                        ({"start": "3/4", "moves": [], "result": "Light"}, "result"),
+                        ({"moves": []}, "give a position")):
+        assert words in one_line_error(client.post("/api/record-text", json=body)), body
+
+
 @pytest.mark.subprocess
 def test_load_test_script(tmp_path, monkeypatch, capsys):
     from conftest import load_script, run_script
@@ -672,6 +699,114 @@ def test_board_arrow_keys_and_flip(server, driver):
     driver.find_element("id", "flip").click()
     wait_for(driver, lambda: point_place(driver, "a1")[1] > 0.5)
     assert "flip=1" not in driver.current_url
+    no_console_errors(driver)
+
+
+def downloaded(folder: Path, suffix: str, timeout: float = 10.0) -> Path:
+    """The one file with ``suffix`` the browser has finished downloading into ``folder``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done = [f for f in folder.iterdir() if f.name.endswith(suffix)]
+        partial = [f for f in folder.iterdir() if f.name.endswith(".crdownload")]
+        if len(done) == 1 and not partial and done[0].stat().st_size > 0:
+            return done[0]
+        assert time.monotonic() < deadline, f"no {suffix} download: {list(folder.iterdir())}"
+        time.sleep(0.05)
+
+
+def png_pixels(data: bytes):
+    """A PNG's width, height and a function (x, y) -> (r, g, b, a): 8-bit RGB(A), not
+    interlaced, as the browser's canvas writes them (the standard library's zlib only)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, {}
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunks.setdefault(kind, []).append(data[pos + 8:pos + 8 + n])
+        pos += 12 + n
+    w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
+    assert depth == 8 and colour in (2, 6) and interlace == 0
+    bpp = 4 if colour == 6 else 3
+    raw, stride = zlib.decompress(b"".join(chunks[b"IDAT"])), w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, lambda x, y: tuple(rows[y][x * bpp:(x + 1) * bpp])
+
+
+@pytest.mark.browser
+def test_board_exports_record_svg_and_png(server, driver, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from solver.rules.record import parse_record
+
+    moves = ["c1", "e2", "c3", "e4"]
+    pos = Position.start("3/4")
+    for m in moves:
+        pos = pos.play(m)
+    open_board(driver, server + "/?position=3/4&moves=" + ",".join(moves), moves=4)
+    link = driver.current_url
+
+    # the record, in our format: it reads back as the game, and the page loads it again
+    (tmp_path / "record").mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path / "record")})
+    driver.find_element("id", "export-record").click()
+    record = downloaded(tmp_path / "record", ".txt").read_text(encoding="utf-8")
+    rec = parse_record(record)
+    assert rec.start == Position.start("3/4") and rec.moves == moves and rec.result is None
+    assert record.startswith('[Board "3/4"]') and rec.headers["Source"] == "meridians serve"
+    driver.find_element("id", "paste").send_keys(record)
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: text(driver, "status") == "Loaded a game of 4 moves.")
+    assert move_list(driver) == moves and drawn(driver)["stones"] == stones_of(pos) and driver.current_url == link
+
+    # the board as SVG: one document, its drawings inside it, the stones of the position
+    (tmp_path / "svg").mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path / "svg")})
+    driver.find_element("id", "export-svg").click()
+    svg = ET.parse(downloaded(tmp_path / "svg", ".svg")).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    assert svg.tag == ns + "svg" and float(svg.get("width")) > 100 and float(svg.get("height")) > 100
+    ids = {e.get("id") for e in svg.iter() if e.get("id")}
+    uses = [e for e in svg.iter(ns + "use")]
+    assert uses and all(u.get("href")[1:] in ids for u in uses)
+    stones = sorted(("L " if "light" in u.get("class") else "D ") + u.get("data-point")
+                    for u in uses if "stone" in (u.get("class") or ""))
+    assert stones == stones_of(pos) and not [e for e in svg.iter() if "hit" in (e.get("class") or "")]
+
+    # the board as PNG: a picture of the board, a Light stone light and a Dark stone dark
+    (tmp_path / "png").mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path / "png")})
+    driver.find_element("id", "export-png").click()
+    w, h, pixel = png_pixels(downloaded(tmp_path / "png", ".png").read_bytes())
+    assert w == 1200 and abs(h / w - float(svg.get("height")) / float(svg.get("width"))) < 0.01
+    geometry = driver.execute_script("""var u = document.querySelectorAll('#board .stone');
+        return Array.from(u).map(function (e) { return [e.getAttribute('data-point'), parseFloat(e.getAttribute('x')),
+          parseFloat(e.getAttribute('y')), e.classList.contains('light')]; });""")
+    scale = w / float(svg.get("width"))
+    hit = driver.execute_script("return parseFloat(document.querySelector('#board .hit').getAttribute('r'));")
+    assert len(geometry) == 4
+    for point, x, y, light in geometry:
+        # beside the centre (the last move's dot is there)
+        r, g, b, *_ = pixel(round((x + 0.45 * hit) * scale), round(y * scale))
+        assert (r + g + b > 600) if light else (r + g + b < 150), (point, (r, g, b))
     no_console_errors(driver)
 
 

@@ -105,6 +105,80 @@
   }
   function flip() { flipped = !flipped; render(); }
 
+  // -- export: the record in our format, the board as SVG and PNG ------------------------
+  function download(name, blob) {
+    var a = document.createElement("a"), url = URL.createObjectURL(blob);
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+  }
+  function fileStem() {
+    return "meridians-" + geo.name.replace("/", "-") + "-move-" + game.cursor;
+  }
+
+  function exportRecord() {
+    var rec = game.record, moves = game.moves;
+    var starts = function (n) { return rec && rec.moves.length >= n && moves.length >= n && rec.moves.slice(0, n).join() === moves.slice(0, n).join(); };
+    var body = { start: game.infos[0].position, moves: moves, headers: rec ? rec.headers : null,
+                 // a loaded record's stated result stands while its moves do; its colour choice while its first two do
+                 result: rec && rec.moves.length === moves.length && starts(moves.length) ? rec.result : null,
+                 swap: !!(rec && rec.swap && starts(2)) };
+    M.api("POST", "/api/record-text", body).then(function (r) {
+      if (!r.ok) { M.say($("status"), "Export: " + r.data.error, "error"); return; }
+      download(r.data.filename, new Blob([r.data.text], { type: "text/plain;charset=utf-8" }));
+      M.say($("status"), "Exported the record (" + moves.length + " moves) as " + r.data.filename + ".", "");
+    });
+  }
+
+  // The board as drawn, standing alone: the drawings it uses copied in, the click targets
+  // left out, the markers' lettering given its style.
+  function boardSvg() {
+    var svg = $("board").querySelector("svg").cloneNode(true);
+    Array.prototype.forEach.call(svg.querySelectorAll(".hit"), function (e) { e.remove(); });
+    var defs = document.createElementNS("http://www.w3.org/2000/svg", "defs"), seen = {};
+    Array.prototype.forEach.call(svg.querySelectorAll("use"), function (u) {
+      var id = (u.getAttribute("href") || "").slice(1);
+      if (id && !seen[id]) { seen[id] = true; defs.appendChild(document.getElementById(id).cloneNode(true)); }
+    });
+    var style = document.createElementNS("http://www.w3.org/2000/svg", "style");
+    style.textContent = ".mv text { font: bold 12px Helvetica, Arial, sans-serif; text-anchor: middle; dominant-baseline: central; }";
+    var title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    title.textContent = "Meridians " + geo.name + ": " + current().position;
+    svg.insertBefore(defs, svg.firstChild);
+    svg.insertBefore(style, defs);
+    svg.insertBefore(title, style);
+    svg.setAttribute("width", geo.w);
+    svg.setAttribute("height", geo.h);
+    svg.removeAttribute("class");
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg) + "\n";
+  }
+  function exportSvg() {
+    var name = fileStem() + ".svg";
+    download(name, new Blob([boardSvg()], { type: "image/svg+xml" }));
+    M.say($("status"), "Exported the board as " + name + ".", "");
+  }
+  // The SVG drawn on a canvas (through a data: address, which the page's policy allows
+  // for images), 1,200 pixels wide.
+  function exportPng() {
+    var img = new Image(), name = fileStem() + ".png";
+    img.onload = function () {
+      var c = document.createElement("canvas"), scale = 1200 / geo.w;
+      c.width = Math.round(geo.w * scale);
+      c.height = Math.round(geo.h * scale);
+      c.getContext("2d").drawImage(img, 0, 0, c.width, c.height);
+      c.toBlob(function (blob) {
+        if (!blob) { M.say($("status"), "Export: the picture could not be made.", "error"); return; }
+        download(name, blob);
+        M.say($("status"), "Exported the board as " + name + " (" + c.width + " x " + c.height + " pixels).", "");
+      }, "image/png");
+    };
+    img.onerror = function () { M.say($("status"), "Export: the picture could not be drawn.", "error"); };
+    img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(boardSvg());
+  }
+
   // -- moving through the game ---------------------------------------------------------
   function go(ply) {
     ply = Math.max(0, Math.min(game.moves.length, ply));
@@ -295,6 +369,9 @@
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
   $("flip").addEventListener("click", flip);
+  $("export-record").addEventListener("click", exportRecord);
+  $("export-svg").addEventListener("click", exportSvg);
+  $("export-png").addEventListener("click", exportPng);
   // the keys (listed on the page), unless typing in a field or choosing in a list
   var KEYS = { ArrowLeft: function () { go(game.cursor - 1); }, ArrowRight: function () { go(game.cursor + 1); },
                Home: function () { go(0); }, End: function () { go(game.moves.length); }, f: flip, F: flip };
