@@ -810,6 +810,61 @@ def test_board_exports_record_svg_and_png(server, driver, tmp_path):
     no_console_errors(driver)
 
 
+def graph_points(driver) -> dict:
+    """The graph's points: ply -> (kind, Light's chance, filled)."""
+    rows = driver.execute_script("""return Array.from(document.querySelectorAll('#graph .gp')).map(function (e) {
+        return [parseInt(e.getAttribute('data-ply'), 10), e.classList.contains('proven') ? 'proven' : 'estimate',
+                parseFloat(e.getAttribute('data-value')), getComputedStyle(e).fill]; });""")
+    page = driver.execute_script("return getComputedStyle(document.querySelector('#graph rect')).fill;")
+    return {ply: (kind, value, fill != page) for ply, kind, value, fill in rows}
+
+
+@pytest.mark.browser
+def test_board_value_graph_and_bar(server, driver):
+    from selenium.webdriver.support.ui import Select
+
+    # 3/4 from the database: proven points, filled; the bar full for the winner
+    open_board(driver, server + "/?position=3/4")
+    Select(driver.find_element("id", "time")).select_by_value("0.5")
+    wait_for(driver, lambda: 0 in graph_points(driver), timeout=120)
+    game = [Position.start("3/4")]
+    for m in ("c1", "e2"):
+        click(driver, m)
+        game.append(game[-1].play(m))
+        wait_for(driver, lambda: len(game) - 1 in graph_points(driver), timeout=120)
+    points = graph_points(driver)
+    # the database's values (the empty board and after c1 are in it), as Light's chances
+    light = {"win": 1.0, "loss": 0.0}
+    after_c1 = light[SOLUTION_34["moves"]["c1"]]  # a move's value is for Light, who plays it
+    assert points[0] == ("proven", light[SOLUTION_34["value"]], True) and points[1] == ("proven", after_c1, True)
+    def bar():  # the bar's kind and Light's part of its height, as drawn
+        return driver.execute_script("""var b = document.getElementById('eval-bar'), l = document.getElementById('eval-light');
+            return [b.className, l.getBoundingClientRect().height / b.clientHeight];""")
+
+    kind, value, filled = points[2]
+    wait_for(driver, lambda: bar()[0] == kind and abs(bar()[1] - value) < 0.02)  # (after its transition)
+    assert filled == (kind == "proven")
+    # a click on a point of the graph goes to that move
+    driver.find_element("css selector", '#graph .gp[data-ply="1"]').click()
+    wait_for(driver, lambda: current_ply(driver) == 1 and drawn(driver)["stones"] == stones_of(game[1]))
+    winner = "Light" if after_c1 else "Dark"
+    assert "ply=1" in driver.current_url and text(driver, "eval-text") == f"{winner} wins (proven: database)"
+    assert driver.find_element("id", "eval-bar").get_attribute("class") == "proven"
+    driver.find_element("css selector", '#graph .gp[data-ply="0"]').click()
+    wait_for(driver, lambda: current_ply(driver) == 0 and drawn(driver)["stones"] == [])
+
+    # 5/6, beyond the databases: the engine's estimate, a hollow point, the bar at its rate
+    open_board(driver, server + "/?position=5/6")
+    Select(driver.find_element("id", "time")).select_by_value("0.5")
+    wait_for(driver, lambda: 0 in graph_points(driver), timeout=300)
+    kind, value, filled = graph_points(driver)[0]
+    analysis = driver.execute_script("return document.getElementById('value').textContent;")
+    assert kind == "estimate" and not filled and 0 < value < 1 and "estimate" in analysis
+    assert driver.find_element("id", "eval-bar").get_attribute("class") == "estimate"
+    assert text(driver, "eval-text") == f"Light {round(100 * value)}% (engine estimate, not proven)"
+    no_console_errors(driver)
+
+
 @pytest.mark.browser
 def test_trainer_in_browser(server, driver):
     from selenium.webdriver.support.ui import Select

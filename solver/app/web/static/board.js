@@ -8,6 +8,7 @@
   var $ = function (id) { return document.getElementById(id); };
   var game = { infos: [], moves: [], cursor: 0 };
   var geo = null, analysis = null, token = 0, busy = false, running = null, flipped = false;
+  var seen = {};  // position -> the latest analysis fetched of it: the graph's values
 
   function current() { return game.infos[game.cursor]; }
   function repeated(i) {  // the position at i repeats an earlier one of the game
@@ -35,6 +36,8 @@
     var end = over(game.cursor);
     $("to-move").textContent = end ? "Game over. " + end : M.NAME[info.to_move] + " to move (" + info.board + ", move " + (game.cursor + 1) + ")";
     $("current-position").textContent = info.position;
+    showValue();
+    graph();
     var here = link();
     if (here !== location.pathname + location.search) { history.replaceState(null, "", here); }
     $("undo").disabled = game.cursor === 0;
@@ -104,6 +107,64 @@
     use.parentNode.replaceChild(g, use);
   }
   function flip() { flipped = !flipped; render(); }
+
+  // -- the value along the game: Light's chances at each move, from the analyses fetched ---
+  function rate(e) { return e.calibrated === null || e.calibrated === undefined ? e.win_rate : e.calibrated; }
+  // {p: Light's chance, proven, text} of the position after i moves, or null when not analysed
+  function lightChance(i) {
+    var info = game.infos[i];
+    if (info.outcome) { return { p: info.outcome === "L" ? 1 : 0, proven: true, text: M.NAME[info.outcome] + " has won" }; }
+    if (repeated(i)) { return { p: 0.5, proven: true, text: "a draw: the position repeated" }; }
+    var a = seen[info.position], light = info.to_move === "L";
+    if (!a) { return null; }
+    if (a.value === "win" || a.value === "loss") {
+      var lightWins = (a.value === "win") === light;
+      return { p: lightWins ? 1 : 0, proven: true, text: (lightWins ? "Light" : "Dark") + " wins (proven: " + a.source + ")" };
+    }
+    if (a.value === "draw") { return { p: 0.5, proven: true, text: "a draw (proven: " + a.source + ")" }; }
+    if (!a.estimate) { return null; }
+    var r = light ? rate(a.estimate) : 1 - rate(a.estimate);
+    return { p: r, proven: false, text: "Light " + Math.round(100 * r) + "% (engine estimate, not proven)" };
+  }
+
+  function showValue() {  // the bar beside the board: Light's part from the bottom
+    var v = lightChance(game.cursor), bar = $("eval-bar");
+    bar.className = v ? (v.proven ? "proven" : "estimate") : "none";
+    $("eval-light").style.height = (v ? 100 * v.p : 50) + "%";
+    var words = v ? v.text : ($("analyse-on").checked ? "not analysed yet" : "not analysed");
+    bar.setAttribute("aria-label", "value bar: " + words);
+    bar.setAttribute("title", words);
+    $("eval-text").textContent = v ? v.text : "";
+  }
+
+  var GW = 400, GH = 120, GX = 30, GY = 10;  // the graph's drawing: size and margins
+  function graph() {
+    var n = game.moves.length, out = [], path = "", pen = false;
+    var x = function (i) { return GX + (GW - GX - 10) * (n ? i / n : 0.5); };
+    var y = function (p) { return GY + (1 - p) * (GH - 2 * GY); };
+    out.push('<rect x="' + GX + '" y="' + GY + '" width="' + (GW - GX - 10) + '" height="' + (GH - 2 * GY) + '" fill="#fffdf8" stroke="#d8c9a8"/>');
+    out.push('<line x1="' + GX + '" x2="' + (GW - 10) + '" y1="' + y(0.5) + '" y2="' + y(0.5) + '" stroke="#b9a988" stroke-dasharray="4 4"/>');
+    out.push('<text x="' + (GX - 4) + '" y="' + (y(1) + 4) + '" text-anchor="end">L</text><text x="' + (GX - 4) + '" y="' + (y(0) + 4) +
+             '" text-anchor="end">D</text><text x="' + (GX - 4) + '" y="' + (y(0.5) + 4) + '" text-anchor="end">50</text>');
+    var pts = [];
+    for (var i = 0; i <= n; i++) {
+      var v = lightChance(i);
+      // a column a move wide: a click anywhere in it goes to that move
+      out.push('<rect class="gcol" data-ply="' + i + '" x="' + (x(i) - (GW - GX - 10) / Math.max(1, n) / 2) + '" y="0" width="' +
+               ((GW - GX - 10) / Math.max(1, n)) + '" height="' + GH + '" fill="transparent"><title>' +
+               (i ? "move " + i + " (" + game.moves[i - 1] + ")" : "the start") + ": " + (v ? v.text : "not analysed") + "</title></rect>");
+      if (!v) { pen = false; continue; }
+      path += (pen ? "L" : "M") + x(i).toFixed(1) + " " + y(v.p).toFixed(1);
+      pen = true;
+      pts.push('<circle class="gp ' + (v.proven ? "proven" : "estimate") + '" data-ply="' + i + '" data-value="' + v.p.toFixed(3) +
+               '" cx="' + x(i).toFixed(1) + '" cy="' + y(v.p).toFixed(1) + '" r="4.5" stroke="#3b2f20" stroke-width="1.6" fill="' +
+               (v.proven ? "#3b2f20" : "#fffdf8") + '"><title>' + (i ? "move " + i : "the start") + ": " + v.text + "</title></circle>");
+    }
+    out.push('<line class="now" x1="' + x(game.cursor) + '" x2="' + x(game.cursor) + '" y1="' + GY + '" y2="' + (GH - GY) +
+             '" stroke="#0072b2" stroke-width="2"/>');
+    if (path) { out.push('<path d="' + path + '" fill="none" stroke="#3b2f20" stroke-width="1.5" pointer-events="none"/>'); }
+    $("graph").innerHTML = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ' + GW + " " + GH + '">' + out.join("") + pts.join("") + "</svg>";
+  }
 
   // -- export: the record in our format, the board as SVG and PNG ------------------------
   function download(name, blob) {
@@ -188,13 +249,14 @@
   }
 
   function changed(browse) {
-    analysis = null;
     if (running) { running.abort(); running = null; }  // the server stops the old position's search
-    render();
     var info = current(), mine = ++token;
+    analysis = $("analyse-on").checked ? seen[info.position] || null : null;  // shown at once, if fetched before
+    render();
     if (over(game.cursor)) { return; }
     if (browse !== true && $("engine-side").value === info.to_move) { engineMove(); return; }
     if (!$("analyse-on").checked) { return; }
+    if (analysis && analysis.value !== "unknown") { return; }  // proven: a new search adds nothing
     analyse(info, mine);
   }
 
@@ -210,7 +272,7 @@
         return;
       }
       if (!r.ok) { M.say($("status"), "Analysis: " + r.data.error, "error"); return; }
-      analysis = r.data;
+      analysis = seen[info.position] = r.data;
       render();
     });
   }
@@ -258,6 +320,7 @@
         return;
       }
       if (!r.ok) { M.say($("status"), "Engine: " + r.data.error, "error"); return; }
+      if (r.data.position === info.position) { seen[info.position] = r.data; }  // its analysis of the position it left
       push(r.data.after);
       M.say($("status"), "The engine played " + r.data.move + ": " + M.valueText(r.data) + " for the engine.", "");
       changed();
@@ -369,6 +432,10 @@
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
   $("flip").addEventListener("click", flip);
+  $("graph").addEventListener("click", function (ev) {
+    var t = ev.target.closest && ev.target.closest("[data-ply]");
+    if (t) { go(parseInt(t.getAttribute("data-ply"), 10)); }
+  });
   $("export-record").addEventListener("click", exportRecord);
   $("export-svg").addEventListener("click", exportSvg);
   $("export-png").addEventListener("click", exportPng);
