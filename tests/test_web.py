@@ -865,6 +865,69 @@ def test_board_value_graph_and_bar(server, driver):
     no_console_errors(driver)
 
 
+RECORD = """[Board "3/4"]
+[Light "Ann"]
+[Dark "Bob"]
+[Date "2026.12.02"]
+[Result "D"]
+
+1. c1 e2 D
+"""
+
+
+@pytest.mark.browser
+def test_board_shows_a_records_headers_and_keeps_them(server, driver, tmp_path):
+    from solver.rules.record import parse_record
+
+    open_board(driver, server + "/?position=3/4")
+    assert not driver.find_element("id", "game-panel").is_displayed()  # no record loaded
+    driver.find_element("id", "paste").send_keys(RECORD)
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2"])
+    shown = driver.execute_script("""return Array.from(document.querySelectorAll('#headers dt')).map(function (e) {
+        return [e.textContent, e.nextElementSibling.textContent]; });""")
+    assert shown == [["Light", "Ann"], ["Dark", "Bob"], ["Result", "Dark won"], ["Date", "2026.12.02"]]
+    # exported as loaded: the same record (a resignation's result kept while the moves stand)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    driver.find_element("id", "export-record").click()
+    assert parse_record(downloaded(tmp_path, ".txt").read_text(encoding="utf-8")) == parse_record(RECORD)
+    # a move of one's own: the headers stay, said to be the record's
+    click(driver, "c3")
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", "c3"])
+    assert "the moves are no longer the record's" in text(driver, "headers")
+    driver.find_element("id", "new-game").click()
+    wait_for(driver, lambda: move_list(driver) == [] and not driver.find_element("id", "game-panel").is_displayed())
+    no_console_errors(driver)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1400])
+def test_board_has_no_horizontal_overflow(server, driver, width):
+    moves = "c1,e2,c3,e5,d2,e3,a3,a2,f4,d4,c5,c4,e4,g2,d5,g1,d6,d3,d1,g3,b2,b4,b3,e5,c2"  # a game to its end
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+    try:
+        def overflow() -> int:
+            return driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth;")
+
+        open_board(driver, server + "/?position=3/4&moves=" + moves + "&ply=20", moves=25)
+        wait_for(driver, lambda: driver.execute_script("return document.querySelectorAll('#graph .gp').length") > 0,
+                 timeout=120)
+        assert driver.execute_script("return window.innerWidth") == width
+        assert overflow() == 0
+        board = drawn(driver)["width"]
+        assert board > (0.6 * width if width < 600 else 400)  # the board takes the room it has
+        # the largest board's position, a long word, without an analysis (no search started)
+        driver.find_element("id", "analyse-on").click()
+        driver.find_element("id", "paste").send_keys("7/8")
+        driver.find_element("id", "load").click()
+        wait_for(driver, lambda: len(drawn(driver)["hits"]) == len(Position.start("7/8").board.names), timeout=60)
+        assert overflow() == 0
+        no_console_errors(driver)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 @pytest.mark.browser
 def test_trainer_in_browser(server, driver):
     from selenium.webdriver.support.ui import Select

@@ -38,6 +38,7 @@
     $("current-position").textContent = info.position;
     showValue();
     graph();
+    showHeaders();
     var here = link();
     if (here !== location.pathname + location.search) { history.replaceState(null, "", here); }
     $("undo").disabled = game.cursor === 0;
@@ -164,6 +165,27 @@
              '" stroke="#0072b2" stroke-width="2"/>');
     if (path) { out.push('<path d="' + path + '" fill="none" stroke="#3b2f20" stroke-width="1.5" pointer-events="none"/>'); }
     $("graph").innerHTML = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ' + GW + " " + GH + '">' + out.join("") + pts.join("") + "</svg>";
+  }
+
+  // -- a loaded record's headers: who played, the result, the rest as written ------------
+  var RESULT = { L: "Light won", D: "Dark won", draw: "a draw" };
+  function showHeaders() {
+    var rec = game.record, dl = $("headers");
+    $("game-panel").hidden = !rec;
+    if (!rec) { return; }
+    var h = rec.headers, rows = [["Light", h.Light || "not named"], ["Dark", h.Dark || "not named"],
+                                 ["Result", rec.result ? RESULT[rec.result] : "not stated"]];
+    Object.keys(h).forEach(function (k) { if (k !== "Light" && k !== "Dark") { rows.push([k, h[k]]); } });
+    if (rec.swap) { rows.push(["Pie", "the second player took Light"]); }
+    if (rec.moves.join() !== game.moves.join()) { rows.push(["Note", "the moves are no longer the record's"]); }
+    dl.innerHTML = "";
+    rows.forEach(function (r) {
+      var dt = document.createElement("dt"), dd = document.createElement("dd");
+      dt.textContent = r[0];
+      dd.textContent = r[1];
+      dl.appendChild(dt);
+      dl.appendChild(dd);
+    });
   }
 
   // -- export: the record in our format, the board as SVG and PNG ------------------------
