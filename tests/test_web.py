@@ -865,6 +865,36 @@ def test_board_value_graph_and_bar(server, driver):
     no_console_errors(driver)
 
 
+@pytest.mark.browser
+def test_board_controls_by_keyboard(server, driver):
+    from selenium.webdriver.common.keys import Keys
+
+    open_board(driver, server + "/?position=3/4&moves=c1,e2", moves=2)
+    # every control (not a disabled one) has a label for screen readers that holds its visible words
+    controls = driver.execute_script("""return Array.from(document.querySelectorAll(
+          'button, select, input, textarea, [tabindex]')).filter(function (e) { return e.offsetParent !== null && !e.disabled; })
+        .map(function (e) { return [e.id || e.getAttribute('data-ply'), e.getAttribute('aria-label') || '',
+                                    (e.tagName === 'BUTTON' ? e.textContent : '').trim(), e.tabIndex]; });""")
+    assert len(controls) >= 18
+    for name, label, words, tab in controls:
+        assert label and words.lower() in label.lower() and tab >= 0, (name, label, words, tab)
+    # Tab reaches every one of them, each with a visible focus ring
+    driver.execute_script("document.activeElement.blur(); window.scrollTo(0, 0);")
+    reached = {}
+    for _ in range(3 * len(controls)):
+        press(driver, Keys.TAB)
+        el = driver.execute_script("""var e = document.activeElement, s = getComputedStyle(e);
+            return [e.id || e.getAttribute('data-ply'), s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2];""")
+        reached[el[0]] = el[1]
+    assert {name for name, *_ in controls} <= set(reached) and all(reached.values()), reached
+    # a point is played by its name
+    driver.find_element("id", "move-input").send_keys("c3" + Keys.ENTER)
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", "c3"])
+    driver.find_element("id", "move-input").send_keys("z9" + Keys.ENTER)
+    wait_for(driver, lambda: text(driver, "status") == "z9 is not a point of the 3/4 board.")
+    no_console_errors(driver)
+
+
 RECORD = """[Board "3/4"]
 [Light "Ann"]
 [Dark "Bob"]

@@ -454,6 +454,14 @@
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
   $("flip").addEventListener("click", flip);
+  $("play-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var name = $("move-input").value.trim().toLowerCase();
+    if (!name) { M.say($("status"), "Write a point's name, such as c3, to play it.", "error"); return; }
+    if (!geo || geo.index[name] === undefined) { M.say($("status"), name + " is not a point of the " + (geo ? geo.name : "") + " board.", "error"); return; }
+    $("move-input").value = "";
+    play(name);
+  });
   $("graph").addEventListener("click", function (ev) {
     var t = ev.target.closest && ev.target.closest("[data-ply]");
     if (t) { go(parseInt(t.getAttribute("data-ply"), 10)); }
