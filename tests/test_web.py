@@ -931,6 +931,27 @@ def test_board_shows_a_records_headers_and_keeps_them(server, driver, tmp_path):
 
 
 @pytest.mark.browser
+def test_board_loads_an_abstract_play_record(server, driver):
+    from solver.app.importers import import_abstractplay
+
+    path = ROOT / "tests" / "data" / "abstractplay" / "meridians-size6-pass.json"
+    rec = import_abstractplay(path.read_text(encoding="utf-8"))
+    open_board(driver, server + "/?position=3/4")
+    driver.find_element("id", "analyse-on").click()  # no search: the record is what is tested
+    driver.execute_script("document.getElementById('paste').value = arguments[0];", path.read_text(encoding="utf-8"))
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: move_list(driver) == rec.moves, timeout=30)
+    assert drawn(driver)["stones"] == stones_of(rec.position()) and text(driver, "to-move").startswith("Game over")
+    shown = text(driver, "headers")
+    assert "light player" in shown and "Dark won" in shown and "Abstract Play" in shown
+    # a JSON that is not such a record is refused with the field at fault
+    driver.execute_script("document.getElementById('paste').value = '{\"moves\": []}';")
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: text(driver, "status").startswith("Not loaded: an Abstract Play record (JSON): header"))
+    assert move_list(driver) == rec.moves
+
+
+@pytest.mark.browser
 @pytest.mark.parametrize("width", [390, 1400])
 def test_board_has_no_horizontal_overflow(server, driver, width):
     moves = "c1,e2,c3,e5,d2,e3,a3,a2,f4,d4,c5,c4,e4,g2,d5,g1,d6,d3,d1,g3,b2,b4,b3,e5,c2"  # a game to its end

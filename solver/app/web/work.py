@@ -113,16 +113,26 @@ def explain_move(text: object, move: object) -> dict:
 
 
 def read_record(text: object, board: object = None) -> dict:
-    """A pasted game record (:func:`solver.rules.record.parse_record`, both formats; every
-    move checked): ``{start, moves, positions}``, the positions after 0, 1, ... moves."""
+    """A pasted game record (:func:`solver.rules.record.parse_record`, both formats, or
+    Abstract Play's JSON, :func:`solver.app.importers.import_abstractplay`; every move
+    checked): ``{start, moves, positions, result, headers, swap}``, the positions after 0,
+    1, ... moves."""
     from solver.rules.record import parse_record
 
     if not isinstance(text, str) or not text.strip():
         raise ValueError("give a game record: a start position or board, then the moves")
     if len(text) > 100_000:
         raise ValueError(f"a record of {len(text):,} characters: at most 100,000")
-    default = board if isinstance(board, str) and board.strip() else "6/7"
-    rec = parse_record(text, default_board=parse(default).board)
+    if text.lstrip().startswith("{"):  # Abstract Play's exported record (JSON)
+        from ..importers import RecordImportError, import_abstractplay
+
+        try:
+            rec = import_abstractplay(text)
+        except RecordImportError as e:
+            raise RecordImportError(f"an Abstract Play record (JSON): {e}") from None
+    else:
+        default = board if isinstance(board, str) and board.strip() else "6/7"
+        rec = parse_record(text, default_board=parse(default).board)
     pos = rec.start
     positions = [str(pos)]
     for m in rec.moves:

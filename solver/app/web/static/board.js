@@ -392,7 +392,10 @@
     var text = $("paste").value.trim();
     if (!text) { M.say($("status"), "Paste a position, a board or a game record first.", "error"); return; }
     var lines = text.split("\n").filter(function (l) { return l.trim(); });
-    if (lines.length === 1 && text.indexOf(",") < 0 && text.split(/\s+/).length <= 2) { newGame(text); return; }
+    if (text.charAt(0) !== "{" && lines.length === 1 && text.indexOf(",") < 0 && text.split(/\s+/).length <= 2) {
+      newGame(text);
+      return;
+    }
     loadRecord(text);
   }
 
