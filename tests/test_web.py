@@ -714,6 +714,13 @@ def downloaded(folder: Path, suffix: str, timeout: float = 10.0) -> Path:
         time.sleep(0.05)
 
 
+def download_to(driver, folder: Path) -> Path:
+    """Let the browser download into ``folder`` (made here), without asking."""
+    folder.mkdir(exist_ok=True)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
+    return folder
+
+
 def png_pixels(data: bytes):
     """A PNG's width, height and a function (x, y) -> (r, g, b, a): 8-bit RGB(A), not
     interlaced, as the browser's canvas writes them (the standard library's zlib only)."""
@@ -765,8 +772,7 @@ def test_board_exports_record_svg_and_png(server, driver, tmp_path):
     link = driver.current_url
 
     # the record, in our format: it reads back as the game, and the page loads it again
-    (tmp_path / "record").mkdir()
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path / "record")})
+    download_to(driver, tmp_path / "record")
     driver.find_element("id", "export-record").click()
     record = downloaded(tmp_path / "record", ".txt").read_text(encoding="utf-8")
     rec = parse_record(record)
@@ -778,8 +784,7 @@ def test_board_exports_record_svg_and_png(server, driver, tmp_path):
     assert move_list(driver) == moves and drawn(driver)["stones"] == stones_of(pos) and driver.current_url == link
 
     # the board as SVG: one document, its drawings inside it, the stones of the position
-    (tmp_path / "svg").mkdir()
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path / "svg")})
+    download_to(driver, tmp_path / "svg")
     driver.find_element("id", "export-svg").click()
     svg = ET.parse(downloaded(tmp_path / "svg", ".svg")).getroot()
     ns = "{http://www.w3.org/2000/svg}"
@@ -792,8 +797,7 @@ def test_board_exports_record_svg_and_png(server, driver, tmp_path):
     assert stones == stones_of(pos) and not [e for e in svg.iter() if "hit" in (e.get("class") or "")]
 
     # the board as PNG: a picture of the board, a Light stone light and a Dark stone dark
-    (tmp_path / "png").mkdir()
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path / "png")})
+    download_to(driver, tmp_path / "png")
     driver.find_element("id", "export-png").click()
     w, h, pixel = png_pixels(downloaded(tmp_path / "png", ".png").read_bytes())
     assert w == 1200 and abs(h / w - float(svg.get("height")) / float(svg.get("width"))) < 0.01
@@ -862,6 +866,28 @@ def test_board_value_graph_and_bar(server, driver):
     assert kind == "estimate" and not filled and 0 < value < 1 and "estimate" in analysis
     assert driver.find_element("id", "eval-bar").get_attribute("class") == "estimate"
     assert text(driver, "eval-text") == f"Light {round(100 * value)}% (engine estimate, not proven)"
+
+    # marks: the best move and the three most searched estimates; every one with All marks (key m)
+    def marks() -> dict:
+        return driver.execute_script("""var out = {}; document.querySelectorAll('#board .mv').forEach(function (e) {
+            out[e.getAttribute('data-point')] = [parseInt(e.getAttribute('data-visits'), 10), e.classList.contains('best')]; });
+            return out;""")
+
+    few = marks()
+    driver.execute_script("document.activeElement.blur();")  # (the time list had the focus: keys go to it)
+    press(driver, "m")
+    wait_for(driver, lambda: len(marks()) > len(few))
+    every = marks()
+    best = [p for p, (_, b) in every.items() if b]
+    by_visits = sorted(every, key=lambda p: -every[p][0])
+    assert len(best) == 1 and set(few) == set(by_visits[:3]) | set(best) and 3 <= len(few) <= 4
+    assert len(every) > 20 and driver.find_element("id", "all-marks").is_selected()
+    # the best moves listed with their values and visits, the best first; a click plays one
+    top = driver.execute_script("""return Array.from(document.querySelectorAll('#top-moves li')).map(function (e) {
+        return e.textContent; });""")
+    assert len(top) == 3 and top[0].startswith(best[0] + " ") and all("visits)" in t for t in top)
+    driver.find_element("css selector", f'#top-moves [data-move="{best[0]}"]').click()
+    wait_for(driver, lambda: move_list(driver) == [best[0]])
     no_console_errors(driver)
 
 
@@ -870,10 +896,12 @@ def test_board_controls_by_keyboard(server, driver):
     from selenium.webdriver.common.keys import Keys
 
     open_board(driver, server + "/?position=3/4&moves=c1,e2", moves=2)
+    wait_for(driver, lambda: "to move:" in text(driver, "value"), timeout=120)  # the page drawn anew for the last time
     # every control (not a disabled one) has a label for screen readers that holds its visible words
     controls = driver.execute_script("""return Array.from(document.querySelectorAll(
           'button, select, input, textarea, [tabindex]')).filter(function (e) { return e.offsetParent !== null && !e.disabled; })
-        .map(function (e) { return [e.id || e.getAttribute('data-ply'), e.getAttribute('aria-label') || '',
+        .map(function (e) { return [e.id || e.getAttribute('data-ply') || e.getAttribute('data-move'),
+                                    e.getAttribute('aria-label') || '',
                                     (e.tagName === 'BUTTON' ? e.textContent : '').trim(), e.tabIndex]; });""")
     assert len(controls) >= 18
     for name, label, words, tab in controls:
@@ -884,7 +912,8 @@ def test_board_controls_by_keyboard(server, driver):
     for _ in range(3 * len(controls)):
         press(driver, Keys.TAB)
         el = driver.execute_script("""var e = document.activeElement, s = getComputedStyle(e);
-            return [e.id || e.getAttribute('data-ply'), s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2];""")
+            return [e.id || e.getAttribute('data-ply') || e.getAttribute('data-move'),
+                    s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2];""")
         reached[el[0]] = el[1]
     assert {name for name, *_ in controls} <= set(reached) and all(reached.values()), reached
     # a point is played by its name
@@ -918,7 +947,7 @@ def test_board_shows_a_records_headers_and_keeps_them(server, driver, tmp_path):
         return [e.textContent, e.nextElementSibling.textContent]; });""")
     assert shown == [["Light", "Ann"], ["Dark", "Bob"], ["Result", "Dark won"], ["Date", "2026.12.02"]]
     # exported as loaded: the same record (a resignation's result kept while the moves stand)
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    download_to(driver, tmp_path)
     driver.find_element("id", "export-record").click()
     assert parse_record(downloaded(tmp_path, ".txt").read_text(encoding="utf-8")) == parse_record(RECORD)
     # a move of one's own: the headers stay, said to be the record's
@@ -938,6 +967,7 @@ def test_board_loads_an_abstract_play_record(server, driver):
     rec = import_abstractplay(path.read_text(encoding="utf-8"))
     open_board(driver, server + "/?position=3/4")
     driver.find_element("id", "analyse-on").click()  # no search: the record is what is tested
+    no_console_errors(driver)
     driver.execute_script("document.getElementById('paste').value = arguments[0];", path.read_text(encoding="utf-8"))
     driver.find_element("id", "load").click()
     wait_for(driver, lambda: move_list(driver) == rec.moves, timeout=30)
@@ -949,6 +979,8 @@ def test_board_loads_an_abstract_play_record(server, driver):
     driver.find_element("id", "load").click()
     wait_for(driver, lambda: text(driver, "status").startswith("Not loaded: an Abstract Play record (JSON): header"))
     assert move_list(driver) == rec.moves
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(severe) == 1 and "/api/record - Failed to load resource" in severe[0] and "400" in severe[0]
 
 
 @pytest.mark.browser
@@ -959,7 +991,7 @@ def test_board_has_no_horizontal_overflow(server, driver, width):
                            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
     try:
         def overflow() -> int:
-            return driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth;")
+            return driver.execute_script("var d = document.documentElement; return d.scrollWidth - d.clientWidth;")
 
         open_board(driver, server + "/?position=3/4&moves=" + moves + "&ply=20", moves=25)
         wait_for(driver, lambda: driver.execute_script("return document.querySelectorAll('#graph .gp').length") > 0,

@@ -29,7 +29,7 @@
     info.dark.forEach(function (n) { stones[n] = "D"; });
     var s = { stones: stones, dead: info.dead, last: info.last_move, threats: over(game.cursor) ? [] : info.threatened };
     if (analysis && analysis.position === info.position && !over(game.cursor)) {
-      s.moves = analysis.moves; s.best = analysis.best;
+      s.moves = $("all-marks").checked ? analysis.moves : worthShowing(analysis); s.best = analysis.best;
     }
     M.draw($("board"), flipped ? turned(geo) : geo, s);
     orient();
@@ -70,10 +70,53 @@
     if (!analysis || analysis.position !== info.position) {
       $("value").textContent = end ? end : ($("analyse-on").checked ? "analysing..." : "-");
       $("line").textContent = "-";
+      $("top-moves").innerHTML = "";
     } else {
       $("value").textContent = M.NAME[info.to_move] + " to move: " + M.valueText(analysis);
       $("line").textContent = analysis.line.length ? analysis.line.join(" ") : "-";
+      topMoves(analysis);
     }
+  }
+
+  // -- the moves worth showing: ranked for the player who plays them ---------------------
+  function rank(mv) {  // higher is better: a proven win, a draw, an estimate by its rate, unknown, a loss
+    if (mv.value === "win") { return 3; }
+    if (mv.value === "draw") { return 1.5; }
+    if (mv.value === "loss") { return -1; }
+    return mv.estimate ? 0.5 + rate(mv.estimate) : 0;
+  }
+  function ranked(a) {
+    return a.moves.slice().sort(function (x, y) {
+      return (y.move === a.best) - (x.move === a.best) || rank(y) - rank(x) || y.visits - x.visits;
+    });
+  }
+  // on the board: every proven move, the best move and the engine's three most searched
+  // estimates (the rest with "All marks")
+  function worthShowing(a) {
+    var est = a.moves.filter(function (mv) { return mv.value === "unknown" && mv.estimate; });
+    est.sort(function (x, y) { return y.visits - x.visits; });
+    var keep = {};
+    est.slice(0, 3).forEach(function (mv) { keep[mv.move] = true; });
+    return a.moves.filter(function (mv) { return mv.value !== "unknown" || mv.move === a.best || keep[mv.move]; });
+  }
+  // the three best moves with their values and visits; a click plays one
+  function topMoves(a) {
+    var ol = $("top-moves");
+    ol.innerHTML = "";
+    ranked(a).slice(0, 3).forEach(function (mv) {
+      if (mv.value === "unknown" && !mv.estimate) { return; }
+      var words = mv.value !== "unknown" ? mv.value + " (" + mv.source + ")" :
+        Math.round(100 * rate(mv.estimate)) + "% (estimate, " + mv.visits.toLocaleString("en") + " visits)";
+      var li = document.createElement("li"), b = document.createElement("button");
+      b.type = "button";
+      b.className = "top-move";
+      b.setAttribute("data-move", mv.move);
+      b.setAttribute("aria-label", "Play " + mv.move + ": " + words);
+      b.textContent = mv.move;
+      li.appendChild(b);
+      li.appendChild(document.createTextNode(" " + words));
+      ol.appendChild(li);
+    });
   }
 
   // The position on the board changed: analyse it, let the engine move (not when only
@@ -457,6 +500,11 @@
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
   $("flip").addEventListener("click", flip);
+  $("all-marks").addEventListener("change", render);
+  $("top-moves").addEventListener("click", function (ev) {
+    var b = ev.target.closest && ev.target.closest("[data-move]");
+    if (b) { play(b.getAttribute("data-move")); }
+  });
   $("play-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var name = $("move-input").value.trim().toLowerCase();
@@ -474,14 +522,15 @@
   $("export-png").addEventListener("click", exportPng);
   // the keys (listed on the page), unless typing in a field or choosing in a list
   var KEYS = { ArrowLeft: function () { go(game.cursor - 1); }, ArrowRight: function () { go(game.cursor + 1); },
-               Home: function () { go(0); }, End: function () { go(game.moves.length); }, f: flip, F: flip };
+               Home: function () { go(0); }, End: function () { go(game.moves.length); }, f: flip,
+               m: function () { $("all-marks").checked = !$("all-marks").checked; render(); } };
   document.addEventListener("keydown", function (ev) {
-    var t = ev.target, tag = t && t.tagName;
-    if (ev.altKey || ev.ctrlKey || ev.metaKey || !KEYS[ev.key] || !game.infos.length) { return; }
+    var t = ev.target, tag = t && t.tagName, key = ev.key && ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || !KEYS[key] || !game.infos.length) { return; }
     if (tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable) ||
         (tag === "INPUT" && ["checkbox", "radio", "button", "submit"].indexOf(t.type) < 0)) { return; }
     ev.preventDefault();
-    KEYS[ev.key]();
+    KEYS[key]();
   });
   fromLink();
 })();
