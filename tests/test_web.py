@@ -924,6 +924,34 @@ def test_board_controls_by_keyboard(server, driver):
     no_console_errors(driver)
 
 
+@pytest.mark.browser
+def test_board_keeps_variations(server, driver):
+    from selenium.webdriver.common.keys import Keys
+
+    game = [Position.start("3/4")]
+    for m in ("c1", "e2", "c3"):
+        game.append(game[-1].play(m))
+    other = next(m for m in game[2].legal_moves() if m != "c3")
+    open_board(driver, server + "/?position=3/4&moves=c1,e2,c3", moves=3)
+    assert not driver.find_element("id", "variations-head").is_displayed()
+    press(driver, Keys.ARROW_LEFT)
+    wait_for(driver, lambda: current_ply(driver) == 2)
+    click(driver, other)  # another move: a new line, the old one kept
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", other])
+    assert text(driver, "variations") == "after 2 (e2): c3" and "moves=c1,e2," + other in driver.current_url
+    press(driver, Keys.ARROW_LEFT)
+    wait_for(driver, lambda: current_ply(driver) == 2)
+    click(driver, other)  # the game's own next move again: a step forward, nothing new
+    wait_for(driver, lambda: current_ply(driver) == 3)
+    assert move_list(driver) == ["c1", "e2", other] and text(driver, "variations") == "after 2 (e2): c3"
+    # a click on the variation makes it the game's line; the line left becomes the variation
+    driver.find_element("css selector", '#variations [data-line-ply="3"]').click()
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", "c3"])
+    assert drawn(driver)["stones"] == stones_of(game[3]) and current_ply(driver) == 3
+    assert text(driver, "variations") == f"after 2 (e2): {other}" and "moves=c1,e2,c3" in driver.current_url
+    no_console_errors(driver)
+
+
 RECORD = """[Board "3/4"]
 [Light "Ann"]
 [Dark "Bob"]

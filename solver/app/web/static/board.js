@@ -1,12 +1,13 @@
 // The analysis board: a game as a list of positions (strings) and a cursor; undo and
-// redo move the cursor, a new move cuts the list there.  Every position comes from the
+// redo move the cursor, a new move starts a new line there (the line left is kept as a
+// variation, which a click makes the game's line again).  Every position comes from the
 // server (/api/play), which applies the rules; this script applies none, except that a
 // position repeating an earlier one of the game is a draw (the API sees one position).
 (function () {
   "use strict";
   var M = Meridians;
   var $ = function (id) { return document.getElementById(id); };
-  var game = { infos: [], moves: [], cursor: 0 };
+  var game = { infos: [], moves: [], cursor: 0, lines: [] };
   var geo = null, analysis = null, token = 0, busy = false, running = null, flipped = false;
   var seen = {};  // position -> the latest analysis fetched of it: the graph's values
 
@@ -39,6 +40,7 @@
     showValue();
     graph();
     showHeaders();
+    showLines();
     var here = link();
     if (here !== location.pathname + location.search) { history.replaceState(null, "", here); }
     $("undo").disabled = game.cursor === 0;
@@ -342,12 +344,62 @@
     });
   }
 
+  // A move played at the cursor: the game's next move again just steps forward; another
+  // move starts a new line there, and the line it leaves is kept as a variation.
   function push(info) {
+    if (game.cursor < game.moves.length && game.moves[game.cursor] === info.last_move) { game.cursor += 1; return; }
+    if (game.cursor < game.moves.length) { keep(game.infos); }
     game.infos = game.infos.slice(0, game.cursor + 1);
     game.moves = game.moves.slice(0, game.cursor);
     game.infos.push(info);
     game.moves.push(info.last_move);
     game.cursor += 1;
+  }
+
+  // -- variations: the other lines of the game, each whole from the start ---------------
+  function movesOf(line) { return line.slice(1).map(function (i) { return i.last_move; }); }
+  function isPrefix(a, b) { return a.length <= b.length && a.every(function (m, i) { return m === b[i]; }); }
+  function keep(line) {  // a line is kept unless another already holds it (and holds those it continues)
+    var ms = movesOf(line);
+    game.lines = (game.lines || []).filter(function (l) { return !isPrefix(movesOf(l), ms); });
+    if (!game.lines.some(function (l) { return isPrefix(ms, movesOf(l)); })) { game.lines.push(line); }
+  }
+  function diverge(ms) {  // the number of moves a line shares with the game's
+    var k = 0;
+    while (k < ms.length && k < game.moves.length && ms[k] === game.moves[k]) { k++; }
+    return k;
+  }
+  function toLine(n, ply) {  // the variation n becomes the game's line, shown after ply moves
+    var line = game.lines[n];
+    game.lines.splice(n, 1);
+    keep(game.infos);
+    game.infos = line;
+    game.moves = movesOf(line);
+    game.cursor = ply;
+    changed(true);
+  }
+  function showLines() {
+    var box = $("variations");
+    box.innerHTML = "";
+    (game.lines || []).map(function (line, n) { return { n: n, ms: movesOf(line) }; })
+      .sort(function (a, b) { return diverge(a.ms) - diverge(b.ms); })
+      .forEach(function (v) {
+        var k = diverge(v.ms), li = document.createElement("li");
+        li.appendChild(document.createTextNode((k ? "after " + k + " (" + game.moves[k - 1] + "):" : "from the start:") + " "));
+        v.ms.slice(k).forEach(function (m, j) {
+          var b = document.createElement("button");
+          b.type = "button";
+          b.className = "ply";
+          b.textContent = m;
+          b.setAttribute("data-line", v.n);
+          b.setAttribute("data-line-ply", k + j + 1);
+          b.setAttribute("aria-label", "variation, move " + (k + j + 1) + ", " + m);
+          li.appendChild(b);
+          li.appendChild(document.createTextNode(" "));
+        });
+        box.appendChild(li);
+      });
+    $("variations-head").hidden = !(game.lines && game.lines.length);
   }
 
   function play(point) {
@@ -398,7 +450,7 @@
     return M.board(infos[0].board).then(function (b) {
       geo = b;
       var at = cursor === undefined || cursor === null || isNaN(cursor) ? moves.length : Math.max(0, Math.min(moves.length, cursor));
-      game = { infos: infos, moves: moves, cursor: at, record: record || null };
+      game = { infos: infos, moves: moves, cursor: at, record: record || null, lines: [] };
       $("board-size").value = b.name;
       changed(!!record);  // a new game lets the engine open; a loaded one is looked at first
     });
@@ -500,6 +552,10 @@
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
   $("flip").addEventListener("click", flip);
+  $("variations").addEventListener("click", function (ev) {
+    var b = ev.target.closest && ev.target.closest("[data-line]");
+    if (b) { toLine(parseInt(b.getAttribute("data-line"), 10), parseInt(b.getAttribute("data-line-ply"), 10)); }
+  });
   $("all-marks").addEventListener("change", render);
   $("top-moves").addEventListener("click", function (ev) {
     var b = ev.target.closest && ev.target.closest("[data-move]");
