@@ -967,10 +967,15 @@ def test_board_shows_a_records_headers_and_keeps_them(server, driver, tmp_path):
     from solver.rules.record import parse_record
 
     open_board(driver, server + "/?position=3/4")
-    assert not driver.find_element("id", "game-panel").is_displayed()  # no record loaded
-    driver.find_element("id", "paste").send_keys(RECORD)
+    driver.find_element("id", "paste").send_keys("3/4\nc1 e2")  # a record of moves alone: no headers to show
     driver.find_element("id", "load").click()
     wait_for(driver, lambda: move_list(driver) == ["c1", "e2"])
+    assert not driver.find_element("id", "game-panel").is_displayed()
+    driver.find_element("id", "paste").clear()
+    driver.find_element("id", "paste").send_keys(RECORD)
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: driver.find_element("id", "game-panel").is_displayed())
+    assert move_list(driver) == ["c1", "e2"]
     shown = driver.execute_script("""return Array.from(document.querySelectorAll('#headers dt')).map(function (e) {
         return [e.textContent, e.nextElementSibling.textContent]; });""")
     assert shown == [["Light", "Ann"], ["Dark", "Bob"], ["Result", "Dark won"], ["Date", "2026.12.02"]]

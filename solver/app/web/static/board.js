@@ -216,8 +216,9 @@
   var RESULT = { L: "Light won", D: "Dark won", draw: "a draw" };
   function showHeaders() {
     var rec = game.record, dl = $("headers");
-    $("game-panel").hidden = !rec;
-    if (!rec) { return; }
+    // (a game from a link, or a record of moves alone, has nothing to show)
+    $("game-panel").hidden = !rec || (!Object.keys(rec.headers).length && !rec.result && !rec.swap);
+    if ($("game-panel").hidden) { return; }
     var h = rec.headers, rows = [["Light", h.Light || "not named"], ["Dark", h.Dark || "not named"],
                                  ["Result", rec.result ? RESULT[rec.result] : "not stated"]];
     Object.keys(h).forEach(function (k) { if (k !== "Light" && k !== "Dark") { rows.push([k, h[k]]); } });
