@@ -371,6 +371,33 @@ def test_pages_and_static_files(client):
         assert client.get(f"/static/{name}").status_code == 200
 
 
+def test_record_text_reads_back_as_the_same_game(client):
+    from solver.rules.record import parse_record
+
+    start = Position.parse("3/4/5/6/5/4/L2 D")
+    moves = ["d3", start.play("d3").legal_moves()[0]]
+    r = client.post("/api/record-text", json={"start": str(start), "moves": moves,
+                                              "headers": {"Light": "Ann", "Dark": "Bob"}})
+    assert r.status_code == 200, r.text
+    rec = parse_record(r.json()["text"])
+    assert rec.start == start and rec.moves == moves and rec.result is None and r.json()["result"] is None
+    assert rec.headers == {"Light": "Ann", "Dark": "Bob"} and r.json()["filename"].endswith(".txt")
+    # a game that is over carries its result; without headers, its source
+    r = client.post("/api/record-text", json={"start": "2/LD1/4/1LD/2 L", "moves": ["c2"]})
+    rec = parse_record(r.json()["text"])
+    assert rec.result == "D" == Position.parse("2/LD1/4/1LD/2 L").play("c2").outcome
+    assert rec.headers["Source"] == "meridians serve"
+    # what /api/record reads of it, it writes back
+    back = client.post("/api/record", json={"text": r.json()["text"], "board": "2/3"}).json()
+    assert back["moves"] == ["c2"] and back["result"] == "D" and back["headers"] == rec.headers
+    for body, words in (({"start": "3/4", "moves": ["c1", "c1"]}, "occupied"),
+                        ({"start": "3/4", "moves": "c1"}, "list of point names"),
+                        ({"start": "3/4", "moves": [], "headers": {"Board": "3/4"}}, "header key"),
+                        ({"start": "3/4", "moves": [], "result": "Light"}, "result"),
+                        ({"moves": []}, "give a position")):
+        assert words in one_line_error(client.post("/api/record-text", json=body)), body
+
+
 @pytest.mark.subprocess
 def test_load_test_script(tmp_path, monkeypatch, capsys):
     from conftest import load_script, run_script
@@ -547,6 +574,474 @@ def test_analysis_board_in_browser(server, driver):
     wait_for(driver, lambda: driver.find_element("css selector", "#moves .current").get_attribute("data-ply") == "2")
     assert text(driver, "to-move").startswith("Light to move") and drawn(driver)["stones"] == ["D e2", "L c1"]
     no_console_errors(driver)
+
+
+def stones_of(pos: Position) -> list[str]:
+    return sorted([f"L {n}" for n in pos.stones("L")] + [f"D {n}" for n in pos.stones("D")])
+
+
+def move_list(driver) -> list[str]:
+    return text(driver, "moves").split()
+
+
+def current_ply(driver) -> int:
+    """The move the move list marks as shown (0: the start, none marked)."""
+    return driver.execute_script("var c = document.querySelector('#moves .current');"
+                                 "return c ? parseInt(c.getAttribute('data-ply'), 10) : 0;")
+
+
+def open_board(driver, url: str, moves: int = 0) -> None:
+    driver.get(url)
+    wait_for(driver, lambda: len(drawn(driver)["hits"]) > 0 and len(move_list(driver)) == moves, timeout=60)
+
+
+@pytest.mark.browser
+def test_board_link_restores_the_game(server, driver):
+    from urllib.parse import parse_qs, urlsplit
+
+    open_board(driver, server + "/?position=3/4")
+    game = [Position.start("3/4")]
+    for m in ("c1", "e2", "c3"):
+        click(driver, m)
+        game.append(game[-1].play(m))
+        wait_for(driver, lambda: drawn(driver)["stones"] == stones_of(game[-1]))
+    query = parse_qs(urlsplit(driver.current_url).query)
+    assert query["position"] == ["3/4"] and query["moves"] == ["c1,e2,c3"] and "ply" not in query
+    driver.find_element("id", "undo").click()  # the move shown is in the link too
+    wait_for(driver, lambda: "ply=2" in driver.current_url)
+    link = driver.current_url
+    driver.get("about:blank")
+    open_board(driver, link, moves=3)
+    assert move_list(driver) == ["c1", "e2", "c3"] and current_ply(driver) == 2
+    assert drawn(driver)["stones"] == stones_of(game[2]) and drawn(driver)["last"] == ["e2"]
+    assert driver.current_url == link
+    # a start that is not the empty board, written as the page writes it
+    start = Position.parse("3/4/5/6/5/4/L2 D")
+    after = start.play("d3").play("a3")
+    open_board(driver, server + "/?position=3/4/5/6/5/4/L2+D&moves=d3,a3", moves=2)
+    assert drawn(driver)["stones"] == stones_of(after) and text(driver, "current-position") == str(after)
+    assert parse_qs(urlsplit(driver.current_url).query)["position"] == [str(start)]
+    no_console_errors(driver)
+    # a link whose moves do not replay: said, and the board starts from its start (the
+    # browser logs the server's 400, and nothing else)
+    open_board(driver, server + "/?position=3/4&moves=c1,c1")
+    wait_for(driver, lambda: "c1 is occupied" in text(driver, "status"))
+    assert text(driver, "status").startswith("The link was not loaded") and drawn(driver)["stones"] == []
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(severe) == 1 and "/api/record - Failed to load resource" in severe[0] and "400" in severe[0]
+
+
+def press(driver, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def point_place(driver, point: str) -> tuple[float, float]:
+    """Where a point's centre is on the drawn board, as fractions of its width and height."""
+    return tuple(driver.execute_script("""
+        var s = document.querySelector('#board svg').getBoundingClientRect();
+        var r = document.querySelector('#board .hit[data-point="' + arguments[0] + '"]').getBoundingClientRect();
+        return [(r.left + r.width / 2 - s.left) / s.width, (r.top + r.height / 2 - s.top) / s.height];""", point))
+
+
+@pytest.mark.browser
+def test_board_arrow_keys_and_flip(server, driver):
+    from selenium.webdriver.common.keys import Keys
+
+    moves = ["c1", "e2", "c3"]
+    game = [Position.start("3/4")]
+    for m in moves:
+        game.append(game[-1].play(m))
+    open_board(driver, server + "/?position=3/4&moves=" + ",".join(moves), moves=3)
+    assert current_ply(driver) == 3
+
+    def shows(ply: int) -> bool:
+        return current_ply(driver) == ply and drawn(driver)["stones"] == stones_of(game[ply])
+
+    for key, ply in ((Keys.ARROW_LEFT, 2), (Keys.ARROW_LEFT, 1), (Keys.HOME, 0), (Keys.ARROW_LEFT, 0),
+                     (Keys.ARROW_RIGHT, 1), (Keys.END, 3), (Keys.ARROW_RIGHT, 3), (Keys.ARROW_LEFT, 2)):
+        press(driver, key)
+        wait_for(driver, lambda: shows(ply))
+    # not while typing in a field
+    driver.find_element("id", "paste").click()
+    press(driver, Keys.HOME)
+    press(driver, "f")
+    time.sleep(0.3)
+    assert shows(2) and driver.find_element("id", "paste").get_attribute("value") == "f"
+    driver.find_element("id", "paste").clear()
+    driver.execute_script("document.activeElement.blur();")
+    # the keys are listed on the page
+    listed = text(driver, "keys")
+    assert all(k in listed for k in ("Home", "End", "flip the board", "back one move", "forward one move"))
+
+    # flip: the board turned half a turn, the stones with it; the lattice's labels kept upright
+    a1, e2 = point_place(driver, "a1"), point_place(driver, "e2")
+    assert a1[1] > 0.5  # a1's row is drawn at the bottom
+    stone = "#board .stone[data-point='e2']"
+    before = driver.execute_script(f"return document.querySelector(\"{stone}\").getBoundingClientRect().top;")
+    press(driver, "f")
+    wait_for(driver, lambda: "flip=1" in driver.current_url)
+    flipped_a1, flipped_e2 = point_place(driver, "a1"), point_place(driver, "e2")
+    assert flipped_a1[1] < 0.5
+    for was, now in ((a1, flipped_a1), (e2, flipped_e2)):
+        assert abs(was[0] + now[0] - 1) < 0.02 and abs(was[1] + now[1] - 1) < 0.02
+    after = driver.execute_script(f"return document.querySelector(\"{stone}\").getBoundingClientRect().top;")
+    assert after != before and drawn(driver)["stones"] == stones_of(game[2])
+    labels = driver.execute_script("""var t = document.querySelectorAll('#board .lattice.turned text');
+        return [t.length, Array.from(t).every(function (e) { return /^rotate\\(180 /.test(e.getAttribute('transform')); })];""")
+    assert labels[0] > 0 and labels[1]
+    assert driver.find_element("id", "flip").get_attribute("aria-pressed") == "true"
+    # the link keeps the orientation; the button turns it back
+    driver.get(driver.current_url)
+    wait_for(driver, lambda: len(move_list(driver)) == 3 and current_ply(driver) == 2)
+    assert point_place(driver, "a1")[1] < 0.5
+    driver.find_element("id", "flip").click()
+    wait_for(driver, lambda: point_place(driver, "a1")[1] > 0.5)
+    assert "flip=1" not in driver.current_url
+    no_console_errors(driver)
+
+
+def downloaded(folder: Path, suffix: str, timeout: float = 10.0) -> Path:
+    """The one file with ``suffix`` the browser has finished downloading into ``folder``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done = [f for f in folder.iterdir() if f.name.endswith(suffix)]
+        partial = [f for f in folder.iterdir() if f.name.endswith(".crdownload")]
+        if len(done) == 1 and not partial and done[0].stat().st_size > 0:
+            return done[0]
+        assert time.monotonic() < deadline, f"no {suffix} download: {list(folder.iterdir())}"
+        time.sleep(0.05)
+
+
+def download_to(driver, folder: Path) -> Path:
+    """Let the browser download into ``folder`` (made here), without asking."""
+    folder.mkdir(exist_ok=True)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
+    return folder
+
+
+def png_pixels(data: bytes):
+    """A PNG's width, height and a function (x, y) -> (r, g, b, a): 8-bit RGB(A), not
+    interlaced, as the browser's canvas writes them (the standard library's zlib only)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, {}
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunks.setdefault(kind, []).append(data[pos + 8:pos + 8 + n])
+        pos += 12 + n
+    w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
+    assert depth == 8 and colour in (2, 6) and interlace == 0
+    bpp = 4 if colour == 6 else 3
+    raw, stride = zlib.decompress(b"".join(chunks[b"IDAT"])), w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, lambda x, y: tuple(rows[y][x * bpp:(x + 1) * bpp])
+
+
+@pytest.mark.browser
+def test_board_exports_record_svg_and_png(server, driver, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from solver.rules.record import parse_record
+
+    moves = ["c1", "e2", "c3", "e4"]
+    pos = Position.start("3/4")
+    for m in moves:
+        pos = pos.play(m)
+    open_board(driver, server + "/?position=3/4&moves=" + ",".join(moves), moves=4)
+    link = driver.current_url
+
+    # the record, in our format: it reads back as the game, and the page loads it again
+    download_to(driver, tmp_path / "record")
+    driver.find_element("id", "export-record").click()
+    record = downloaded(tmp_path / "record", ".txt").read_text(encoding="utf-8")
+    rec = parse_record(record)
+    assert rec.start == Position.start("3/4") and rec.moves == moves and rec.result is None
+    assert record.startswith('[Board "3/4"]') and rec.headers["Source"] == "meridians serve"
+    driver.find_element("id", "paste").send_keys(record)
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: text(driver, "status") == "Loaded a game of 4 moves.")
+    assert move_list(driver) == moves and drawn(driver)["stones"] == stones_of(pos) and driver.current_url == link
+
+    # the board as SVG: one document, its drawings inside it, the stones of the position
+    download_to(driver, tmp_path / "svg")
+    driver.find_element("id", "export-svg").click()
+    svg = ET.parse(downloaded(tmp_path / "svg", ".svg")).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    assert svg.tag == ns + "svg" and float(svg.get("width")) > 100 and float(svg.get("height")) > 100
+    ids = {e.get("id") for e in svg.iter() if e.get("id")}
+    uses = [e for e in svg.iter(ns + "use")]
+    assert uses and all(u.get("href")[1:] in ids for u in uses)
+    stones = sorted(("L " if "light" in u.get("class") else "D ") + u.get("data-point")
+                    for u in uses if "stone" in (u.get("class") or ""))
+    assert stones == stones_of(pos) and not [e for e in svg.iter() if "hit" in (e.get("class") or "")]
+
+    # the board as PNG: a picture of the board, a Light stone light and a Dark stone dark
+    download_to(driver, tmp_path / "png")
+    driver.find_element("id", "export-png").click()
+    w, h, pixel = png_pixels(downloaded(tmp_path / "png", ".png").read_bytes())
+    assert w == 1200 and abs(h / w - float(svg.get("height")) / float(svg.get("width"))) < 0.01
+    geometry = driver.execute_script("""var u = document.querySelectorAll('#board .stone');
+        return Array.from(u).map(function (e) { return [e.getAttribute('data-point'), parseFloat(e.getAttribute('x')),
+          parseFloat(e.getAttribute('y')), e.classList.contains('light')]; });""")
+    scale = w / float(svg.get("width"))
+    hit = driver.execute_script("return parseFloat(document.querySelector('#board .hit').getAttribute('r'));")
+    assert len(geometry) == 4
+    for point, x, y, light in geometry:
+        # beside the centre (the last move's dot is there)
+        r, g, b, *_ = pixel(round((x + 0.45 * hit) * scale), round(y * scale))
+        assert (r + g + b > 600) if light else (r + g + b < 150), (point, (r, g, b))
+    no_console_errors(driver)
+
+
+def graph_points(driver) -> dict:
+    """The graph's points: ply -> (kind, Light's chance, filled)."""
+    rows = driver.execute_script("""return Array.from(document.querySelectorAll('#graph .gp')).map(function (e) {
+        return [parseInt(e.getAttribute('data-ply'), 10), e.classList.contains('proven') ? 'proven' : 'estimate',
+                parseFloat(e.getAttribute('data-value')), getComputedStyle(e).fill]; });""")
+    page = driver.execute_script("return getComputedStyle(document.querySelector('#graph rect')).fill;")
+    return {ply: (kind, value, fill != page) for ply, kind, value, fill in rows}
+
+
+@pytest.mark.browser
+def test_board_value_graph_and_bar(server, driver):
+    from selenium.webdriver.support.ui import Select
+
+    # 3/4 from the database: proven points, filled; the bar full for the winner
+    open_board(driver, server + "/?position=3/4")
+    Select(driver.find_element("id", "time")).select_by_value("0.5")
+    wait_for(driver, lambda: 0 in graph_points(driver), timeout=120)
+    game = [Position.start("3/4")]
+    for m in ("c1", "e2"):
+        click(driver, m)
+        game.append(game[-1].play(m))
+        wait_for(driver, lambda: len(game) - 1 in graph_points(driver), timeout=120)
+    points = graph_points(driver)
+    # the database's values (the empty board and after c1 are in it), as Light's chances
+    light = {"win": 1.0, "loss": 0.0}
+    after_c1 = light[SOLUTION_34["moves"]["c1"]]  # a move's value is for Light, who plays it
+    assert points[0] == ("proven", light[SOLUTION_34["value"]], True) and points[1] == ("proven", after_c1, True)
+    def bar():  # the bar's kind and Light's part of its height, as drawn
+        return driver.execute_script("""var b = document.getElementById('eval-bar'), l = document.getElementById('eval-light');
+            return [b.className, l.getBoundingClientRect().height / b.clientHeight];""")
+
+    kind, value, filled = points[2]
+    wait_for(driver, lambda: bar()[0] == kind and abs(bar()[1] - value) < 0.02)  # (after its transition)
+    assert filled == (kind == "proven")
+    # a click on a point of the graph goes to that move
+    driver.find_element("css selector", '#graph .gp[data-ply="1"]').click()
+    wait_for(driver, lambda: current_ply(driver) == 1 and drawn(driver)["stones"] == stones_of(game[1]))
+    winner = "Light" if after_c1 else "Dark"
+    assert "ply=1" in driver.current_url and text(driver, "eval-text") == f"{winner} wins (proven: database)"
+    assert driver.find_element("id", "eval-bar").get_attribute("class") == "proven"
+    driver.find_element("css selector", '#graph .gp[data-ply="0"]').click()
+    wait_for(driver, lambda: current_ply(driver) == 0 and drawn(driver)["stones"] == [])
+
+    # 5/6, beyond the databases: the engine's estimate, a hollow point, the bar at its rate
+    open_board(driver, server + "/?position=5/6")
+    Select(driver.find_element("id", "time")).select_by_value("0.5")
+    wait_for(driver, lambda: 0 in graph_points(driver), timeout=300)
+    kind, value, filled = graph_points(driver)[0]
+    analysis = driver.execute_script("return document.getElementById('value').textContent;")
+    assert kind == "estimate" and not filled and 0 < value < 1 and "estimate" in analysis
+    assert driver.find_element("id", "eval-bar").get_attribute("class") == "estimate"
+    assert text(driver, "eval-text") == f"Light {round(100 * value)}% (engine estimate, not proven)"
+
+    # marks: the best move and the three most searched estimates; every one with All marks (key m)
+    def marks() -> dict:
+        return driver.execute_script("""var out = {}; document.querySelectorAll('#board .mv').forEach(function (e) {
+            out[e.getAttribute('data-point')] = [parseInt(e.getAttribute('data-visits'), 10), e.classList.contains('best')]; });
+            return out;""")
+
+    few = marks()
+    driver.execute_script("document.activeElement.blur();")  # (the time list had the focus: keys go to it)
+    press(driver, "m")
+    wait_for(driver, lambda: len(marks()) > len(few))
+    every = marks()
+    best = [p for p, (_, b) in every.items() if b]
+    by_visits = sorted(every, key=lambda p: -every[p][0])
+    assert len(best) == 1 and set(few) == set(by_visits[:3]) | set(best) and 3 <= len(few) <= 4
+    assert len(every) > 20 and driver.find_element("id", "all-marks").is_selected()
+    # the best moves listed with their values and visits, the best first; a click plays one
+    top = driver.execute_script("""return Array.from(document.querySelectorAll('#top-moves li')).map(function (e) {
+        return e.textContent; });""")
+    assert len(top) == 3 and top[0].startswith(best[0] + " ") and all("visits)" in t for t in top)
+    driver.find_element("css selector", f'#top-moves [data-move="{best[0]}"]').click()
+    wait_for(driver, lambda: move_list(driver) == [best[0]])
+    no_console_errors(driver)
+
+
+@pytest.mark.browser
+def test_board_controls_by_keyboard(server, driver):
+    from selenium.webdriver.common.keys import Keys
+
+    open_board(driver, server + "/?position=3/4&moves=c1,e2", moves=2)
+    wait_for(driver, lambda: "to move:" in text(driver, "value"), timeout=120)  # the page drawn anew for the last time
+    # every control (not a disabled one) has a label for screen readers that holds its visible words
+    controls = driver.execute_script("""return Array.from(document.querySelectorAll(
+          'button, select, input, textarea, [tabindex]')).filter(function (e) { return e.offsetParent !== null && !e.disabled; })
+        .map(function (e) { return [e.id || e.getAttribute('data-ply') || e.getAttribute('data-move'),
+                                    e.getAttribute('aria-label') || '',
+                                    (e.tagName === 'BUTTON' ? e.textContent : '').trim(), e.tabIndex]; });""")
+    assert len(controls) >= 18
+    for name, label, words, tab in controls:
+        assert label and words.lower() in label.lower() and tab >= 0, (name, label, words, tab)
+    # Tab reaches every one of them, each with a visible focus ring
+    driver.execute_script("document.activeElement.blur(); window.scrollTo(0, 0);")
+    reached = {}
+    for _ in range(3 * len(controls)):
+        press(driver, Keys.TAB)
+        el = driver.execute_script("""var e = document.activeElement, s = getComputedStyle(e);
+            return [e.id || e.getAttribute('data-ply') || e.getAttribute('data-move'),
+                    s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2];""")
+        reached[el[0]] = el[1]
+    assert {name for name, *_ in controls} <= set(reached) and all(reached.values()), reached
+    # a point is played by its name
+    driver.find_element("id", "move-input").send_keys("c3" + Keys.ENTER)
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", "c3"])
+    driver.find_element("id", "move-input").send_keys("z9" + Keys.ENTER)
+    wait_for(driver, lambda: text(driver, "status") == "z9 is not a point of the 3/4 board.")
+    no_console_errors(driver)
+
+
+@pytest.mark.browser
+def test_board_keeps_variations(server, driver):
+    from selenium.webdriver.common.keys import Keys
+
+    game = [Position.start("3/4")]
+    for m in ("c1", "e2", "c3"):
+        game.append(game[-1].play(m))
+    other = next(m for m in game[2].legal_moves() if m != "c3")
+    open_board(driver, server + "/?position=3/4&moves=c1,e2,c3", moves=3)
+    assert not driver.find_element("id", "variations-head").is_displayed()
+    press(driver, Keys.ARROW_LEFT)
+    wait_for(driver, lambda: current_ply(driver) == 2)
+    click(driver, other)  # another move: a new line, the old one kept
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", other])
+    assert text(driver, "variations") == "after 2 (e2): c3" and "moves=c1,e2," + other in driver.current_url
+    press(driver, Keys.ARROW_LEFT)
+    wait_for(driver, lambda: current_ply(driver) == 2)
+    click(driver, other)  # the game's own next move again: a step forward, nothing new
+    wait_for(driver, lambda: current_ply(driver) == 3)
+    assert move_list(driver) == ["c1", "e2", other] and text(driver, "variations") == "after 2 (e2): c3"
+    # a click on the variation makes it the game's line; the line left becomes the variation
+    driver.find_element("css selector", '#variations [data-line-ply="3"]').click()
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", "c3"])
+    assert drawn(driver)["stones"] == stones_of(game[3]) and current_ply(driver) == 3
+    assert text(driver, "variations") == f"after 2 (e2): {other}" and "moves=c1,e2,c3" in driver.current_url
+    no_console_errors(driver)
+
+
+RECORD = """[Board "3/4"]
+[Light "Ann"]
+[Dark "Bob"]
+[Date "2026.12.02"]
+[Result "D"]
+
+1. c1 e2 D
+"""
+
+
+@pytest.mark.browser
+def test_board_shows_a_records_headers_and_keeps_them(server, driver, tmp_path):
+    from solver.rules.record import parse_record
+
+    open_board(driver, server + "/?position=3/4")
+    driver.find_element("id", "paste").send_keys("3/4\nc1 e2")  # a record of moves alone: no headers to show
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2"])
+    assert not driver.find_element("id", "game-panel").is_displayed()
+    driver.find_element("id", "paste").clear()
+    driver.find_element("id", "paste").send_keys(RECORD)
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: driver.find_element("id", "game-panel").is_displayed())
+    assert move_list(driver) == ["c1", "e2"]
+    shown = driver.execute_script("""return Array.from(document.querySelectorAll('#headers dt')).map(function (e) {
+        return [e.textContent, e.nextElementSibling.textContent]; });""")
+    assert shown == [["Light", "Ann"], ["Dark", "Bob"], ["Result", "Dark won"], ["Date", "2026.12.02"]]
+    # exported as loaded: the same record (a resignation's result kept while the moves stand)
+    download_to(driver, tmp_path)
+    driver.find_element("id", "export-record").click()
+    assert parse_record(downloaded(tmp_path, ".txt").read_text(encoding="utf-8")) == parse_record(RECORD)
+    # a move of one's own: the headers stay, said to be the record's
+    click(driver, "c3")
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", "c3"])
+    assert "the moves are no longer the record's" in text(driver, "headers")
+    driver.find_element("id", "new-game").click()
+    wait_for(driver, lambda: move_list(driver) == [] and not driver.find_element("id", "game-panel").is_displayed())
+    no_console_errors(driver)
+
+
+@pytest.mark.browser
+def test_board_loads_an_abstract_play_record(server, driver):
+    from solver.app.importers import import_abstractplay
+
+    path = ROOT / "tests" / "data" / "abstractplay" / "meridians-size6-pass.json"
+    rec = import_abstractplay(path.read_text(encoding="utf-8"))
+    open_board(driver, server + "/?position=3/4")
+    driver.find_element("id", "analyse-on").click()  # no search: the record is what is tested
+    no_console_errors(driver)
+    driver.execute_script("document.getElementById('paste').value = arguments[0];", path.read_text(encoding="utf-8"))
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: move_list(driver) == rec.moves, timeout=30)
+    assert drawn(driver)["stones"] == stones_of(rec.position()) and text(driver, "to-move").startswith("Game over")
+    shown = text(driver, "headers")
+    assert "light player" in shown and "Dark won" in shown and "Abstract Play" in shown
+    # a JSON that is not such a record is refused with the field at fault
+    driver.execute_script("document.getElementById('paste').value = '{\"moves\": []}';")
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: text(driver, "status").startswith("Not loaded: an Abstract Play record (JSON): header"))
+    assert move_list(driver) == rec.moves
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(severe) == 1 and "/api/record - Failed to load resource" in severe[0] and "400" in severe[0]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1400])
+def test_board_has_no_horizontal_overflow(server, driver, width):
+    moves = "c1,e2,c3,e5,d2,e3,a3,a2,f4,d4,c5,c4,e4,g2,d5,g1,d6,d3,d1,g3,b2,b4,b3,e5,c2"  # a game to its end
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+    try:
+        def overflow() -> int:
+            return driver.execute_script("var d = document.documentElement; return d.scrollWidth - d.clientWidth;")
+
+        open_board(driver, server + "/?position=3/4&moves=" + moves + "&ply=20", moves=25)
+        wait_for(driver, lambda: driver.execute_script("return document.querySelectorAll('#graph .gp').length") > 0,
+                 timeout=120)
+        assert driver.execute_script("return window.innerWidth") == width
+        assert overflow() == 0
+        board = drawn(driver)["width"]
+        assert board > (0.6 * width if width < 600 else 400)  # the board takes the room it has
+        # the largest board's position, a long word, without an analysis (no search started)
+        driver.find_element("id", "analyse-on").click()
+        driver.find_element("id", "paste").send_keys("7/8")
+        driver.find_element("id", "load").click()
+        wait_for(driver, lambda: len(drawn(driver)["hits"]) == len(Position.start("7/8").board.names), timeout=60)
+        assert overflow() == 0
+        no_console_errors(driver)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 @pytest.mark.browser

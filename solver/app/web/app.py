@@ -15,6 +15,8 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
   played (:func:`~solver.app.web.work.engine_move`);
 - ``GET /api/explain?position=P&move=M`` -> ``{move, legal, reason}``: why a move is refused;
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
+- ``POST /api/record-text`` with ``{start, moves, headers, result, swap}`` -> ``{text, result,
+  filename}``: the game as a record in our format (:func:`~solver.app.web.work.write_record`);
 - ``GET /api/board?board=B`` -> the board's SVG ``<defs>`` and point geometry;
 - ``GET /api/puzzles?board=&n=&theme=&rating=`` -> the committed puzzles that match, with
   the values each filter offers (and a ``note`` when none matches; an invalid board or a
@@ -360,6 +362,11 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         data = await _json_body(request)
         return JSONResponse(await run_in_threadpool(work.read_record, data.get("text"), data.get("board")))
 
+    async def api_record_text(request: Request):
+        data = await _json_body(request)
+        return JSONResponse(await run_in_threadpool(work.write_record, data.get("start"), data.get("moves"),
+                                                    data.get("headers"), data.get("result"), data.get("swap", False)))
+
     async def _search(request: Request, fn):
         text = _param(request, "position")
         seconds = check_seconds(request.query_params.get("time"))
@@ -461,6 +468,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
               Route("/api/analyse", api_analyse), Route("/api/move", api_move),
               Route("/api/explain", api_explain), Route("/api/record", api_record, methods=["POST"]),
               Route("/api/board", api_board),
+              Route("/api/record-text", api_record_text, methods=["POST"]),
               Route("/api/puzzles", api_puzzles), Route("/api/puzzle", api_puzzle)]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ValueError: on_value_error, HTTPException: on_http, Exception: on_anything})

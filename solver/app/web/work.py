@@ -27,7 +27,7 @@ from solver.rules.position import Position
 from ..verify import start_position
 
 __all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record",
-           "listen"]
+           "write_record", "listen"]
 
 #: the longest position text accepted (a 7/8 position is under 200 characters)
 MAX_TEXT = 1000
@@ -113,22 +113,63 @@ def explain_move(text: object, move: object) -> dict:
 
 
 def read_record(text: object, board: object = None) -> dict:
-    """A pasted game record (:func:`solver.rules.record.parse_record`, both formats; every
-    move checked): ``{start, moves, positions}``, the positions after 0, 1, ... moves."""
+    """A pasted game record (:func:`solver.rules.record.parse_record`, both formats, or
+    Abstract Play's JSON, :func:`solver.app.importers.import_abstractplay`; every move
+    checked): ``{start, moves, positions, result, headers, swap}``, the positions after 0,
+    1, ... moves."""
     from solver.rules.record import parse_record
 
     if not isinstance(text, str) or not text.strip():
         raise ValueError("give a game record: a start position or board, then the moves")
     if len(text) > 100_000:
         raise ValueError(f"a record of {len(text):,} characters: at most 100,000")
-    default = board if isinstance(board, str) and board.strip() else "6/7"
-    rec = parse_record(text, default_board=parse(default).board)
+    if text.lstrip().startswith("{"):  # Abstract Play's exported record (JSON)
+        from ..importers import RecordImportError, import_abstractplay
+
+        try:
+            rec = import_abstractplay(text)
+        except RecordImportError as e:
+            raise RecordImportError(f"an Abstract Play record (JSON): {e}") from None
+    else:
+        default = board if isinstance(board, str) and board.strip() else "6/7"
+        rec = parse_record(text, default_board=parse(default).board)
     pos = rec.start
     positions = [str(pos)]
     for m in rec.moves:
         pos = pos.play(m)
         positions.append(str(pos))
-    return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions, "result": rec.result}
+    return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions, "result": rec.result,
+            "headers": dict(rec.headers), "swap": rec.swap}
+
+
+def write_record(start: object, moves: object, headers: object = None, result: object = None,
+                 swap: object = False) -> dict:
+    """A game as a record in our format (:meth:`solver.rules.record.GameRecord.text`):
+    ``{text, result, filename}``.  The moves are replayed from ``start``; the result is the
+    game's end when it is over, else ``result`` as given (a resignation kept from a loaded
+    record) or none; the text is read back and must give the same record.  Without
+    headers, ``Source`` and ``Date`` are set."""
+    import datetime
+
+    from solver.rules.record import RESULTS, GameRecord, parse_record
+
+    pos = parse(start)
+    if not isinstance(moves, list) or len(moves) > 10_000 or not all(isinstance(m, str) for m in moves):
+        raise ValueError("moves: give a list of point names")
+    if headers is None or headers == {}:
+        headers = {"Source": "meridians serve", "Date": datetime.date.today().strftime("%Y.%m.%d")}
+    if not isinstance(headers, dict) or len(headers) > 50:
+        raise ValueError("headers: give an object of at most 50 names and values")
+    if result is not None and result not in RESULTS:
+        raise ValueError(f"result: one of {', '.join(RESULTS)} or null")
+    rec = GameRecord(dict(headers), pos, [_move_text(m) for m in moves], swap=bool(swap))
+    end = rec.game().outcome  # RecordError names the first illegal move
+    rec.result = end if end is not None else result
+    text = rec.text()
+    if parse_record(text) != rec:  # a result the end contradicts is refused here, with its line
+        raise ValueError("the record does not read back as the same game")
+    board = rec.board.name.replace("/", "-")
+    return {"text": text, "result": rec.result, "filename": f"meridians-{board}-{len(rec.moves)}-moves.txt"}
 
 
 #: set in a worker process by the server (:func:`listen`): one flag a slot, raised when

@@ -1,13 +1,15 @@
 // The analysis board: a game as a list of positions (strings) and a cursor; undo and
-// redo move the cursor, a new move cuts the list there.  Every position comes from the
+// redo move the cursor, a new move starts a new line there (the line left is kept as a
+// variation, which a click makes the game's line again).  Every position comes from the
 // server (/api/play), which applies the rules; this script applies none, except that a
 // position repeating an earlier one of the game is a draw (the API sees one position).
 (function () {
   "use strict";
   var M = Meridians;
   var $ = function (id) { return document.getElementById(id); };
-  var game = { infos: [], moves: [], cursor: 0 };
-  var geo = null, analysis = null, token = 0, busy = false, running = null;
+  var game = { infos: [], moves: [], cursor: 0, lines: [] };
+  var geo = null, analysis = null, token = 0, busy = false, running = null, flipped = false;
+  var seen = {};  // position -> the latest analysis fetched of it: the graph's values
 
   function current() { return game.infos[game.cursor]; }
   function repeated(i) {  // the position at i repeats an earlier one of the game
@@ -28,47 +30,301 @@
     info.dark.forEach(function (n) { stones[n] = "D"; });
     var s = { stones: stones, dead: info.dead, last: info.last_move, threats: over(game.cursor) ? [] : info.threatened };
     if (analysis && analysis.position === info.position && !over(game.cursor)) {
-      s.moves = analysis.moves; s.best = analysis.best;
+      s.moves = $("all-marks").checked ? analysis.moves : worthShowing(analysis); s.best = analysis.best;
     }
-    M.draw($("board"), geo, s);
+    M.draw($("board"), flipped ? turned(geo) : geo, s);
+    orient();
     var end = over(game.cursor);
     $("to-move").textContent = end ? "Game over. " + end : M.NAME[info.to_move] + " to move (" + info.board + ", move " + (game.cursor + 1) + ")";
     $("current-position").textContent = info.position;
+    showValue();
+    graph();
+    showHeaders();
+    showLines();
+    var here = link();
+    if (here !== location.pathname + location.search) { history.replaceState(null, "", here); }
     $("undo").disabled = game.cursor === 0;
     $("redo").disabled = game.cursor >= game.moves.length;
     $("engine-move").disabled = !!end;
-    var ol = $("moves");
+    var ol = $("moves"), currentEl = null;
     ol.innerHTML = "";
     for (var k = 0; k < game.moves.length; k += 2) {
       var li = document.createElement("li");
       [k, k + 1].forEach(function (j) {
         if (j >= game.moves.length) { return; }
-        var sp = document.createElement("span");
+        var sp = document.createElement("button");
+        sp.type = "button";
+        sp.className = "ply";
         sp.textContent = game.moves[j];
         sp.setAttribute("data-ply", j + 1);
-        if (j + 1 === game.cursor) { sp.className = "current"; }
+        sp.setAttribute("aria-label", "move " + (j + 1) + ", " + M.NAME[game.infos[j].to_move] + " " + game.moves[j]);
+        if (j + 1 === game.cursor) { sp.className = "ply current"; sp.setAttribute("aria-current", "step"); currentEl = sp; }
         li.appendChild(sp);
         li.appendChild(document.createTextNode(" "));
       });
       ol.appendChild(li);
     }
+    // the move shown stays in sight in the list (the list scrolls, not the page)
+    if (currentEl) {
+      var top = currentEl.offsetTop - ol.offsetTop, bottom = top + currentEl.offsetHeight;
+      if (top < ol.scrollTop) { ol.scrollTop = top; } else if (bottom > ol.scrollTop + ol.clientHeight) { ol.scrollTop = bottom - ol.clientHeight; }
+    } else if (game.cursor === 0) { ol.scrollTop = 0; }
     if (!analysis || analysis.position !== info.position) {
       $("value").textContent = end ? end : ($("analyse-on").checked ? "analysing..." : "-");
       $("line").textContent = "-";
+      $("top-moves").innerHTML = "";
     } else {
       $("value").textContent = M.NAME[info.to_move] + " to move: " + M.valueText(analysis);
       $("line").textContent = analysis.line.length ? analysis.line.join(" ") : "-";
+      topMoves(analysis);
     }
   }
 
-  function changed() {  // the position on the board changed: analyse it, let the engine move
-    analysis = null;
+  // -- the moves worth showing: ranked for the player who plays them ---------------------
+  function rank(mv) {  // higher is better: a proven win, a draw, an estimate by its rate, unknown, a loss
+    if (mv.value === "win") { return 3; }
+    if (mv.value === "draw") { return 1.5; }
+    if (mv.value === "loss") { return -1; }
+    return mv.estimate ? 0.5 + rate(mv.estimate) : 0;
+  }
+  function ranked(a) {
+    return a.moves.slice().sort(function (x, y) {
+      return (y.move === a.best) - (x.move === a.best) || rank(y) - rank(x) || y.visits - x.visits;
+    });
+  }
+  // on the board: every proven move, the best move and the engine's three most searched
+  // estimates (the rest with "All marks")
+  function worthShowing(a) {
+    var est = a.moves.filter(function (mv) { return mv.value === "unknown" && mv.estimate; });
+    est.sort(function (x, y) { return y.visits - x.visits; });
+    var keep = {};
+    est.slice(0, 3).forEach(function (mv) { keep[mv.move] = true; });
+    return a.moves.filter(function (mv) { return mv.value !== "unknown" || mv.move === a.best || keep[mv.move]; });
+  }
+  // the three best moves with their values and visits; a click plays one
+  function topMoves(a) {
+    var ol = $("top-moves");
+    ol.innerHTML = "";
+    ranked(a).slice(0, 3).forEach(function (mv) {
+      if (mv.value === "unknown" && !mv.estimate) { return; }
+      var words = mv.value !== "unknown" ? mv.value + " (" + mv.source + ")" :
+        Math.round(100 * rate(mv.estimate)) + "% (estimate, " + mv.visits.toLocaleString("en") + " visits)";
+      var li = document.createElement("li"), b = document.createElement("button");
+      b.type = "button";
+      b.className = "top-move";
+      b.setAttribute("data-move", mv.move);
+      b.setAttribute("aria-label", "Play " + mv.move + ": " + words);
+      b.textContent = mv.move;
+      li.appendChild(b);
+      li.appendChild(document.createTextNode(" " + words));
+      ol.appendChild(li);
+    });
+  }
+
+  // The position on the board changed: analyse it, let the engine move (not when only
+  // browsing the game: stepping back to the engine's turn would make it play there).
+  // -- flipping: the board turned half a turn (the points' places turned; the lattice
+  // drawn turned, its letters and numbers kept upright) --------------------------------
+  var turnedGeo = {};
+  function turned(b) {
+    if (!turnedGeo[b.name]) {
+      var t = {};
+      Object.keys(b).forEach(function (k) { t[k] = b[k]; });
+      t.xy = b.xy.map(function (v, i) { return Math.round(100 * ((i % 2 ? b.h : b.w) - v)) / 100; });
+      turnedGeo[b.name] = t;
+    }
+    return turnedGeo[b.name];
+  }
+  function orient() {
+    var svg = $("board").querySelector("svg");
+    svg.setAttribute("data-flipped", flipped ? "1" : "0");
+    $("flip").setAttribute("aria-pressed", flipped ? "true" : "false");
+    if (!flipped) { return; }
+    var use = svg.querySelector('use[href="#lattice-' + geo.m + '"]'), src = document.getElementById("lattice-" + geo.m);
+    var g = document.createElementNS("http://www.w3.org/2000/svg", "g");
+    g.setAttribute("class", "lattice turned");
+    g.setAttribute("transform", "rotate(180 " + geo.w / 2 + " " + geo.h / 2 + ")");
+    Array.prototype.forEach.call(src.childNodes, function (c) { g.appendChild(c.cloneNode(true)); });
+    Array.prototype.forEach.call(g.querySelectorAll("text"), function (t) {
+      var x = parseFloat(t.getAttribute("x")), y = parseFloat(t.getAttribute("y"));
+      var fs = parseFloat(t.getAttribute("font-size")) || 12;  // about the middle of the letters
+      t.setAttribute("transform", "rotate(180 " + x + " " + Math.round(100 * (y - 0.35 * fs)) / 100 + ")");
+    });
+    use.parentNode.replaceChild(g, use);
+  }
+  function flip() { flipped = !flipped; render(); }
+
+  // -- the value along the game: Light's chances at each move, from the analyses fetched ---
+  function rate(e) { return e.calibrated === null || e.calibrated === undefined ? e.win_rate : e.calibrated; }
+  // {p: Light's chance, proven, text} of the position after i moves, or null when not analysed
+  function lightChance(i) {
+    var info = game.infos[i];
+    if (info.outcome) { return { p: info.outcome === "L" ? 1 : 0, proven: true, text: M.NAME[info.outcome] + " has won" }; }
+    if (repeated(i)) { return { p: 0.5, proven: true, text: "a draw: the position repeated" }; }
+    var a = seen[info.position], light = info.to_move === "L";
+    if (!a) { return null; }
+    if (a.value === "win" || a.value === "loss") {
+      var lightWins = (a.value === "win") === light;
+      return { p: lightWins ? 1 : 0, proven: true, text: (lightWins ? "Light" : "Dark") + " wins (proven: " + a.source + ")" };
+    }
+    if (a.value === "draw") { return { p: 0.5, proven: true, text: "a draw (proven: " + a.source + ")" }; }
+    if (!a.estimate) { return null; }
+    var r = light ? rate(a.estimate) : 1 - rate(a.estimate);
+    return { p: r, proven: false, text: "Light " + Math.round(100 * r) + "% (engine estimate, not proven)" };
+  }
+
+  function showValue() {  // the bar beside the board: Light's part from the bottom
+    var v = lightChance(game.cursor), bar = $("eval-bar");
+    bar.className = v ? (v.proven ? "proven" : "estimate") : "none";
+    $("eval-light").style.height = (v ? 100 * v.p : 50) + "%";
+    var words = v ? v.text : ($("analyse-on").checked ? "not analysed yet" : "not analysed");
+    bar.setAttribute("aria-label", "value bar: " + words);
+    bar.setAttribute("title", words);
+    $("eval-text").textContent = v ? v.text : "";
+  }
+
+  var GW = 400, GH = 120, GX = 30, GY = 10;  // the graph's drawing: size and margins
+  function graph() {
+    var n = game.moves.length, out = [], path = "", pen = false;
+    var x = function (i) { return GX + (GW - GX - 10) * (n ? i / n : 0.5); };
+    var y = function (p) { return GY + (1 - p) * (GH - 2 * GY); };
+    out.push('<rect x="' + GX + '" y="' + GY + '" width="' + (GW - GX - 10) + '" height="' + (GH - 2 * GY) + '" fill="#fffdf8" stroke="#d8c9a8"/>');
+    out.push('<line x1="' + GX + '" x2="' + (GW - 10) + '" y1="' + y(0.5) + '" y2="' + y(0.5) + '" stroke="#b9a988" stroke-dasharray="4 4"/>');
+    out.push('<text x="' + (GX - 4) + '" y="' + (y(1) + 4) + '" text-anchor="end">L</text><text x="' + (GX - 4) + '" y="' + (y(0) + 4) +
+             '" text-anchor="end">D</text><text x="' + (GX - 4) + '" y="' + (y(0.5) + 4) + '" text-anchor="end">50</text>');
+    var pts = [];
+    for (var i = 0; i <= n; i++) {
+      var v = lightChance(i);
+      // a column a move wide: a click anywhere in it goes to that move
+      out.push('<rect class="gcol" data-ply="' + i + '" x="' + (x(i) - (GW - GX - 10) / Math.max(1, n) / 2) + '" y="0" width="' +
+               ((GW - GX - 10) / Math.max(1, n)) + '" height="' + GH + '" fill="transparent"><title>' +
+               (i ? "move " + i + " (" + game.moves[i - 1] + ")" : "the start") + ": " + (v ? v.text : "not analysed") + "</title></rect>");
+      if (!v) { pen = false; continue; }
+      path += (pen ? "L" : "M") + x(i).toFixed(1) + " " + y(v.p).toFixed(1);
+      pen = true;
+      pts.push('<circle class="gp ' + (v.proven ? "proven" : "estimate") + '" data-ply="' + i + '" data-value="' + v.p.toFixed(3) +
+               '" cx="' + x(i).toFixed(1) + '" cy="' + y(v.p).toFixed(1) + '" r="4.5" stroke="#3b2f20" stroke-width="1.6" fill="' +
+               (v.proven ? "#3b2f20" : "#fffdf8") + '"><title>' + (i ? "move " + i : "the start") + ": " + v.text + "</title></circle>");
+    }
+    out.push('<line class="now" x1="' + x(game.cursor) + '" x2="' + x(game.cursor) + '" y1="' + GY + '" y2="' + (GH - GY) +
+             '" stroke="#0072b2" stroke-width="2"/>');
+    if (path) { out.push('<path d="' + path + '" fill="none" stroke="#3b2f20" stroke-width="1.5" pointer-events="none"/>'); }
+    $("graph").innerHTML = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ' + GW + " " + GH + '">' + out.join("") + pts.join("") + "</svg>";
+  }
+
+  // -- a loaded record's headers: who played, the result, the rest as written ------------
+  var RESULT = { L: "Light won", D: "Dark won", draw: "a draw" };
+  function showHeaders() {
+    var rec = game.record, dl = $("headers");
+    // (a game from a link, or a record of moves alone, has nothing to show)
+    $("game-panel").hidden = !rec || (!Object.keys(rec.headers).length && !rec.result && !rec.swap);
+    if ($("game-panel").hidden) { return; }
+    var h = rec.headers, rows = [["Light", h.Light || "not named"], ["Dark", h.Dark || "not named"],
+                                 ["Result", rec.result ? RESULT[rec.result] : "not stated"]];
+    Object.keys(h).forEach(function (k) { if (k !== "Light" && k !== "Dark") { rows.push([k, h[k]]); } });
+    if (rec.swap) { rows.push(["Pie", "the second player took Light"]); }
+    if (rec.moves.join() !== game.moves.join()) { rows.push(["Note", "the moves are no longer the record's"]); }
+    dl.innerHTML = "";
+    rows.forEach(function (r) {
+      var dt = document.createElement("dt"), dd = document.createElement("dd");
+      dt.textContent = r[0];
+      dd.textContent = r[1];
+      dl.appendChild(dt);
+      dl.appendChild(dd);
+    });
+  }
+
+  // -- export: the record in our format, the board as SVG and PNG ------------------------
+  function download(name, blob) {
+    var a = document.createElement("a"), url = URL.createObjectURL(blob);
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+  }
+  function fileStem() {
+    return "meridians-" + geo.name.replace("/", "-") + "-move-" + game.cursor;
+  }
+
+  function exportRecord() {
+    var rec = game.record, moves = game.moves;
+    var starts = function (n) { return rec && rec.moves.length >= n && moves.length >= n && rec.moves.slice(0, n).join() === moves.slice(0, n).join(); };
+    var body = { start: game.infos[0].position, moves: moves, headers: rec ? rec.headers : null,
+                 // a loaded record's stated result stands while its moves do; its colour choice while its first two do
+                 result: rec && rec.moves.length === moves.length && starts(moves.length) ? rec.result : null,
+                 swap: !!(rec && rec.swap && starts(2)) };
+    M.api("POST", "/api/record-text", body).then(function (r) {
+      if (!r.ok) { M.say($("status"), "Export: " + r.data.error, "error"); return; }
+      download(r.data.filename, new Blob([r.data.text], { type: "text/plain;charset=utf-8" }));
+      M.say($("status"), "Exported the record (" + moves.length + " moves) as " + r.data.filename + ".", "");
+    });
+  }
+
+  // The board as drawn, standing alone: the drawings it uses copied in, the click targets
+  // left out, the markers' lettering given its style.
+  function boardSvg() {
+    var svg = $("board").querySelector("svg").cloneNode(true);
+    Array.prototype.forEach.call(svg.querySelectorAll(".hit"), function (e) { e.remove(); });
+    var defs = document.createElementNS("http://www.w3.org/2000/svg", "defs"), seen = {};
+    Array.prototype.forEach.call(svg.querySelectorAll("use"), function (u) {
+      var id = (u.getAttribute("href") || "").slice(1);
+      if (id && !seen[id]) { seen[id] = true; defs.appendChild(document.getElementById(id).cloneNode(true)); }
+    });
+    var style = document.createElementNS("http://www.w3.org/2000/svg", "style");
+    style.textContent = ".mv text { font: bold 12px Helvetica, Arial, sans-serif; text-anchor: middle; dominant-baseline: central; }";
+    var title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    title.textContent = "Meridians " + geo.name + ": " + current().position;
+    svg.insertBefore(defs, svg.firstChild);
+    svg.insertBefore(style, defs);
+    svg.insertBefore(title, style);
+    svg.setAttribute("width", geo.w);
+    svg.setAttribute("height", geo.h);
+    svg.removeAttribute("class");
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg) + "\n";
+  }
+  function exportSvg() {
+    var name = fileStem() + ".svg";
+    download(name, new Blob([boardSvg()], { type: "image/svg+xml" }));
+    M.say($("status"), "Exported the board as " + name + ".", "");
+  }
+  // The SVG drawn on a canvas (through a data: address, which the page's policy allows
+  // for images), 1,200 pixels wide.
+  function exportPng() {
+    var img = new Image(), name = fileStem() + ".png";
+    img.onload = function () {
+      var c = document.createElement("canvas"), scale = 1200 / geo.w;
+      c.width = Math.round(geo.w * scale);
+      c.height = Math.round(geo.h * scale);
+      c.getContext("2d").drawImage(img, 0, 0, c.width, c.height);
+      c.toBlob(function (blob) {
+        if (!blob) { M.say($("status"), "Export: the picture could not be made.", "error"); return; }
+        download(name, blob);
+        M.say($("status"), "Exported the board as " + name + " (" + c.width + " x " + c.height + " pixels).", "");
+      }, "image/png");
+    };
+    img.onerror = function () { M.say($("status"), "Export: the picture could not be drawn.", "error"); };
+    img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(boardSvg());
+  }
+
+  // -- moving through the game ---------------------------------------------------------
+  function go(ply) {
+    ply = Math.max(0, Math.min(game.moves.length, ply));
+    if (!game.infos.length || ply === game.cursor) { return; }
+    game.cursor = ply;
+    changed(true);
+  }
+
+  function changed(browse) {
     if (running) { running.abort(); running = null; }  // the server stops the old position's search
-    render();
     var info = current(), mine = ++token;
+    analysis = $("analyse-on").checked ? seen[info.position] || null : null;  // shown at once, if fetched before
+    render();
     if (over(game.cursor)) { return; }
-    if ($("engine-side").value === info.to_move) { engineMove(); return; }
+    if (browse !== true && $("engine-side").value === info.to_move) { engineMove(); return; }
     if (!$("analyse-on").checked) { return; }
+    if (analysis && analysis.value !== "unknown") { return; }  // proven: a new search adds nothing
     analyse(info, mine);
   }
 
@@ -84,17 +340,67 @@
         return;
       }
       if (!r.ok) { M.say($("status"), "Analysis: " + r.data.error, "error"); return; }
-      analysis = r.data;
+      analysis = seen[info.position] = r.data;
       render();
     });
   }
 
+  // A move played at the cursor: the game's next move again just steps forward; another
+  // move starts a new line there, and the line it leaves is kept as a variation.
   function push(info) {
+    if (game.cursor < game.moves.length && game.moves[game.cursor] === info.last_move) { game.cursor += 1; return; }
+    if (game.cursor < game.moves.length) { keep(game.infos); }
     game.infos = game.infos.slice(0, game.cursor + 1);
     game.moves = game.moves.slice(0, game.cursor);
     game.infos.push(info);
     game.moves.push(info.last_move);
     game.cursor += 1;
+  }
+
+  // -- variations: the other lines of the game, each whole from the start ---------------
+  function movesOf(line) { return line.slice(1).map(function (i) { return i.last_move; }); }
+  function isPrefix(a, b) { return a.length <= b.length && a.every(function (m, i) { return m === b[i]; }); }
+  function keep(line) {  // a line is kept unless another already holds it (and holds those it continues)
+    var ms = movesOf(line);
+    game.lines = (game.lines || []).filter(function (l) { return !isPrefix(movesOf(l), ms); });
+    if (!game.lines.some(function (l) { return isPrefix(ms, movesOf(l)); })) { game.lines.push(line); }
+  }
+  function diverge(ms) {  // the number of moves a line shares with the game's
+    var k = 0;
+    while (k < ms.length && k < game.moves.length && ms[k] === game.moves[k]) { k++; }
+    return k;
+  }
+  function toLine(n, ply) {  // the variation n becomes the game's line, shown after ply moves
+    var line = game.lines[n];
+    game.lines.splice(n, 1);
+    keep(game.infos);
+    game.infos = line;
+    game.moves = movesOf(line);
+    game.cursor = ply;
+    changed(true);
+  }
+  function showLines() {
+    var box = $("variations");
+    box.innerHTML = "";
+    (game.lines || []).map(function (line, n) { return { n: n, ms: movesOf(line) }; })
+      .sort(function (a, b) { return diverge(a.ms) - diverge(b.ms); })
+      .forEach(function (v) {
+        var k = diverge(v.ms), li = document.createElement("li");
+        li.appendChild(document.createTextNode((k ? "after " + k + " (" + game.moves[k - 1] + "):" : "from the start:") + " "));
+        v.ms.slice(k).forEach(function (m, j) {
+          var b = document.createElement("button");
+          b.type = "button";
+          b.className = "ply";
+          b.textContent = m;
+          b.setAttribute("data-line", v.n);
+          b.setAttribute("data-line-ply", k + j + 1);
+          b.setAttribute("aria-label", "variation, move " + (k + j + 1) + ", " + m);
+          li.appendChild(b);
+          li.appendChild(document.createTextNode(" "));
+        });
+        box.appendChild(li);
+      });
+    $("variations-head").hidden = !(game.lines && game.lines.length);
   }
 
   function play(point) {
@@ -132,26 +438,49 @@
         return;
       }
       if (!r.ok) { M.say($("status"), "Engine: " + r.data.error, "error"); return; }
+      if (r.data.position === info.position) { seen[info.position] = r.data; }  // its analysis of the position it left
       push(r.data.after);
       M.say($("status"), "The engine played " + r.data.move + ": " + M.valueText(r.data) + " for the engine.", "");
       changed();
     });
   }
 
-  function start(infos, moves) {
+  // cursor: the move to show (default: the last); record: a loaded record's headers,
+  // result and swap, kept for its export while its moves stand
+  function start(infos, moves, cursor, record) {
     return M.board(infos[0].board).then(function (b) {
       geo = b;
-      game = { infos: infos, moves: moves, cursor: moves.length };
+      var at = cursor === undefined || cursor === null || isNaN(cursor) ? moves.length : Math.max(0, Math.min(moves.length, cursor));
+      game = { infos: infos, moves: moves, cursor: at, record: record || null, lines: [] };
       $("board-size").value = b.name;
-      changed();
+      changed(!!record);  // a new game lets the engine open; a loaded one is looked at first
     });
   }
 
   function newGame(text) {
     return M.api("GET", "/api/position?position=" + encodeURIComponent(text)).then(function (r) {
-      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return; }
+      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return false; }
       M.say($("status"), "", "");
-      return start([r.data], []);
+      return start([r.data], []).then(function () { return true; });
+    });
+  }
+
+  // A game record (either format) replayed by the server; a promise of whether it loaded.
+  function loadRecord(text, cursor) {
+    return M.api("POST", "/api/record", { text: text, board: $("board-size").value }).then(function (r) {
+      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return false; }
+      // the record's positions, each from the server's rules
+      return Promise.all(r.data.positions.map(function (p) {
+        return M.api("GET", "/api/position?position=" + encodeURIComponent(p));
+      })).then(function (rs) {
+        var bad = rs.filter(function (x) { return !x.ok; });
+        if (bad.length) { M.say($("status"), "Not loaded: " + bad[0].data.error, "error"); return false; }
+        var infos = rs.map(function (x) { return x.data; });
+        r.data.moves.forEach(function (m, i) { infos[i + 1].last_move = m; });
+        M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves.", "");
+        var record = { headers: r.data.headers || {}, result: r.data.result, swap: !!r.data.swap, moves: r.data.moves.slice() };
+        return start(infos, r.data.moves, cursor, record).then(function () { return true; });
+      });
     });
   }
 
@@ -159,20 +488,44 @@
     var text = $("paste").value.trim();
     if (!text) { M.say($("status"), "Paste a position, a board or a game record first.", "error"); return; }
     var lines = text.split("\n").filter(function (l) { return l.trim(); });
-    if (lines.length === 1 && text.indexOf(",") < 0 && text.split(/\s+/).length <= 2) { newGame(text); return; }
-    M.api("POST", "/api/record", { text: text, board: $("board-size").value }).then(function (r) {
-      if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return; }
-      // the record's positions, each from the server's rules
-      Promise.all(r.data.positions.map(function (p) {
-        return M.api("GET", "/api/position?position=" + encodeURIComponent(p));
-      })).then(function (rs) {
-        var bad = rs.filter(function (x) { return !x.ok; });
-        if (bad.length) { M.say($("status"), "Not loaded: " + bad[0].data.error, "error"); return; }
-        var infos = rs.map(function (x) { return x.data; });
-        r.data.moves.forEach(function (m, i) { infos[i + 1].last_move = m; });
-        M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves.", "");
-        start(infos, r.data.moves);
-      });
+    if (text.charAt(0) !== "{" && lines.length === 1 && text.indexOf(",") < 0 && text.split(/\s+/).length <= 2) {
+      newGame(text);
+      return;
+    }
+    loadRecord(text);
+  }
+
+  // -- the link: the start, the moves and the move shown, in the page's address ----------
+  function emptyOf(board) {  // the empty board's notation: rows of m, m+1, ..., 2m, ..., m points
+    var m = parseInt(board, 10), rows = [];
+    for (var i = 0; i <= 2 * m; i++) { rows.push(m + Math.min(i, 2 * m - i)); }
+    return rows.join("/") + " L";
+  }
+  function enc(s) { return encodeURIComponent(s).replace(/%2F/g, "/").replace(/%20/g, "+"); }
+  function link() {
+    var first = game.infos[0];
+    var q = "?position=" + enc(first.position === emptyOf(first.board) ? first.board : first.position);
+    if (game.moves.length) { q += "&moves=" + game.moves.map(enc).join(","); }
+    if (game.cursor < game.moves.length) { q += "&ply=" + game.cursor; }
+    if (flipped) { q += "&flip=1"; }
+    return location.pathname + q;
+  }
+  function fromLink() {
+    var q = new URLSearchParams(location.search);
+    var first = (q.get("position") || "").trim() || $("board-size").value;
+    var moves = (q.get("moves") || "").split(/[\s,]+/).filter(Boolean);
+    var ply = q.get("ply");
+    flipped = q.get("flip") === "1";
+    var shown = newGame;
+    if (moves.length) {
+      shown = function () { return loadRecord(first + "\n" + moves.join(" "), ply === null ? null : parseInt(ply, 10)); };
+    }
+    return shown(first).then(function (ok) {
+      if (ok) { return; }
+      var why = $("status").textContent;  // the link's fault, said again over the board that replaces it
+      return (moves.length ? newGame(first) : Promise.resolve(false)).then(function (ok2) {
+        return ok2 ? true : newGame($("board-size").value);
+      }).then(function () { M.say($("status"), "The link was not loaded: " + why.replace(/^Not loaded: /, ""), "error"); });
     });
   }
 
@@ -182,7 +535,7 @@
   });
   $("moves").addEventListener("click", function (ev) {
     var ply = ev.target.getAttribute && ev.target.getAttribute("data-ply");
-    if (ply) { game.cursor = parseInt(ply, 10); changed(); }
+    if (ply) { go(parseInt(ply, 10)); }
   });
   $("undo").addEventListener("click", function () {
     if (game.cursor === 0) { return; }
@@ -199,6 +552,42 @@
   $("engine-side").addEventListener("change", changed);
   $("engine-move").addEventListener("click", function () { if (!over(game.cursor)) { token++; engineMove(); } });
   $("load").addEventListener("click", load);
-  var q = new URLSearchParams(location.search).get("position");
-  newGame(q || $("board-size").value);
+  $("flip").addEventListener("click", flip);
+  $("variations").addEventListener("click", function (ev) {
+    var b = ev.target.closest && ev.target.closest("[data-line]");
+    if (b) { toLine(parseInt(b.getAttribute("data-line"), 10), parseInt(b.getAttribute("data-line-ply"), 10)); }
+  });
+  $("all-marks").addEventListener("change", render);
+  $("top-moves").addEventListener("click", function (ev) {
+    var b = ev.target.closest && ev.target.closest("[data-move]");
+    if (b) { play(b.getAttribute("data-move")); }
+  });
+  $("play-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var name = $("move-input").value.trim().toLowerCase();
+    if (!name) { M.say($("status"), "Write a point's name, such as c3, to play it.", "error"); return; }
+    if (!geo || geo.index[name] === undefined) { M.say($("status"), name + " is not a point of the " + (geo ? geo.name : "") + " board.", "error"); return; }
+    $("move-input").value = "";
+    play(name);
+  });
+  $("graph").addEventListener("click", function (ev) {
+    var t = ev.target.closest && ev.target.closest("[data-ply]");
+    if (t) { go(parseInt(t.getAttribute("data-ply"), 10)); }
+  });
+  $("export-record").addEventListener("click", exportRecord);
+  $("export-svg").addEventListener("click", exportSvg);
+  $("export-png").addEventListener("click", exportPng);
+  // the keys (listed on the page), unless typing in a field or choosing in a list
+  var KEYS = { ArrowLeft: function () { go(game.cursor - 1); }, ArrowRight: function () { go(game.cursor + 1); },
+               Home: function () { go(0); }, End: function () { go(game.moves.length); }, f: flip,
+               m: function () { $("all-marks").checked = !$("all-marks").checked; render(); } };
+  document.addEventListener("keydown", function (ev) {
+    var t = ev.target, tag = t && t.tagName, key = ev.key && ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || !KEYS[key] || !game.infos.length) { return; }
+    if (tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable) ||
+        (tag === "INPUT" && ["checkbox", "radio", "button", "submit"].indexOf(t.type) < 0)) { return; }
+    ev.preventDefault();
+    KEYS[key]();
+  });
+  fromLink();
 })();
