@@ -325,9 +325,15 @@ def marked(driver, cls: str) -> list[str]:
 @pytest.mark.browser
 def test_hints_solution_status_marks_and_keys(server, driver):
     p = next(p for p in committed().values() if p.n == 3 and p.dual_free and len(p.line) == 6 and p.id.startswith("m45"))
-    fresh_page(driver, server, "?id=" + p.id)
-    assert text(driver, "puzzle-id") == p.id
+    fresh_page(driver, server, "?id=no-such-puzzle")  # a bad link: another puzzle, and a word on why
+    wait_for(driver, lambda: text(driver, "status").startswith("No puzzle with id no-such-puzzle"))
+    driver.get(server + "/trainer?id=" + p.id)
+    wait_for(driver, lambda: text(driver, "puzzle-id") == p.id)
     shown(driver)
+    driver.find_element("id", "play-point").click()  # keys typed in a field are the field's; Esc leaves it
+    press(driver, "h")
+    assert marked(driver, "hint-path") == []
+    press(driver, "\ue00c")  # Esc
     start = Position.parse(p.position)
     press(driver, "h")  # first hint: the target's paths
     wait_for(driver, lambda: marked(driver, "hint-path") != [])
@@ -345,8 +351,11 @@ def test_hints_solution_status_marks_and_keys(server, driver):
     assert marked(driver, "hint-path") == ref_path_points(after, p.target, p.defender)
     click(driver, p.line[2])
     wait_for(driver, lambda: "Your move" in text(driver, "status"))
-    click(driver, p.line[4])
+    field = driver.find_element("id", "play-point")  # the last move typed: the board by keyboard
+    field.clear()
+    field.send_keys(p.line[4] + "\n")
     wait_for(driver, lambda: "Solved" in text(driver, "status"))
+    driver.execute_script("document.activeElement.blur();")
     r = stored(driver, "meridians-trainer-rating")  # solved after a hint: half a point
     assert (r["r"], r["rd"], r["vol"]) == pytest.approx(
         glicko2(*START, [(puzzle_rating(3, p.difficulty), PUZZLE_RD, 0.5)]), abs=1e-6)

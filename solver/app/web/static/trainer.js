@@ -9,7 +9,7 @@
   var $ = function (id) { return document.getElementById(id); };
   var KEY = "meridians-trainer-progress", RATING_KEY = "meridians-trainer-rating", BEST_KEY = "meridians-trainer-best";
   var OTHER = { L: "D", D: "L" };
-  var list = [], at = -1, P = null, geo = null, st = null, timer = null, advance = null, legendFor = null;
+  var list = [], at = -1, P = null, geo = null, st = null, timer = null, advance = null, legendFor = null, note = "";
   var filters = ["board", "n", "theme", "rating"];
   var firstId = new URLSearchParams(location.search).get("id");
 
@@ -257,12 +257,13 @@
       (Math.floor((j - 1) / 2) + 1) + (j % 2 ? ". " : "... ") + moveText(j - 1) + " (" + j + " of " + n + ")";
   }
   function legend() {  // the marks, drawn with the board's own pictures
-    if (legendFor === geo.m) { return; }
-    legendFor = geo.m;
+    var y = OTHER[P.data.x];  // the target's colour
+    if (legendFor === geo.m + y) { return; }
+    legendFor = geo.m + y;
     var k = geo.m, h = geo.hit, box = '<svg xmlns="' + SVGNS + '" width="26" height="26" viewBox="' + (-1.1 * h) + " " +
       (-1.1 * h) + " " + (2.2 * h) + " " + (2.2 * h) + '" aria-hidden="true">';
     var rows = [
-      ['<use href="#stone-D-' + k + '"/><use href="#mark-' + k + '"/>', "the target: the group to capture"],
+      ['<use href="#stone-' + y + "-" + k + '"/><use href="#mark-' + k + '"/>', "the target: the group to capture"],
       ['<use href="#stone-L-' + k + '"/><use href="#dead-' + k + '"/>', "a dead group (no path left): it is removed"],
       ['<use href="#stone-L-' + k + '"/><use href="#last-' + k + '"/>', "the last move"],
       [pathMark(0, 0, h).outerHTML, "hint: an empty point on one of the target's paths"],
@@ -381,7 +382,8 @@
         $("solution").textContent = "Line: " + P.data.line.map(function (mv, j) {
           return (j % 2 === 0 ? (j / 2 + 1) + ". " : "") + (mv[1] ? "any" : geo.names[mv[0]]);
         }).join(" ");
-        say(P.data.k < 0 ? "No key recorded: nothing to solve." : "Click the key.", "");
+        say(note + (P.data.k < 0 ? "No key recorded: nothing to solve." : "Click the key."), note ? "error" : "");
+        note = "";
         legend();
         draw();
       });
@@ -409,7 +411,7 @@
         var wanted = firstId;
         firstId = null;
         for (var i = 0; i < list.length; i++) { if (list[i].id === wanted) { open(i); return; } }
-        say("No puzzle with id " + wanted + ": here is another.", "error");
+        note = "No puzzle with id " + wanted + " among these: here is another. ";
       }
       nextPuzzle();
     });
@@ -447,7 +449,10 @@
   document.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) { return; }
     var tag = ev.target && ev.target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") { return; }
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
+      if (ev.key === "Escape") { ev.target.blur(); }  // back to the page's keys
+      return;
+    }
     var key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
     var act = { h: hint, s: reveal, n: function () { if (!live()) { nextPuzzle(); } },
                 ArrowLeft: function () { step("back"); }, ArrowRight: function () { step("fwd"); },
