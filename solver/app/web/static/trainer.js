@@ -224,10 +224,13 @@
   function pathMark(x, y, h) {  // a hint's point on the target's paths: a green diamond
     var s = 0.5 * h;
     return shape("polygon", { points: x + "," + (y - s) + " " + (x + s) + "," + y + " " + x + "," + (y + s) + " " + (x - s) + "," + y,
-                              fill: "#009e73", stroke: "#fff", "stroke-width": 0.08 * h });
+                              fill: "#009e73", stroke: "#3b2f20", "stroke-width": 0.1 * h });
   }
-  function keyMark(x, y, h) {  // the hint's move: an orange ring
-    return shape("circle", { cx: x, cy: y, r: 0.85 * h, fill: "none", stroke: "#e69f00", "stroke-width": 0.2 * h });
+  function keyMark(x, y, h) {  // the hint's move: an orange ring edged in dark, seen on the board and on stones
+    var g = shape("g", {});
+    g.appendChild(shape("circle", { cx: x, cy: y, r: 0.85 * h, fill: "none", stroke: "#3b2f20", "stroke-width": 0.34 * h }));
+    g.appendChild(shape("circle", { cx: x, cy: y, r: 0.85 * h, fill: "none", stroke: "#e69f00", "stroke-width": 0.18 * h }));
+    return g;
   }
   function draw() {
     var j = st.view, stones = {}, f = info(j);
