@@ -21,7 +21,8 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``GET /api/puzzles?board=&n=&theme=&rating=`` -> the committed puzzles that match, with
   the values each filter offers (and a ``note`` when none matches; an invalid board or a
   number that is not a whole number is a 400); ``GET /api/puzzle?id=ID`` -> one puzzle's
-  task and line.
+  task and line, and the target's paths at each step (the trainer's hint,
+  :func:`solver.app.web.trainer.line_paths`).
 
 Where the work runs: the rules' answers (a position, a move, a puzzle's line) take
 milliseconds and run in threads; analyses and engine moves run in a pool of worker
@@ -417,10 +418,13 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         def one():
             from puzzles.book import puzzle_data
 
+            from .trainer import line_paths
+
             p = sets.find(pid)
-            b = p.to_position().board
-            return {**sets.summary(p), "task": p.task(), "target": p.target, "m": b.m,
-                    "data": puzzle_data(p, b.m)}
+            pos = p.to_position()
+            data = puzzle_data(p, pos.board.m)
+            return {**sets.summary(p), "task": p.task(), "target": p.target, "m": pos.board.m,
+                    "data": data, "paths": line_paths(pos, p.defender, data)}
 
         return JSONResponse(await run_in_threadpool(one))
 
