@@ -14,6 +14,9 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``GET /api/move?position=P&time=S`` -> ``{move, after, ...}``: the analysis's best move
   played (:func:`~solver.app.web.work.engine_move`);
 - ``GET /api/explain?position=P&move=M`` -> ``{move, legal, reason}``: why a move is refused;
+- ``GET /api/explore?position=P&moves=M1,M2`` -> each move of
+  the position reached with its proven value and length from the opening database
+  (:func:`solver.app.web.explore.explore`; no search);
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
 - ``GET /api/board?board=B`` -> the board's SVG ``<defs>`` and point geometry;
 - ``GET /api/puzzles?board=&n=&theme=&rating=`` -> the committed puzzles that match, with
@@ -374,6 +377,12 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
     async def api_move(request: Request):
         return await _search(request, work.engine_move)
 
+    async def api_explore(request: Request):
+        from .explore import explore
+
+        return JSONResponse(await run_in_threadpool(explore, _param(request, "position"),
+                                                    request.query_params.get("moves")))
+
     async def api_board(request: Request):
         def drawing(text):
             from puzzles.book import board_drawing
@@ -462,6 +471,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
               Route("/api/explain", api_explain), Route("/api/record", api_record, methods=["POST"]),
               Route("/api/board", api_board),
               Route("/api/puzzles", api_puzzles), Route("/api/puzzle", api_puzzle)]
+    routes += [Route("/api/explore", api_explore)]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ValueError: on_value_error, HTTPException: on_http, Exception: on_anything})
     app.state.pool = pool
