@@ -22,7 +22,8 @@ from solver.search.values import Value
 
 pytest.importorskip("starlette")
 
-from test_web import client, one_line_error  # noqa: E402,F401
+from test_book import driver, wait_for  # noqa: E402,F401  (the same headless Chromium)
+from test_web import client, click, drawn, no_console_errors, one_line_error, server, text  # noqa: E402,F401
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -150,5 +151,121 @@ def test_bad_input_is_400_with_one_line(client, position, moves, words):
     assert words in one_line_error(client.get("/api/explore", params=params))
 
 
-def test_missing_position(client):
+def test_missing_position_and_the_page(client):
     assert "position" in one_line_error(client.get("/api/explore"))
+    r = client.get("/explorer")
+    assert r.status_code == 200 and "opening explorer" in r.text and "default-src 'self'" in \
+        r.headers["content-security-policy"]
+    for name in ("explorer.js", "explorer.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    assert 'href="/explorer"' in client.get("/").text  # linked from the board's header
+
+
+# -- the page in a browser -----------------------------------------------------------------
+def rows(driver) -> list[list[str]]:
+    return driver.execute_script("""return Array.from(document.querySelectorAll('#ex-moves tbody tr[data-move]')).map(
+        function (r) { return [r.getAttribute('data-move'), r.getAttribute('data-value'), r.getAttribute('data-length')]; });""")
+
+
+def crumbs(driver) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#ex-crumbs button')).map(function (b) { return b.textContent; });")
+
+
+def no_overflow(driver) -> None:
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+@pytest.mark.browser
+def test_explorer_in_browser(server, driver):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(server + "/explorer?board=3/4")
+    assert driver.title == "Meridians: opening explorer"
+    wait_for(driver, lambda: len(rows(driver)) == 30, timeout=60)
+    # the table and the board's marks: the committed solution, best first
+    assert {m: v for m, v, _ in rows(driver)} == SOLUTION_34["moves"]
+    assert [RANK[v] for _, v, _ in rows(driver)] == sorted(RANK[v] for _, v, _ in rows(driver))
+    assert {p: v for p, v, _ in drawn(driver)["values"]} == SOLUTION_34["moves"]
+    assert text(driver, "ex-value").startswith("Light to move: win (database)")
+    assert crumbs(driver) == ["Start"] and driver.find_element(By.ID, "ex-back").get_attribute("disabled")
+    assert driver.find_element(By.ID, "ex-ends").get_attribute("hidden")
+
+    # a click on a row goes deeper: Dark is lost after a winning first move
+    first = rows(driver)[0][0]
+    assert SOLUTION_34["moves"][first] == "win"
+    driver.find_element(By.CSS_SELECTOR, f'#ex-moves tr[data-move="{first}"] td.value').click()
+    wait_for(driver, lambda: crumbs(driver) == ["Start", first])
+    wait_for(driver, lambda: len(rows(driver)) == 29)
+    assert {v for _, v, _ in rows(driver)} == {"loss"} and drawn(driver)["stones"] == [f"L {first}"]
+    assert f"moves={first}" in driver.current_url
+    # a click on a point goes deeper still, past the database: the page says so
+    reply = rows(driver)[0][0]
+    click(driver, reply)
+    wait_for(driver, lambda: crumbs(driver) == ["Start", first, reply])
+    wait_for(driver, lambda: not driver.find_element(By.ID, "ex-ends").get_attribute("hidden"))
+    assert "database ends here" in text(driver, "ex-ends-text")
+    assert text(driver, "ex-value").startswith("Light to move: win (database: the move into it loses)")
+    url = driver.current_url
+    # Back returns, and the values are the solution's again at the start
+    driver.find_element(By.ID, "ex-back").click()
+    wait_for(driver, lambda: crumbs(driver) == ["Start", first])
+    driver.find_element(By.ID, "ex-back").click()
+    wait_for(driver, lambda: crumbs(driver) == ["Start"])
+    assert {m: v for m, v, _ in rows(driver)} == SOLUTION_34["moves"]
+    # the address restores the position; the browser's own Back walks the same steps
+    driver.get(url)
+    wait_for(driver, lambda: crumbs(driver) == ["Start", first, reply])
+    assert drawn(driver)["stones"] == sorted([f"L {first}", f"D {reply}"])
+    driver.find_element(By.CSS_SELECTOR, '#ex-crumbs button[data-ply="1"]').click()
+    wait_for(driver, lambda: crumbs(driver) == ["Start", first])
+    driver.back()
+    wait_for(driver, lambda: crumbs(driver) == ["Start", first, reply])
+
+    # the live proof where the database ends: labelled proven or estimate, as the answer says
+    driver.find_element(By.ID, "ex-time").send_keys("1")
+    driver.find_element(By.ID, "ex-prove").click()
+    wait_for(driver, lambda: text(driver, "ex-live").startswith("Live"), timeout=180)
+    proven = driver.find_element(By.ID, "ex-live").get_attribute("data-proven") == "true"
+    assert ("(proven)" in text(driver, "ex-live")) == proven
+    assert ("(an estimate, not a proof)" in text(driver, "ex-live")) != proven
+
+    # the keyboard: Tab reaches a move's button, Enter plays it, the left arrow goes back
+    driver.get(server + "/explorer?board=3/4")
+    wait_for(driver, lambda: len(rows(driver)) == 30)
+    button = driver.find_element(By.CSS_SELECTOR, "#ex-moves button.go")
+    assert button.get_attribute("aria-label").startswith("play ")
+    for control in ("ex-board", "ex-back", "ex-start", "ex-prove", "ex-time"):
+        assert driver.find_element(By.ID, control).get_attribute("aria-label")
+    button.send_keys(Keys.ENTER)
+    wait_for(driver, lambda: len(crumbs(driver)) == 2)
+    outline = driver.execute_script("""var b = document.querySelector('#ex-crumbs button'); b.focus();
+        return getComputedStyle(b).outlineStyle;""")
+    assert outline != "none"  # a focus that shows
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    wait_for(driver, lambda: crumbs(driver) == ["Start"])
+    # another board from the picker: the boards with a database
+    from selenium.webdriver.support.ui import Select
+
+    picker = Select(driver.find_element(By.ID, "ex-board"))
+    assert [o.get_attribute("value") for o in picker.options] == ["2/3", "3/4"]
+    picker.select_by_value("2/3")
+    wait_for(driver, lambda: len(rows(driver)) == 14)
+    assert {m: v for m, v, _ in rows(driver)} == SOLUTION_23["moves"]
+
+    # a phone: no horizontal overflow at 390 px, deep in a game too
+    try:
+        driver.set_window_size(390, 844)
+        driver.get(server + "/explorer?board=3/4&moves=" + first + "," + reply)
+        wait_for(driver, lambda: len(crumbs(driver)) == 3)
+        no_overflow(driver)
+        assert drawn(driver)["width"] <= 390
+    finally:
+        driver.set_window_size(1200, 900)
+    no_console_errors(driver)
+    # a link with an illegal move shows its start and says why (the 400 is logged: drained)
+    driver.get(server + "/explorer?board=2/3&moves=c1,c1")
+    wait_for(driver, lambda: "occupied" in text(driver, "status"))
+    assert len(rows(driver)) == 14 and crumbs(driver) == ["Start"]
+    driver.get_log("browser")

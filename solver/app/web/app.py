@@ -14,7 +14,7 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``GET /api/move?position=P&time=S`` -> ``{move, after, ...}``: the analysis's best move
   played (:func:`~solver.app.web.work.engine_move`);
 - ``GET /api/explain?position=P&move=M`` -> ``{move, legal, reason}``: why a move is refused;
-- ``GET /api/explore?position=P&moves=M1,M2`` -> each move of
+- ``GET /explorer`` the opening explorer; ``GET /api/explore?position=P&moves=M1,M2`` -> each move of
   the position reached with its proven value and length from the opening database
   (:func:`solver.app.web.explore.explore`; no search);
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
@@ -88,6 +88,8 @@ _CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inlin
 _STATIC = {"board.js": "text/javascript", "trainer.js": "text/javascript", "common.js": "text/javascript",
            "style.css": "text/css"}
 _PAGES = {"/": "board.html", "/trainer": "trainer.html"}
+_STATIC.update({"explorer.js": "text/javascript", "explorer.css": "text/css"})
+_PAGES["/explorer"] = "explorer.html"
 
 
 class WebError(MeridiansError):
@@ -471,7 +473,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
               Route("/api/explain", api_explain), Route("/api/record", api_record, methods=["POST"]),
               Route("/api/board", api_board),
               Route("/api/puzzles", api_puzzles), Route("/api/puzzle", api_puzzle)]
-    routes += [Route("/api/explore", api_explore)]
+    routes += [Route("/explorer", page), Route("/api/explore", api_explore)]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ValueError: on_value_error, HTTPException: on_http, Exception: on_anything})
     app.state.pool = pool
