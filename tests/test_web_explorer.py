@@ -240,6 +240,12 @@ def test_explorer_in_browser(server, driver):
         assert driver.find_element(By.ID, control).get_attribute("aria-label")
     button.send_keys(Keys.ENTER)
     wait_for(driver, lambda: len(crumbs(driver)) == 2)
+    # the focus stays in the table, on the new position's first move: Enter goes on deeper
+    wait_for(driver, lambda: driver.execute_script("return document.activeElement.classList.contains('go')"))
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_for(driver, lambda: len(crumbs(driver)) == 3)
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    wait_for(driver, lambda: len(crumbs(driver)) == 2)
     outline = driver.execute_script("""var b = document.querySelector('#ex-crumbs button'); b.focus();
         return getComputedStyle(b).outlineStyle;""")
     assert outline != "none"  # a focus that shows

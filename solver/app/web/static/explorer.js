@@ -158,9 +158,17 @@
   }
 
   function render() {
+    // a keyboard user who went deeper or back from the table or the breadcrumb keeps the
+    // focus there: on the new position's best move, else on the breadcrumb's last step
+    var active = document.activeElement;
+    var refocus = active && ($("ex-moves").contains(active) || $("ex-crumbs").contains(active));
     renderBoards();
     renderCrumbs();
     renderTable();
+    if (refocus) {
+      var target = document.querySelector("#ex-moves button.go") || document.querySelector("#ex-crumbs button[aria-current]");
+      if (target) { target.focus(); }
+    }
     renderBoard();
     var who = M.NAME[data.to_move];
     $("ex-to-move").textContent = data.outcome ? "Game over: " + (M.NAME[data.outcome] || "draw") + (data.outcome === "draw" ? "" : " wins") + " (" + data.reason + ")"
