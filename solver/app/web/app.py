@@ -14,6 +14,9 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``GET /api/move?position=P&time=S`` -> ``{move, after, ...}``: the analysis's best move
   played (:func:`~solver.app.web.work.engine_move`);
 - ``GET /api/explain?position=P&move=M`` -> ``{move, legal, reason}``: why a move is refused;
+- ``GET /explorer`` the opening explorer; ``GET /api/explore?position=P&moves=M1,M2`` -> each move of
+  the position reached with its proven value and length from the opening database
+  (:func:`solver.app.web.explore.explore`; no search);
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
 - ``POST /api/record-text`` with ``{start, moves, headers, result, swap}`` -> ``{text, result,
   filename}``: the game as a record in our format (:func:`~solver.app.web.work.write_record`);
@@ -88,6 +91,8 @@ _CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inlin
 _STATIC = {"board.js": "text/javascript", "trainer.js": "text/javascript", "common.js": "text/javascript",
            "style.css": "text/css"}
 _PAGES = {"/": "board.html", "/trainer": "trainer.html"}
+_STATIC.update({"explorer.js": "text/javascript", "explorer.css": "text/css"})
+_PAGES["/explorer"] = "explorer.html"
 
 
 class WebError(MeridiansError):
@@ -382,6 +387,12 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
     async def api_move(request: Request):
         return await _search(request, work.engine_move)
 
+    async def api_explore(request: Request):
+        from .explore import explore
+
+        return JSONResponse(await run_in_threadpool(explore, _param(request, "position"),
+                                                    request.query_params.get("moves")))
+
     async def api_board(request: Request):
         def drawing(text):
             from puzzles.book import board_drawing
@@ -474,6 +485,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
               Route("/api/board", api_board),
               Route("/api/record-text", api_record_text, methods=["POST"]),
               Route("/api/puzzles", api_puzzles), Route("/api/puzzle", api_puzzle)]
+    routes += [Route("/explorer", page), Route("/api/explore", api_explore)]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ValueError: on_value_error, HTTPException: on_http, Exception: on_anything})
     app.state.pool = pool
