@@ -250,6 +250,17 @@ def _priors(T, R, side, last, prev):
     probabilities of them into ``R.probs``; returns how many.  ``last``, ``prev``: the
     cells of the last two moves (-1: none)."""
     k = move_features(T, R.cur, side, last, prev, R.canon, R.fmoves, R.feats, R.fst, R.label)
+    total = _weigh(R, k)
+    for i in range(k):
+        R.probs[i] /= total
+        R.cells[i] = R.fmoves[i]
+    return k
+
+
+@kernel
+def _weigh(R, k):
+    """The move model's softmax weights of the ``k`` moves in ``R.feats`` into
+    ``R.probs``, not normalised; returns their sum."""
     top = -np.inf
     for i in range(k):
         s = 0.0
@@ -261,10 +272,7 @@ def _priors(T, R, side, last, prev):
     for i in range(k):
         R.probs[i] = np.exp(R.probs[i] - top)
         total += R.probs[i]
-    for i in range(k):
-        R.probs[i] /= total
-        R.cells[i] = R.fmoves[i]
-    return k
+    return total
 
 
 @kernel
@@ -456,17 +464,7 @@ def _policy_pick(T, R, st, side, last, prev):
     """One of the legal moves of ``st`` (``side`` to move; ``last``, ``prev``: the
     cells of the last two moves, -1: none) drawn from the move model's softmax: its cell."""
     n = move_features(T, st, side, last, prev, R.canon, R.fmoves, R.feats, R.fst, R.label)
-    top = -np.inf
-    for i in range(n):
-        s = 0.0
-        for f in range(R.feats.shape[1]):
-            s += R.weights[R.offsets[f] + R.feats[i, f]]
-        R.probs[i] = s
-        top = max(top, s)
-    total = 0.0
-    for i in range(n):
-        R.probs[i] = np.exp(R.probs[i] - top)
-        total += R.probs[i]
+    total = _weigh(R, n)
     # a uniform draw in [0, total) from the top 53 bits
     u = float(_random(R.rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
     for i in range(n - 1):
