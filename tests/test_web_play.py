@@ -68,12 +68,19 @@ def test_levels_follow_the_files(tmp_path):
     (tmp_path / "one.json").write_text(json.dumps({"rows": [match("engine:time=1", "engine:time=0.5", 40.4),
                                                             match("engine:time=0.5", "uct:time=0.2", 300.0)]}))
     (tmp_path / "other.json").write_text(json.dumps({"rows": [match("engine:time=1", "uct:time=0.2", 7.0, "4/5")]}))
+    (tmp_path / "weak.json").write_text(json.dumps({"rows": [match("uct:time=0.2", "mcts-flat:time=0.2", 25.0, "6/7"),
+                                                             match("engine:time=0.2", "uct:time=0.2", 75.0, "6/7")]}))
     (tmp_path / "broken.json").write_text("{not json")
     ls = levels("5/6", tmp_path)
     assert [lv["elo"] for lv in ls] == [0, None, None, None, 300, 340]
     assert ls[5]["name"].startswith("Level 6: Elo +340 over level 1, chained through 2 matches")
     assert [lv["elo"] for lv in levels("4/5", tmp_path)] == [0, None, None, None, None, 7]  # its own board's match
     assert [lv["board"] for lv in levels("3/4", tmp_path)] == ["5/6"] * 6  # none on 3/4: the ladder's board
+    # the group's weakest is its base, whatever its number; a chained level lists the matches on its way
+    six = levels("6/7", tmp_path)
+    assert [lv["elo"] for lv in six] == [25, 0, 100, None, None, None] and {lv["base"] for lv in six[:3]} == {2}
+    assert (six[0]["low"], six[0]["high"], six[2]["low"]) == (-25, 75, None)
+    assert [m["file"] for m in six[2]["measured"]] == ["results/engine/weak.json"] * 2
     assert all(lv["elo"] is None for lv in levels("5/6", tmp_path / "none"))
 
 

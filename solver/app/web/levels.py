@@ -60,10 +60,11 @@ def _describe(spec: str) -> tuple[str, float | None]:
 
 def levels(board: str = LADDER_BOARD, folder: str | Path | None = None, specs: tuple[str, ...] = LEVELS) -> list[dict]:
     """The levels with their ratings on ``board`` (else on :data:`LADDER_BOARD` when no match
-    of two levels was played on it): a list of ``{level, spec, kind, seconds, elo, base,
-    measured, name}`` weakest first; ``elo`` relative to level ``base`` (None: not measured
-    against any other level), ``measured`` the matches that give it (direct: with
-    interval; chained: ``via``)."""
+    of two levels was played on it): a list of ``{level, spec, kind, seconds, board, elo,
+    base, low, high, group, measured, name}`` weakest first; ``elo`` over level ``base``
+    (None: not measured against any other level), ``low``/``high`` its 95% interval when one
+    match measured it, ``group`` the levels rated on the same scale, ``measured`` the
+    matches that give it (more than one: chained, without an interval)."""
     rows = [r for r in read_rows(folder) if r["a"] in specs and r["b"] in specs and r["a"] != r["b"]]
     on = board if any(r["board"] == board for r in rows) else LADDER_BOARD
     rows = [r for r in rows if r["board"] == on]
@@ -76,25 +77,18 @@ def levels(board: str = LADDER_BOARD, folder: str | Path | None = None, specs: t
     for s in specs:
         if s in out:
             continue
-        # a group: every level joined to s; its Elo from s, then shifted so the weakest is 0
-        rel, path = {s: 0.0}, {s: []}
-        todo = deque([s])
-        while todo:
-            u = todo.popleft()
-            for v, d, r in edges[u]:
-                if v not in rel:
-                    rel[v], path[v] = rel[u] + d, path[u] + [r]
-                    todo.append(v)
+        # a group: every level joined to s; then its Elo and paths from its weakest level
+        rel, _ = _walk(s, edges)
         base = min(rel, key=lambda x: (rel[x], number[x]))
+        rel, path = _walk(base, edges)
         for v in rel:
             kind, seconds = _describe(v)
             lv = {"level": number[v], "spec": v, "kind": kind, "seconds": seconds, "board": on,
                   "elo": None, "base": None, "low": None, "high": None, "measured": [],
                   "group": sorted(number[x] for x in rel)}
             if len(rel) > 1:
-                lv["elo"], lv["base"] = round(rel[v] - rel[base]), number[base]
-                # the matches that tie v to the base: the path from s to v and from s to the base
-                used = {id(r): r for r in path[v] + path[base]}
+                lv["elo"], lv["base"] = round(rel[v]), number[base]
+                used = {id(r): r for r in path[v]}  # the matches that tie v to the base
                 direct = [r for r in rows if {r["a"], r["b"]} == {v, base}]
                 if direct and v != base:
                     r = direct[0]
@@ -110,6 +104,19 @@ def levels(board: str = LADDER_BOARD, folder: str | Path | None = None, specs: t
     for lv in result:
         lv["name"] = _name(lv, len(specs))
     return result
+
+
+def _walk(start: str, edges: dict) -> tuple[dict, dict]:
+    """Each level joined to ``start`` by matches: its Elo over ``start`` and the matches on the way."""
+    rel, path = {start: 0.0}, {start: []}
+    todo = deque([start])
+    while todo:
+        u = todo.popleft()
+        for v, d, r in edges[u]:
+            if v not in rel:
+                rel[v], path[v] = rel[u] + d, path[u] + [r]
+                todo.append(v)
+    return rel, path
 
 
 def _span(numbers: list[int]) -> str:
