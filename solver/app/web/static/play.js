@@ -138,11 +138,13 @@
     M.say($("status"), "Took back " + undone.join(", ") + ". Your move.", "");
   }
 
+  var starts = 0;  // a new game asked for while another is being set up wins over it
   function start(board, colour, n) {
     stopThinking();
-    var l = level(n);
+    var l = level(n), mine = ++starts;
     return Promise.all([M.board(board), M.api("GET", "/api/position?position=" + encodeURIComponent(board))])
       .then(function (got) {
+        if (mine !== starts) { return; }
         if (!got[1].ok) { throw new Error(got[1].data.error); }
         geo = got[0];
         game = { board: board, colour: colour, level: n, spec: l.spec, seconds: l.seconds,
@@ -155,7 +157,9 @@
   }
 
   function resume(g) {
+    var mine = ++starts;
     return M.board(g.board).then(function (b) {
+      if (mine !== starts) { return; }
       geo = b;
       game = g;
       render();
