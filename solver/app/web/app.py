@@ -12,7 +12,10 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``GET /api/analyse?position=P&time=S`` -> the position's analysis, as ``meridians lookup
   --json`` prints it (:func:`~solver.app.web.work.analyse`, :func:`solver.app.analyst.analyse`);
 - ``GET /api/move?position=P&time=S`` -> ``{move, after, ...}``: the analysis's best move
-  played (:func:`~solver.app.web.work.engine_move`);
+  played (:func:`~solver.app.web.work.engine_move`); with ``player=`` (``uct``, ``mcts``,
+  ``mcts-flat``, ``random``) that player of :mod:`solver.app.match` moves instead;
+- ``GET /play`` play the engine; ``GET /api/levels?board=B`` -> its levels, named by their
+  measured Elo (:func:`solver.app.web.levels.levels`);
 - ``GET /api/explain?position=P&move=M`` -> ``{move, legal, reason}``: why a move is refused;
 - ``GET /explorer`` the opening explorer; ``GET /api/explore?position=P&moves=M1,M2`` -> each move of
   the position reached with its proven value and length from the opening database
@@ -93,6 +96,8 @@ _STATIC = {"board.js": "text/javascript", "trainer.js": "text/javascript", "comm
 _PAGES = {"/": "board.html", "/trainer": "trainer.html"}
 _STATIC.update({"explorer.js": "text/javascript", "explorer.css": "text/css"})
 _PAGES["/explorer"] = "explorer.html"
+_STATIC.update({"play.js": "text/javascript", "play.css": "text/css"})
+_PAGES["/play"] = "play.html"
 
 
 class WebError(MeridiansError):
@@ -373,19 +378,29 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
         return JSONResponse(await run_in_threadpool(work.write_record, data.get("start"), data.get("moves"),
                                                     data.get("headers"), data.get("result"), data.get("swap", False)))
 
-    async def _search(request: Request, fn):
+    async def _search(request: Request, fn, **options):
         text = _param(request, "position")
         seconds = check_seconds(request.query_params.get("time"))
         pos = await run_in_threadpool(work.parse, text)  # a malformed position is a 400 before the pool
         await pool.compiled(pos.board.name)
-        return JSONResponse(await pool.run(fn, text, seconds, timeout=seconds + GRACE_SECONDS,
-                                           gone=request.is_disconnected))
+        return JSONResponse(await pool.run(partial(fn, **options) if options else fn, text, seconds,
+                                           timeout=seconds + GRACE_SECONDS, gone=request.is_disconnected))
 
     async def api_analyse(request: Request):
         return await _search(request, work.analyse)
 
     async def api_move(request: Request):
-        return await _search(request, work.engine_move)
+        player = request.query_params.get("player") or None
+        if player is not None and player not in work.PLAYERS:
+            shown = player if len(player) <= 32 else player[:29] + "..."
+            raise WebError(f"player {shown!r}: one of {', '.join(work.PLAYERS)} (default engine)")
+        return await _search(request, work.engine_move, **({"player": player} if player else {}))
+
+    async def api_levels(request: Request):
+        from .levels import levels
+
+        board = Board.parse(request.query_params.get("board") or "5/6").name  # a BoardError: a 400
+        return JSONResponse({"board": board, "levels": await run_in_threadpool(levels, board)})
 
     async def api_explore(request: Request):
         from .explore import explore
@@ -486,6 +501,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
               Route("/api/record-text", api_record_text, methods=["POST"]),
               Route("/api/puzzles", api_puzzles), Route("/api/puzzle", api_puzzle)]
     routes += [Route("/explorer", page), Route("/api/explore", api_explore)]
+    routes += [Route("/play", page), Route("/api/levels", api_levels)]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ValueError: on_value_error, HTTPException: on_http, Exception: on_anything})
     app.state.pool = pool

@@ -27,7 +27,7 @@ from solver.rules.position import Position
 from ..verify import start_position
 
 __all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record",
-           "write_record", "listen"]
+           "write_record", "listen", "PLAYERS"]
 
 #: the longest position text accepted (a 7/8 position is under 200 characters)
 MAX_TEXT = 1000
@@ -201,16 +201,33 @@ def analyse(text: str, seconds: float, seed: int = 1, slot: int | None = None) -
     return analyse_position(parse(text), Limit(seconds=seconds), seed=seed, stop=_stop(slot)).as_dict()
 
 
-def engine_move(text: str, seconds: float, seed: int = 1, slot: int | None = None) -> dict:
+#: the players ``/api/move`` may be asked for (:data:`solver.app.match.KINDS`); ``engine``, the
+#: default, is the analysis's best move, the answer of every front end
+PLAYERS = ("engine", "uct", "mcts", "mcts-flat", "random")
+
+
+def engine_move(text: str, seconds: float, seed: int = 1, slot: int | None = None, player: str | None = None) -> dict:
     """The move :func:`analyse` names best, with the analysis and the position after it:
     ``{move, after, ...the analysis}`` (``after``: :func:`position_info` of the new
-    position)."""
+    position).  ``player``: another of :data:`PLAYERS` (a weaker level of the play page),
+    the move :func:`solver.app.match.choose_move` gives with ``seconds`` a move, then
+    ``{move, after, player}`` (no analysis)."""
     from ..analyst import analyse as analyse_position
     from solver.search.limit import Limit
 
     pos = parse(text)
     if pos.outcome is not None:
         raise ValueError(f"the game is over ({pos.outcome_reason}): there is no move to play")
+    if player not in (None, "", "engine"):
+        import random
+
+        from ..match import choose_move, parse_player
+
+        if player not in PLAYERS:
+            raise ValueError(f"player {str(player)[:40]!r}: one of {', '.join(PLAYERS)}")
+        p = parse_player("random" if player == "random" else f"{player}:time={seconds:g}")
+        move = choose_move(p, pos, random.Random(seed), seed)
+        return {"move": move, "after": _info(pos.play(move)), "player": p.spec}
     a = analyse_position(pos, Limit(seconds=seconds), seed=seed, stop=_stop(slot))
     return {"move": a.best, "after": _info(pos.play(a.best)), **a.as_dict()}
 
