@@ -71,3 +71,99 @@ def test_board_fills_its_room_and_its_coordinates_are_readable(server, driver, w
         no_console_errors(driver)
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+# Every element with its own visible text: its colour and the background it is drawn on
+# (the nearest ancestor's background colour, laid over those below it where translucent),
+# both faded by the opacity of the element and its ancestors. Disabled controls are left
+# out (WCAG 2 exempts inactive components).
+CONTRAST = """
+    function rgba(s) { var m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; }
+    function over(a, b) { return [0, 1, 2].map(function (i) { return a[i] * a[3] + b[i] * (1 - a[3]); }).concat([1]); }
+    function lum(c) { var v = c.slice(0, 3).map(function (x) { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+      return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; }
+    function background(e) {
+      var layers = [];
+      for (var n = e; n && n.nodeType === 1; n = n.parentElement) {
+        var c = rgba(getComputedStyle(n).backgroundColor);
+        if (c[3] > 0) { layers.push(c); if (c[3] >= 1) { break; } }
+      }
+      var bg = [255, 255, 255, 1];
+      for (var i = layers.length - 1; i >= 0; i--) { bg = over(layers[i], bg); }
+      return bg;
+    }
+    var out = [];
+    document.querySelectorAll('body *').forEach(function (e) {
+      if (e.closest('svg') || e.closest('[hidden]') || e.disabled || e.closest('button:disabled')) { return; }
+      var own = Array.from(e.childNodes).some(function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+      var value = (e.tagName === 'INPUT' && e.type === 'text' && e.value) || (e.tagName === 'SELECT');
+      var hint = (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA') && e.placeholder && !e.value;
+      if (!own && !value && !hint) { return; }
+      var r = e.getBoundingClientRect(), st = getComputedStyle(e, hint ? '::placeholder' : null);
+      if (!r.width || !r.height || st.visibility !== 'visible') { return; }
+      var op = 1;
+      for (var n = e; n && n.nodeType === 1; n = n.parentElement) { op *= parseFloat(getComputedStyle(n).opacity); }
+      var bg = background(e), fg = rgba(st.color);
+      fg = over([fg[0], fg[1], fg[2], fg[3] * op], bg);
+      var hi = Math.max(lum(fg), lum(bg)), lo = Math.min(lum(fg), lum(bg));
+      var size = parseFloat(st.fontSize), bold = parseInt(st.fontWeight, 10) >= 700;
+      out.push({ text: (hint ? e.placeholder : e.textContent || e.value || '').trim().slice(0, 40), tag: e.tagName, id: e.id, cls: e.className,
+                 ratio: (hi + 0.05) / (lo + 0.05), large: size >= 24 || (bold && size >= 18.66),
+                 color: st.color, background: 'rgb(' + bg.slice(0, 3).map(Math.round).join(',') + ')' });
+    });
+    return out;"""
+
+
+def ratio(a: str, b: str) -> float:
+    """The WCAG 2 contrast ratio of two #rrggbb colours."""
+    def lum(c: str) -> float:
+        v = [int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        v = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in v]
+        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+STATES = ("error", "wrong", "right")
+
+
+def low_contrast(driver) -> tuple[int, list]:
+    found = driver.execute_script(CONTRAST)
+    return len(found), [f for f in found if f["ratio"] < (3.0 if f["large"] else 4.5)]
+
+
+@pytest.mark.browser
+def test_text_passes_wcag_aa_contrast(server, driver):
+    sized(driver, 1400)
+    try:
+        checked = {}
+        # the board after a few moves (its analysis, graph and move list shown)
+        open_page(driver, f"{server}/?position=3/4&moves=c1,e2,c3", len(Position.start("3/4").board.names))
+        wait_for(driver, lambda: driver.execute_script("return document.querySelectorAll('#top-moves li').length") > 0,
+                 timeout=60)
+        checked["/"] = low_contrast(driver)
+        for cls in STATES:  # the status line in each of its colours
+            driver.execute_script("var s = document.getElementById('status'); s.className = 'status ' + arguments[0];"
+                                  "s.textContent = 'a message';", cls)
+            checked["/ " + cls] = low_contrast(driver)
+        # the trainer with a puzzle shown and a wrong move's message
+        driver.get(server + "/trainer")
+        wait_for(driver, lambda: len(drawn(driver)["hits"]) > 0, timeout=60)
+        checked["/trainer"] = low_contrast(driver)
+        for cls in ("up", "down"):  # the rating's change, both ways
+            driver.execute_script("var s = document.getElementById('rating-change'); s.hidden = false;"
+                                  "s.className = arguments[0]; s.textContent = '+12';", cls)
+            checked["/trainer " + cls] = low_contrast(driver)
+        driver.get(server + "/explorer?board=3/4")
+        wait_for(driver, lambda: driver.execute_script("return document.querySelectorAll('table tbody tr').length") > 0,
+                 timeout=60)
+        checked["/explorer"] = low_contrast(driver)
+        for page, (n, bad) in checked.items():
+            assert n >= 20, (page, n)  # the pages' texts were found
+            assert bad == [], (page, bad)
+        # the board's coordinates: drawn on a halo of the page's colour
+        halo = driver.execute_script("""var g = document.querySelector('#board .coords');
+            return [g.getAttribute('fill'), g.getAttribute('stroke')];""")
+        assert halo == ["#3b2f20", "#fbf8f1"] and ratio(*halo) >= 4.5
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
