@@ -71,6 +71,12 @@ def test_board_fills_its_room_and_its_coordinates_are_readable(server, driver, w
             # drawn after (over) the stones and the marks, only the transparent click targets above them
             assert set(m["after"]) == {"hit"} and any("stone" in c for c in m["before"]) == bool(moves)
             assert m["halo"] == ["#fbf8f1", "stroke"]
+            if board == "5/6":  # the engine's value markers: their percentages readable on a phone too
+                wait_for(driver, lambda: driver.execute_script("return document.querySelectorAll('#board .mv text').length") > 0,
+                         timeout=60)
+                marks = driver.execute_script("""return Array.from(document.querySelectorAll('#board .mv text')).map(
+                    function (t) { return parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a; });""")
+                assert min(marks) >= 9, (width, marks)
         no_console_errors(driver)
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

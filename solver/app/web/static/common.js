@@ -53,7 +53,7 @@ var Meridians = (function () {
     var value = proven ? mv.value : shownRate(est);
     var kind = proven ? mv.value : "estimate";
     var title = name + ": " + (proven ? mv.value + " (" + mv.source + ")" : estimateText(est));
-    out.push('<g class="mv ' + kind + (best ? " best" : "") + '" data-point="' + name + '" data-value="' +
+    out.push('<g class="mv ' + kind + (best ? " best" : "") + '" data-x="' + x + '" data-y="' + y + '" data-point="' + name + '" data-value="' +
              value + '" data-source="' + mv.source + '" data-visits="' + mv.visits + '"><title>' + title + "</title>");
     if (kind === "win") {  // a triangle pointing up
       out.push('<polygon points="' + x + "," + (y - R) + " " + (x + R) + "," + (y + R * 0.75) + " " + (x - R) + "," +
@@ -135,12 +135,23 @@ var Meridians = (function () {
     var g = svg && svg.querySelector(".coords"), box = svg && svg.getBoundingClientRect(), vb = svg && svg.viewBox.baseVal;
     if (!g || !box.width || !vb || !vb.width) { return; }
     var scale = Math.min(box.width / vb.width, box.height / vb.height), s = parseFloat(g.getAttribute("data-s"));
+    fitMarks(svg, scale);
     [["row", 0.34], ["col", 0.24]].forEach(function (k) {
       var size = Math.max(k[1] * s, MIN_PX / scale);
       Array.prototype.forEach.call(g.querySelectorAll(".coord." + k[0]), function (t) {
         t.setAttribute("font-size", Math.round(100 * size) / 100);
         t.setAttribute("stroke-width", Math.round(100 * size / 4) / 100);
       });
+    });
+  }
+  // the value markers grow where the board is drawn small, up to what the points' spacing leaves
+  var MARK_PX = 10, MARK_MAX = 1.4;
+  function fitMarks(svg, scale) {
+    var k = Math.min(MARK_MAX, Math.max(1, MARK_PX / (12 * scale)));
+    Array.prototype.forEach.call(svg.querySelectorAll(".mv"), function (g) {
+      var x = g.getAttribute("data-x"), y = g.getAttribute("data-y");
+      if (k === 1) { g.removeAttribute("transform"); return; }
+      g.setAttribute("transform", "translate(" + x + " " + y + ") scale(" + Math.round(100 * k) / 100 + ") translate(" + -x + " " + -y + ")");
     });
   }
   window.addEventListener("resize", function () {
