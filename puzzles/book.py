@@ -108,6 +108,12 @@ button:disabled { opacity: .45; cursor: default; }
 .solution p { margin: .2rem 0; }
 .solution-key b { color: var(--accent); font-size: 1.1rem; }
 .solution-line { font-family: Menlo, Consolas, monospace; }
+.card.current { outline: 2px solid #0072b2; outline-offset: 2px; }
+.keys-help { font-size: .9rem; }
+.keys-help summary { cursor: pointer; }
+.keys { display: grid; grid-template-columns: auto 1fr; gap: .1rem .7rem; margin: .3rem 0; }
+.keys dd { margin: 0; }
+kbd { font: .85rem Menlo, Consolas, monospace; padding: 0 .3rem; border: 1px solid var(--edge); border-radius: 4px; }
 footer { margin-top: 2rem; font-size: .85rem; color: #7a6a50; }
 """
 
@@ -275,6 +281,7 @@ _JS = """
     var t = ev.target, card = t.closest && t.closest("article.card");
     if (!card) { return; }
     var i = cards.indexOf(card);
+    setCurrent(i, false);
     if (t.closest(".hit")) { click(i, t.getAttribute("data-point")); }
     else if (t.closest("button.reveal")) { reveal(i); }
     else if (t.closest("[data-step]")) { step(i, t.closest("[data-step]").getAttribute("data-step")); }
@@ -285,6 +292,49 @@ _JS = """
     all.setAttribute("aria-pressed", open ? "true" : "false");
     all.textContent = open ? "Hide all solutions" : "Show all solutions";
     cards.forEach(function (c, i) { reveal(i, open); });
+  });
+
+  // -- keys: they act on the current card (the last one clicked or focused, else the
+  // page's first); the same keys as the trainer's (meridians serve)
+  var cur = -1;
+  function current() { return shown.indexOf(cur) >= 0 ? cur : (shown.length ? shown[0] : -1); }
+  function setCurrent(i, scroll) {
+    if (cur >= 0) { cards[cur].classList.remove("current"); }
+    cur = i;
+    if (i < 0) { return; }
+    cards[i].classList.add("current");
+    if (scroll) { cards[i].scrollIntoView({ block: "nearest" }); }
+  }
+  function hint(i) {  // first the key's row, then its point; once solved or shown, nothing to hint
+    var q = P[i], s = st[i], j = s.done;
+    if (q.k < 0 || s.solved || s.open || j >= q.line.length) { return; }
+    var name = B[q.b].names[q.line[j][0]];
+    s.hints = s.hints === j + 0.5 ? j + 1 : j + 0.5;
+    say(i, s.hints === j + 0.5 ? "Hint: the move is on row " + name.charAt(0) + "." : "Hint: play " + name + ".", "");
+  }
+  function nextCard(i) {
+    var k = shown.indexOf(i);
+    if (k >= 0 && k + 1 < shown.length) { setCurrent(shown[k + 1], true); return; }
+    if (!document.getElementById("next").disabled) { page += 1; render(); setCurrent(shown[0], true); }
+  }
+  document.addEventListener("focusin", function (ev) {
+    var card = ev.target.closest && ev.target.closest("article.card");
+    if (card) { setCurrent(cards.indexOf(card), false); }
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) { return; }
+    var tag = ev.target && ev.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
+      if (ev.key === "Escape") { ev.target.blur(); }
+      return;
+    }
+    var i = current(), key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+    if (i < 0) { return; }
+    var moving = st[i].solved || st[i].open;  // the line is browsed once solved or shown
+    var act = { h: function () { hint(i); }, s: function () { reveal(i); }, n: function () { nextCard(i); },
+                ArrowLeft: moving && function () { step(i, "back"); }, ArrowRight: moving && function () { step(i, "fwd"); },
+                Home: moving && function () { step(i, "first"); }, End: moving && function () { step(i, "last"); } }[key];
+    if (act) { ev.preventDefault(); setCurrent(i, false); act(); }
   });
   cards.forEach(function (c, i) { say(i, startText(i), ""); });
   render();
@@ -558,6 +608,13 @@ def book_html(puzzles: Iterable[Puzzle], title: str = DEFAULT_TITLE) -> str:
 <button type="button" id="next">Next page</button>
 <span class="page-info" id="page-info"></span></div>
 <button type="button" id="toggle-all" aria-pressed="false">Show all solutions</button>
+<details class="keys-help" id="keys"><summary>Keys</summary><dl class="keys">
+<dt><kbd>h</kbd></dt><dd>hint: first the move's row, then the move</dd>
+<dt><kbd>s</kbd></dt><dd>show or hide the solution</dd>
+<dt><kbd>n</kbd></dt><dd>the next puzzle (the next page after the last)</dd>
+<dt><kbd>&larr;</kbd> <kbd>&rarr;</kbd></dt><dd>step back and forward through the line, once solved or shown</dd>
+<dt><kbd>Home</kbd> <kbd>End</kbd></dt><dd>the line's start and end</dd>
+</dl><p>They act on the puzzle last clicked (outlined), else the page's first; not while a list has the focus (Esc leaves it).</p></details>
 </header>
 <main>
 {cards}

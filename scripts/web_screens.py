@@ -2,8 +2,11 @@
 """Screenshots of ``meridians serve``'s pages in headless Chromium (Debian's chromium and
 chromium-driver): ``results/screens/board-3-4.png`` (the analysis board on the empty 3/4
 board, every move valued from the opening database), ``board-5-6.png`` (a 5/6
-position: the engine's labelled estimates) and ``trainer.png`` (a 4/5 capture-in-2
-puzzle after the key and the defender's answer).
+position: the engine's labelled estimates), ``board-graph.png`` (the whole page after six
+moves on 5/6, each analysed: the value graph along the game, the bar and the best moves),
+``board-phone.png`` (the same game on a 390 px phone) and ``trainer.png`` (mid-session: a
+capture in 1 solved, the rating moved, then a 4/5 capture-in-2 puzzle after the key and the
+defender's answer).
 
 Usage: python scripts/web_screens.py [--out results/screens] [--time 2]
 
@@ -14,10 +17,12 @@ loopback port; the pages are driven by clicks, as a user would.
 from __future__ import annotations
 
 import argparse
+import json
 import socket
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import uvicorn
@@ -27,6 +32,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from solver.app.web.app import create_app
+from solver.rules.board import Board
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "screens"
@@ -78,29 +84,52 @@ def main() -> None:
         wait.until(lambda _: "to move:" in text("value"))
         d.save_screenshot(str(out / "board-5-6.png"))
 
+        # six moves on 5/6, each position analysed in turn: the graph fills as the game goes
+        game = ("f5", "f7", "d3", "h5", "e5", "h7")
+        d.set_window_size(1400, 1250)
+        d.get(url + "/?position=5/6")
+        Select(d.find_element(By.ID, "time")).select_by_value(args.time)
+        for n, m in enumerate(game, 1):
+            wait.until(lambda _: "to move:" in text("value") and "to move" in text("to-move"))
+            click(m)
+            wait.until(lambda _: len(text("moves").split()) == n)
+        wait.until(lambda _: len(d.find_elements(By.CSS_SELECTOR, "#graph .gp")) >= len(game)
+                   and len(d.find_elements(By.CSS_SELECTOR, "#top-moves li")) > 0)
+        d.save_screenshot(str(out / "board-graph.png"))
+        d.set_window_size(1280, 900)
+
+        # a phone: the same game from its link
+        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                          {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        d.get(url + "/?position=5/6&moves=" + ",".join(game))
+        wait.until(lambda _: len(d.find_elements(By.CSS_SELECTOR, "#board .hit")) > 0 and "to move:" in text("value"))
+        d.save_screenshot(str(out / "board-phone.png"))
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+        def play_key() -> None:
+            with urllib.request.urlopen(f"{url}/api/puzzle?id={text('puzzle-id')}") as r:
+                data = json.load(r)
+            click(Board.parse(data["board"]).names[data["data"]["k"]])
+
         d.get(url + "/trainer")
         wait.until(lambda _: len(Select(d.find_element(By.ID, "filter-board")).options) > 1)
         Select(d.find_element(By.ID, "filter-board")).select_by_value("4/5")
         wait.until(lambda _: text("puzzle-id").startswith("m45"))
+        Select(d.find_element(By.ID, "filter-n")).select_by_value("1")  # one solved: the rating moves
+        wait.until(lambda _: text("puzzle-id").startswith("m45-c1") and text("status") == "Click the key.")
+        play_key()
+        wait.until(lambda _: "Solved" in text("status") and text("rating-change"))
         Select(d.find_element(By.ID, "filter-n")).select_by_value("2")
         wait.until(lambda _: text("puzzle-id").startswith("m45-c2") and text("status") == "Click the key.")
-        import json
-        import urllib.request
-
-        pid = text("puzzle-id")
-        with urllib.request.urlopen(f"{url}/api/puzzle?id={pid}") as r:
-            data = json.load(r)
-        from solver.rules.board import Board
-
-        names = Board.parse(data["board"]).names
-        click(names[data["data"]["k"]])
+        play_key()
         wait.until(lambda _: "Your move" in text("status"))
         d.save_screenshot(str(out / "trainer.png"))
     finally:
         d.quit()
         profile.cleanup()
         server.should_exit = True
-    print(f"written: {', '.join(str(out / n) for n in ('board-3-4.png', 'board-5-6.png', 'trainer.png'))}")
+    names = ("board-3-4.png", "board-5-6.png", "board-graph.png", "board-phone.png", "trainer.png")
+    print(f"written: {', '.join(str(out / n) for n in names)}")
 
 
 if __name__ == "__main__":

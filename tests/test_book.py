@@ -310,6 +310,70 @@ def test_solving_by_clicking(tmp_path: Path, driver) -> None:
     no_errors_nothing_fetched(driver)
 
 
+def press(driver, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+@pytest.mark.browser
+def test_book_keys(tmp_path: Path, driver) -> None:
+    """The trainer's keys: h hint (the row, then the point), s solution, arrows and
+    Home/End through the line, n the next puzzle and the next page; listed on the page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    two = next(p for p in committed("4-5-c2") if p.dual_free and len(p.line) == 4)
+    ps = [two] + [p for p in committed("4-5-c1") if p.key][:PER_PAGE]
+    path = write_book(ps, tmp_path / "book")
+    driver.get(path.as_uri())
+    cards = driver.find_elements(By.CSS_SELECTOR, "article.card")
+    card, card2 = cards[0], cards[1]
+    start = ref_start(two)
+    ply = card.find_element(By.CSS_SELECTOR, ".ply")
+    listed = driver.find_element(By.ID, "keys").get_attribute("textContent")
+    assert all(w in listed for w in ("hint", "show or hide the solution", "the next puzzle", "Home"))
+
+    # before solving: arrows do nothing, h hints the key's row, then the key
+    press(driver, Keys.ARROW_RIGHT)
+    assert not card.find_element(By.CSS_SELECTOR, ".stepper").is_displayed()
+    press(driver, "h")
+    assert status(card) == f"Hint: the move is on row {two.key[0]}."
+    press(driver, "h")
+    assert status(card) == f"Hint: play {two.key}."
+    assert board_of(driver, card)["last"] == []  # a hint plays nothing
+    # s shows the solution; the arrows, Home and End step through its line
+    press(driver, "s")
+    assert card.find_element(By.CSS_SELECTOR, "button.reveal").get_attribute("aria-expanded") == "true"
+    assert ply.text.endswith("(1 of 4)")
+    states = [start]
+    for m in two.line[:3]:  # the last reply may be "any"
+        states.append(ref_play(states[-1], m))
+    for key, j in ((Keys.ARROW_RIGHT, 2), (Keys.END, 4), (Keys.ARROW_RIGHT, 4), (Keys.ARROW_LEFT, 3),
+                   (Keys.HOME, 0), (Keys.ARROW_LEFT, 0)):
+        press(driver, key)
+        assert ply.text.endswith(f"({j} of 4)"), (key, j)
+        if j < 4:
+            assert sorted(board_of(driver, card)["stones"]) == sorted(ref_stones(states[j])), (key, j)
+    press(driver, "s")
+    assert not card.find_element(By.CSS_SELECTOR, ".solution").is_displayed() and status(card) == "Click the key."
+    # n: the next card becomes the one the keys act on
+    press(driver, "n")
+    assert "current" in card2.get_attribute("class") and "current" not in card.get_attribute("class")
+    press(driver, "h")
+    assert status(card2) == f"Hint: the move is on row {ps[1].key[0]}." and status(card) == "Click the key."
+    # a click makes its card the current one; n on the page's last card turns the page
+    click_point(cards[PER_PAGE - 1], ps[PER_PAGE - 1].key)
+    press(driver, "n")
+    wait_for(driver, lambda: shown_ids(driver) == [ps[PER_PAGE].id])
+    assert "current" in cards[PER_PAGE].get_attribute("class")
+    # not while a list has the focus
+    driver.find_element(By.ID, "filter-n").click()
+    press(driver, "s")
+    assert not cards[PER_PAGE].find_element(By.CSS_SELECTOR, ".solution").is_displayed()
+    no_errors_nothing_fetched(driver)
+
+
 @pytest.mark.browser
 def test_filters_and_paging(tmp_path: Path, driver) -> None:
     from selenium.webdriver.common.by import By

@@ -688,9 +688,9 @@ def test_board_arrow_keys_and_flip(server, driver):
         assert abs(was[0] + now[0] - 1) < 0.02 and abs(was[1] + now[1] - 1) < 0.02
     after = driver.execute_script(f"return document.querySelector(\"{stone}\").getBoundingClientRect().top;")
     assert after != before and drawn(driver)["stones"] == stones_of(game[2])
-    labels = driver.execute_script("""var t = document.querySelectorAll('#board .lattice.turned text');
-        return [t.length, Array.from(t).every(function (e) { return /^rotate\\(180 /.test(e.getAttribute('transform')); })];""")
-    assert labels[0] > 0 and labels[1]
+    labels = driver.execute_script("""var t = document.querySelectorAll('#board .coords text');
+        return [t.length, Array.from(t).every(function (e) { return !e.getAttribute('transform'); })];""")
+    assert labels[0] > 0 and labels[1]  # the coordinates, drawn at the turned points, stay upright
     assert driver.find_element("id", "flip").get_attribute("aria-pressed") == "true"
     # the link keeps the orientation; the button turns it back
     driver.get(driver.current_url)

@@ -26,6 +26,9 @@ var Meridians = (function () {
       if (!r.ok) { delete boards[name]; throw new Error(r.data.error); }
       var defs = document.getElementById("board-defs");
       defs.insertAdjacentHTML("beforeend", r.data.defs);
+      // the page draws the coordinates itself, over the stones and sized to the board shown
+      Array.prototype.forEach.call(defs.querySelectorAll("#lattice-" + r.data.m + " .coordinates"),
+                                   function (e) { e.remove(); });
       var g = r.data.geometry, index = {};
       g.names.forEach(function (n, i) { index[n] = i; });
       return { m: r.data.m, name: r.data.board, w: g.w, h: g.h, xy: g.xy, names: g.names, hit: g.hit, index: index };
@@ -50,7 +53,7 @@ var Meridians = (function () {
     var value = proven ? mv.value : shownRate(est);
     var kind = proven ? mv.value : "estimate";
     var title = name + ": " + (proven ? mv.value + " (" + mv.source + ")" : estimateText(est));
-    out.push('<g class="mv ' + kind + (best ? " best" : "") + '" data-point="' + name + '" data-value="' +
+    out.push('<g class="mv ' + kind + (best ? " best" : "") + '" data-x="' + x + '" data-y="' + y + '" data-point="' + name + '" data-value="' +
              value + '" data-source="' + mv.source + '" data-visits="' + mv.visits + '"><title>' + title + "</title>");
     if (kind === "win") {  // a triangle pointing up
       out.push('<polygon points="' + x + "," + (y - R) + " " + (x + R) + "," + (y + R * 0.75) + " " + (x - R) + "," +
@@ -92,13 +95,68 @@ var Meridians = (function () {
                '" r="' + (b.hit * 1.0) + '" fill="none" stroke="#cc79a7" stroke-width="3" stroke-dasharray="2 4"/>');
     });
     (s.moves || []).forEach(function (mv) { out.push(marker(b, b.index[mv.move], mv, mv.move === s.best)); });
+    out.push(coordinates(b));
     for (var p = 0; p < b.names.length; p++) {
       out.push('<circle class="hit" data-point="' + b.names[p] + '" cx="' + b.xy[2 * p] + '" cy="' + b.xy[2 * p + 1] +
                '" r="' + b.hit + '"><title>' + b.names[p] + "</title></circle>");
     }
     out.push("</svg>");
     el.innerHTML = out.join("");
+    fit(el.querySelector("svg"));
   }
+
+  // The coordinates: each row's letter at both its ends, each point's number (its place in
+  // its row) under it, drawn over the stones with a halo of the page's colour so that no
+  // stone hides them; fit() sizes them.
+  function coordinates(b) {
+    var s = 2 * b.hit, rows = {}, out = ['<g class="coords" text-anchor="middle" dominant-baseline="central" fill="#3b2f20" ' +
+      'stroke="#fbf8f1" stroke-linejoin="round" paint-order="stroke" pointer-events="none" data-s="' + s + '">'];
+    b.names.forEach(function (n, p) { (rows[n[0]] = rows[n[0]] || []).push(p); });
+    Object.keys(rows).forEach(function (r) {
+      var lo = rows[r][0], hi = lo;
+      rows[r].forEach(function (p) { if (b.xy[2 * p] < b.xy[2 * lo]) { lo = p; } if (b.xy[2 * p] > b.xy[2 * hi]) { hi = p; } });
+      [[lo, -1], [hi, 1]].forEach(function (e) {
+        out.push('<text class="coord row" font-weight="bold" x="' + Math.round(100 * (b.xy[2 * e[0]] + e[1] * 1.15 * s)) / 100 +
+                 '" y="' + b.xy[2 * e[0] + 1] + '">' + r + "</text>");
+      });
+    });
+    b.names.forEach(function (n, p) {
+      out.push('<text class="coord col" x="' + b.xy[2 * p] + '" y="' + Math.round(100 * (b.xy[2 * p + 1] + 0.56 * s)) / 100 +
+               '">' + n.slice(1) + "</text>");
+    });
+    out.push("</g>");
+    return out.join("");
+  }
+
+  // The coordinates' size: their drawing's size, or MIN_PX pixels where the board is drawn
+  // small (a phone, a large board), so that they stay readable.
+  var MIN_PX = 11.5;
+  function fit(svg) {
+    var g = svg && svg.querySelector(".coords"), box = svg && svg.getBoundingClientRect(), vb = svg && svg.viewBox.baseVal;
+    if (!g || !box.width || !vb || !vb.width) { return; }
+    var scale = Math.min(box.width / vb.width, box.height / vb.height), s = parseFloat(g.getAttribute("data-s"));
+    fitMarks(svg, scale);
+    [["row", 0.34], ["col", 0.24]].forEach(function (k) {
+      var size = Math.max(k[1] * s, MIN_PX / scale);
+      Array.prototype.forEach.call(g.querySelectorAll(".coord." + k[0]), function (t) {
+        t.setAttribute("font-size", Math.round(100 * size) / 100);
+        t.setAttribute("stroke-width", Math.round(100 * size / 4) / 100);
+      });
+    });
+  }
+  // the value markers grow where the board is drawn small, up to what the points' spacing leaves
+  var MARK_PX = 10, MARK_MAX = 1.4;
+  function fitMarks(svg, scale) {
+    var k = Math.min(MARK_MAX, Math.max(1, MARK_PX / (12 * scale)));
+    Array.prototype.forEach.call(svg.querySelectorAll(".mv"), function (g) {
+      var x = g.getAttribute("data-x"), y = g.getAttribute("data-y");
+      if (k === 1) { g.removeAttribute("transform"); return; }
+      g.setAttribute("transform", "translate(" + x + " " + y + ") scale(" + Math.round(100 * k) / 100 + ") translate(" + -x + " " + -y + ")");
+    });
+  }
+  window.addEventListener("resize", function () {
+    Array.prototype.forEach.call(document.querySelectorAll(".board-view svg"), fit);
+  });
 
   function say(el, text, cls) {
     el.textContent = text;
