@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 import httpx
 
 from solver import Position
+from solver.app.web.process import ServerStartError, alive, children, free_port, wait_until_up
 from solver.util.files import write_atomic
 from solver.util.provenance import provenance
 
@@ -59,51 +59,6 @@ def positions(seed: int, per_board: int = 12) -> list[str]:
                 pos = pos.play(rng.choice(pos.legal_moves()))
         out[board] = got
     return [p for pair in zip(out["3/4"], out["5/6"]) for p in pair]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"bench_web: the server stopped (exit {proc.returncode})")
-        try:
-            if httpx.get(url + "/api/position", params={"position": "2/3"}, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass  # not listening yet: ask again
-        time.sleep(0.2)
-    raise SystemExit(f"bench_web: the server did not answer within {seconds:g} s")
-
-
-def children(pid: int) -> set[int]:
-    """The child processes of ``pid`` (Linux's /proc; elsewhere none)."""
-    out: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out |= {int(x) for x in (task / "children").read_text().split()}
-        except OSError:
-            pass  # the task ended while we read: it has no children
-    return out
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie, finished but not yet reaped by its new
-    parent, does not)."""
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 
 
 def main() -> None:
@@ -128,7 +83,10 @@ def main() -> None:
                              str(args.workers)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:
-        wait_until_up(url, proc)
+        try:
+            wait_until_up(url, proc)
+        except ServerStartError as e:
+            raise SystemExit(f"bench_web: {e}") from None
         t = time.perf_counter()
         with httpx.Client(timeout=300) as c:  # warm: each worker loads each board's kernels
             for _ in range(args.workers):

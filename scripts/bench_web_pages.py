@@ -35,11 +35,9 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_web import alive, children, free_port, wait_until_up  # noqa: E402
-
-from solver.util.files import write_atomic  # noqa: E402
-from solver.util.provenance import provenance  # noqa: E402
+from solver.app.web.process import ServerStartError, alive, children, free_port, wait_until_up
+from solver.util.files import write_atomic
+from solver.util.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "web" / "pages.json"
@@ -68,7 +66,10 @@ class Server:
                                       "--workers", "1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         self.started = time.perf_counter()
-        wait_until_up(self.url, self.proc)
+        try:
+            wait_until_up(self.url, self.proc)
+        except ServerStartError as e:
+            raise SystemExit(f"bench_web_pages: {e}") from None
         self.up = time.perf_counter() - self.started
         return self.url
 

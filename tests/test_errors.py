@@ -28,6 +28,7 @@ PRIVATE = {
     "solver.jobs.workers._Stop": "ends an abandoned job from its progress callback",
     "solver.util.files._BadNumber": "a JSON number the readers refuse, turned into FileFormatError",
     "solver.reference.settled._Undefined": "a solitaire with no value, turned into a result",
+    "solver.app.openings.lengths._OutOfBudget": "a length search past its budget, turned into None",
 }
 
 

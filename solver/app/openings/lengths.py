@@ -39,7 +39,7 @@ _LOCK = threading.Lock()
 
 
 class _OutOfBudget(Exception):
-    pass
+    """Ends a length search that ran past its budget; turned into None (unknown)."""
 
 
 def database_length(position: Position, budget: int = LENGTH_BUDGET) -> int | None:
