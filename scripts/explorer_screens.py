@@ -8,30 +8,22 @@ moves, where most lengths are known, 390 px wide).
 Usage: python scripts/explorer_screens.py [--out results/screens] [--time 2]
 
 The server runs in this process (uvicorn in a thread, one worker process) on a free
-loopback port; the page is driven by clicks, as a user would.
+loopback port (:func:`solver.app.web.screens.served_browser`); the page is driven by
+clicks, as a user would.
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
-import tempfile
-import threading
-import time
 from pathlib import Path
 
-import uvicorn
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from solver.app.web.app import create_app
+from solver.app.web.screens import served_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "screens"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--window-size=1280,900", "--hide-scrollbars"]
 NAMES = ("explorer-3-4.png", "explorer-live.png", "explorer-phone.png")
 
 
@@ -42,30 +34,16 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out) if args.out else OUT
     out.mkdir(parents=True, exist_ok=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(workers=1, compile_wait=600), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.05)
-    url = f"http://127.0.0.1:{port}/explorer"
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    profile = tempfile.TemporaryDirectory(prefix="meridians-screens-")
-    for flag in FLAGS + [f"--user-data-dir={profile.name}"]:
-        options.add_argument(flag)
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    wait = WebDriverWait(d, 180, poll_frequency=0.1)
+    with served_browser(compile_wait=600) as (d, base):
+        url = base + "/explorer"
+        wait = WebDriverWait(d, 180, poll_frequency=0.1)
 
-    def text(i: str) -> str:
-        return d.find_element(By.ID, i).text
+        def text(i: str) -> str:
+            return d.find_element(By.ID, i).text
 
-    def rows() -> int:
-        return len(d.find_elements(By.CSS_SELECTOR, "#ex-moves tbody tr[data-move]"))
+        def rows() -> int:
+            return len(d.find_elements(By.CSS_SELECTOR, "#ex-moves tbody tr[data-move]"))
 
-    try:
         d.get(url + "?board=3/4")
         wait.until(lambda _: rows() == 30)
         d.save_screenshot(str(out / NAMES[0]))
@@ -83,10 +61,6 @@ def main() -> None:
         d.get(url + "?board=2/3&moves=b2,c3,d1,e1,b3,d3")
         wait.until(lambda _: rows() == 7)
         d.save_screenshot(str(out / NAMES[2]))
-    finally:
-        d.quit()
-        profile.cleanup()
-        server.should_exit = True
     print(f"written: {', '.join(str(out / n) for n in NAMES)}")
 
 

@@ -10,34 +10,26 @@ defender's answer).
 
 Usage: python scripts/web_screens.py [--out results/screens] [--time 2]
 
-The server runs in this process (uvicorn in a thread, one worker process) on a free
-loopback port; the pages are driven by clicks, as a user would.
+The server runs in this process (:func:`solver.app.web.screens.served_browser`: uvicorn in
+a thread, one worker process) on a free loopback port; the pages are driven by clicks, as
+a user would.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import socket
-import tempfile
-import threading
-import time
 import urllib.request
 from pathlib import Path
 
-import uvicorn
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from solver.app.web.app import create_app
+from solver.app.web.screens import served_browser
 from solver.rules.board import Board
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "screens"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--window-size=1280,900", "--hide-scrollbars"]
 
 
 def main() -> None:
@@ -47,29 +39,15 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out) if args.out else OUT
     out.mkdir(parents=True, exist_ok=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(workers=1), host="127.0.0.1", port=port, log_level="warning"))
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.05)
-    url = f"http://127.0.0.1:{port}"
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    profile = tempfile.TemporaryDirectory(prefix="meridians-screens-")
-    for flag in FLAGS + [f"--user-data-dir={profile.name}"]:
-        options.add_argument(flag)
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    wait = WebDriverWait(d, 120, poll_frequency=0.1)
+    with served_browser() as (d, url):
+        wait = WebDriverWait(d, 120, poll_frequency=0.1)
 
-    def text(i: str) -> str:
-        return d.find_element(By.ID, i).text
+        def text(i: str) -> str:
+            return d.find_element(By.ID, i).text
 
-    def click(point: str) -> None:
-        d.find_element(By.CSS_SELECTOR, f'#board .hit[data-point="{point}"]').click()
+        def click(point: str) -> None:
+            d.find_element(By.CSS_SELECTOR, f'#board .hit[data-point="{point}"]').click()
 
-    try:
         d.get(url + "/?position=3/4")
         Select(d.find_element(By.ID, "time")).select_by_value(args.time)
         wait.until(lambda _: "(database)" in text("value"))
@@ -124,10 +102,6 @@ def main() -> None:
         play_key()
         wait.until(lambda _: "Your move" in text("status"))
         d.save_screenshot(str(out / "trainer.png"))
-    finally:
-        d.quit()
-        profile.cleanup()
-        server.should_exit = True
     names = ("board-3-4.png", "board-5-6.png", "board-graph.png", "board-phone.png", "trainer.png")
     print(f"written: {', '.join(str(out / n) for n in names)}")
 
