@@ -235,15 +235,7 @@
   }
 
   // -- export: the record in our format, the board as SVG and PNG ------------------------
-  function download(name, blob) {
-    var a = document.createElement("a"), url = URL.createObjectURL(blob);
-    a.href = url;
-    a.download = name;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-  }
+  var download = Meridians.download;
   function fileStem() {
     return "meridians-" + geo.name.replace("/", "-") + "-move-" + game.cursor;
   }

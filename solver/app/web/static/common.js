@@ -1,4 +1,4 @@
-// Shared by the analysis board and the trainer: the JSON API and the board drawing.
+// Shared by the pages (board, trainer, explorer, play): the JSON API and the board drawing.
 // Boards are drawn as the puzzle book draws them (puzzles/book.py): the server sends each
 // board's SVG <defs> (the empty board, a stone of each colour, a mark, a dead cross, a
 // last-move dot) and the points' coordinates once; a position is a few <use> elements.
@@ -182,5 +182,17 @@ var Meridians = (function () {
     return "unknown";
   }
 
-  return { api: api, board: board, draw: draw, say: say, valueText: valueText, NAME: { L: "Light", D: "Dark" } };
+  // a file for the user to keep: a link to the blob, clicked, and the blob let go later
+  function download(name, blob) {
+    var a = document.createElement("a"), url = URL.createObjectURL(blob);
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+  }
+
+  return { api: api, board: board, draw: draw, say: say, valueText: valueText, download: download,
+           NAME: { L: "Light", D: "Dark" } };
 })();

@@ -169,15 +169,6 @@
   }
 
   // -- the record ------------------------------------------------------------------------
-  function download(name, text) {
-    var a = document.createElement("a"), url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
-    a.href = url;
-    a.download = name;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-  }
 
   function exportRecord() {
     if (!game) { return; }
@@ -189,7 +180,7 @@
     M.api("POST", "/api/record-text", { start: game.infos[0].position, moves: game.moves, headers: headers,
                                         result: null, swap: false }).then(function (r) {
       if (!r.ok) { M.say($("status"), "Record: " + r.data.error, "error"); return; }
-      download(r.data.filename, r.data.text);
+      M.download(r.data.filename, new Blob([r.data.text], { type: "text/plain;charset=utf-8" }));
       M.say($("status"), "Downloaded the record (" + game.moves.length + " moves) as " + r.data.filename + ".", "");
     });
   }
