@@ -107,7 +107,7 @@
       if (ln.line.length > 1) {
         var pv = document.createElement("span");
         pv.className = "pv";
-        pv.appendChild(document.createTextNode(" then "));
+        li.appendChild(document.createTextNode(" then "));
         ln.line.slice(1).forEach(function (m, j) {
           var p = document.createElement("button");
           p.type = "button";
