@@ -364,3 +364,186 @@ def test_the_proofs_share_one_node_budget():
     assert kept.nodes == a.nodes and kept.value == a.value
     b = analyse(pos, Limit(playouts=50, nodes=3_000), seed=1)
     assert 0 < b.nodes <= 3_000
+
+
+# -- the top lines (multi-PV) ---------------------------------------------------------------
+def _order(a: Analysis, mv) -> tuple:
+    """Where a move ranks among the top lines (the order the best move is chosen by):
+    proven wins (rules and database first, then the smallest proof), the rest by the
+    engine's visits, losses last (the most visits of the resisting search, the longest proof)."""
+    if mv.value is Value.WIN:
+        return 0, {"rules": 0, "database": 1, "proof": 2}.get(mv.source, 3), mv.nodes
+    if mv.value is Value.LOSS:
+        return 2, -mv.visits, -mv.nodes
+    return 1, -mv.visits
+
+
+def broken_lines(p: Position, a: Analysis, k: int = 3) -> list[str]:
+    """What the top lines of ``a`` (the analysis of ``p``) get wrong; [] if nothing."""
+    from solver.app.openings.database import database_line
+
+    if a.best is None:
+        return [] if a.lines == [] else [f"{p}: no best move, but lines {a.lines}"]
+    out = []
+    if len(a.lines) != min(k, len(a.moves)) or a.lines[0].moves != a.line or a.line[:1] != [a.best]:
+        out.append(f"{p}: {len(a.lines)} lines, the first {a.lines[:1]}, the line {a.line}")
+    firsts = [ln.moves[0] if ln.moves else None for ln in a.lines]
+    if len(set(firsts)) != len(firsts) or [ln.move.move for ln in a.lines] != firsts:
+        out.append(f"{p}: the lines' first moves {firsts}")
+        return out
+    for ln in a.lines:
+        if ln.move is not a.moves[ln.move.move]:
+            out.append(f"{p}: line {firsts[0]}'s value is not the move's")
+        q = p
+        for m in ln.moves:
+            if q.outcome is not None or m not in q.legal_moves():
+                out.append(f"{p}: the line {ln.moves} does not play")
+                break
+            q = q.play(m)
+        mv = ln.move
+        if mv.source == "database" and ln.moves != [mv.move] + database_line(p.play(mv.move)):
+            out.append(f"{p}: {mv.move}'s line {ln.moves} is not the database's")
+    # ordered as the moves rank, after the best move; the moves left out rank no better
+    ranks = [_order(a, ln.move) for ln in a.lines]
+    rest = [_order(a, mv) for m, mv in a.moves.items() if m not in firsts]
+    if ranks[1:] != sorted(ranks[1:]) or (rest and len(ranks) > 1 and min(rest) < ranks[-1]):
+        out.append(f"{p}: lines ranked {ranks}, the best of the rest {min(rest) if rest else None}")
+    if a.lines and ranks[0][0] != min(r[0] for r in ranks + rest):
+        out.append(f"{p}: the best move's line {ranks[0]} is not of the best kind")
+    return out
+
+
+def broken_wins(p: Position, a: Analysis) -> list[str]:
+    """The winning lines of ``a`` that let the win go where the 2/3 or 3/4 database can
+    tell: after the winner's move the loser is lost, after the loser's the winner still wins."""
+    out = []
+    for ln in a.lines:
+        if ln.move.value is not Value.WIN:
+            continue
+        q, winner = p, p.to_move
+        for m in ln.moves:
+            q = q.play(m)
+            if q.outcome is not None:
+                if q.outcome != winner:
+                    out.append(f"{p}: {ln.moves} ends in a loss at {m}")
+                break
+            e = lookup_entry(fresh(q))
+            if e is not None and e.value is not (Value.WIN if q.to_move == winner else Value.LOSS):
+                out.append(f"{p}: {ln.moves} gives the win away at {m}")
+                break
+    return out
+
+
+def test_the_lines_of_database_positions_are_the_databases():
+    # the 3/4 positions of the database that it answers whole (the won ones after a move
+    # need proofs of their moves, 0.4 s each), and a spread of 2/3's
+    checked = 0
+    for board, step in (("3/4", 1), ("2/3", 397)):
+        db = database_for(Board.parse(board))
+        for key in [int(k) for k in db.keys[::step]]:
+            p = position_of_key(db.board, key)
+            if board == "3/4" and any(db.get(p.play(m)) is None for m in p.legal_moves()):
+                continue
+            a = analyse(p, EXACT)
+            assert broken_lines(p, a) == [] and broken_wins(p, a) == []
+            checked += sum(ln.move.source == "database" for ln in a.lines)
+    assert checked > 300
+    a = analyse(Position.start("2/3"), EXACT, lines=5)
+    assert len(a.lines) == 5 and len(a.lines[0].moves) > 4 and broken_lines(Position.start("2/3"), a, 5) == []
+
+
+def test_the_checker_sees_broken_lines():
+    p = Position.start("2/3")
+    a = analyse(p, EXACT)
+    assert broken_lines(p, a) == [] and broken_wins(p, a) == []
+    lost = next(m for m, mv in a.moves.items() if mv.value is Value.LOSS)
+    for change in ([1, 0, 2], [0, 0, 2], [0]):
+        bad = analyse(p, EXACT)
+        bad.lines = [bad.lines[i] for i in change]
+        assert broken_lines(p, bad), change
+    bad = analyse(p, EXACT)
+    bad.lines[1].moves = bad.lines[1].moves[:1] + bad.lines[1].moves[2:]  # a move skipped
+    assert broken_lines(p, bad)
+    bad = analyse(p, EXACT)
+    bad.lines[2] = type(bad.lines[2])(bad.moves[lost], [lost])  # a losing move before the wins left out
+    assert broken_lines(p, bad)
+    bad = analyse(p, EXACT)
+    bad.lines[0].moves = [lost]  # a winning line that does not win
+    assert broken_wins(p, bad)
+
+
+def test_the_lines_of_proofs_keep_the_win():
+    # 2/3 without the database: every line a proof's, checked against the database
+    p = Position.start("2/3")
+    a = analyse(p, Limit(nodes=200_000, playouts=64), database=False)
+    assert a.source == "proof" and broken_lines(p, a) == [] and broken_wins(p, a) == []
+    assert [ln.move.source for ln in a.lines] == ["proof"] * 3 and all(len(ln.moves) > 4 for ln in a.lines)
+    # a lost position: losing lines, the most resisting first
+    q = fresh(p.play(a.best))
+    b = analyse(q, Limit(nodes=200_000, playouts=64), database=False)
+    assert b.value is Value.LOSS and broken_lines(q, b) == []
+    assert {ln.move.value for ln in b.lines} == {Value.LOSS}
+
+
+def test_the_lines_of_estimates_are_the_engines_by_visits():
+    p = Position.start("4/5")
+    a = analyse(p, Limit(playouts=300))
+    assert a.source == "engine" and broken_lines(p, a) == []
+    visits = [ln.move.visits for ln in a.lines]
+    assert visits == sorted(visits, reverse=True) and visits[-1] >= max(
+        mv.visits for m, mv in a.moves.items() if m not in {ln.moves[0] for ln in a.lines})
+    assert len(a.line) > 1  # the tree's principal line goes past the move
+    d = a.as_dict()
+    assert [ln["line"] for ln in d["lines"]] == [ln.moves for ln in a.lines] and d["lines"][0]["line"] == d["line"]
+    assert {k: v for k, v in d["lines"][1].items() if k != "line"} == a.lines[1].move.as_dict()
+
+
+def test_the_engines_line_through_each_root_move():
+    # the tree's principal line through each root move: the move first, then the tree's
+    # choices; through a move the tree proves winning (2/3 positions the database holds,
+    # 4 to 6 stones in) the win is kept at every ply the database can judge
+    from solver.search import mcts
+
+    db = database_for(Board.parse("2/3"))
+    deep = 0
+    for key in db.keys[::211][:60]:
+        p = position_of_key(db.board, int(key))
+        if db.get(p).value is not Value.WIN or not 4 <= len(p.stones("L")) + len(p.stones("D")) <= 6:
+            continue
+        r = mcts.search(p, Limit(playouts=3000), dfpn_nodes=0)
+        assert r.line == next((m.line for m in r.moves if m.move == r.best), [])
+        for m in r.moves:
+            assert m.line[:1] == ([m.move] if m.visits or m.value.decided else [])
+            q = p
+            for x in m.line:
+                q = q.play(x)  # an illegal move raises
+        for m in r.moves:
+            if m.value is not Value.WIN:
+                continue
+            deep += len(m.line) >= 6
+            q, winner = p, p.to_move
+            for x in m.line:
+                q = q.play(x)
+                e = None if q.outcome is not None else lookup_entry(fresh(q))
+                assert e is None or e.value is (Value.WIN if q.to_move == winner else Value.LOSS), (str(p), m.line, x)
+    assert deep >= 5
+    # root-parallel searches: each move's line that of the search that visited it most
+    r = mcts.search(Position.start("3/4"), Limit(playouts=600), workers=2, dfpn_nodes=0)
+    assert r.line == next(m.line for m in r.moves if m.move == r.best) and len(r.line) > 1
+    assert all(m.line[:1] == [m.move] for m in r.moves if m.visits)
+
+
+def test_lookup_shows_the_top_lines(run_cli):
+    r = run_cli("lookup", "2/3", "--lines", "2", code=0)
+    a = analyse(Position.start("2/3"), lines=2)
+    rows = r.stdout.split("top lines (2")[1].splitlines()[2:4]
+    assert [row.split()[-len(ln.moves):] for row, ln in zip(rows, a.lines)] == [ln.moves for ln in a.lines]
+    d = json.loads(run_cli("lookup", "2/3", "--lines", "4", "--json", code=0).stdout)
+    assert len(d["lines"]) == 4 and d["lines"][0]["line"] == d["line"]
+    assert "top lines" not in run_cli("lookup", "2/3", "--lines", "0", code=0).stdout
+    assert run_cli("lookup", "2/3", "--lines", "-1").code == 2
+    from solver.app.analyst import AnalysisError
+
+    for bad in (-1, 101, 2.5, True, "3"):
+        with pytest.raises(AnalysisError):
+            analyse(Position.start("2/3"), lines=bad)

@@ -223,6 +223,22 @@ def test_analysis_of_the_empty_3_4_board_comes_from_the_database(client):
     assert took < 20
 
 
+def test_analysis_gives_the_top_lines(client):
+    # 2/3: the database's lines, best first, the first the principal line, each legal
+    from solver.app.openings.database import database_line
+
+    d = client.get("/api/analyse", params={"position": "2/3", "time": "1"}).json()
+    assert len(d["lines"]) == 3 and d["lines"][0]["line"] == d["line"] and d["lines"][0]["move"] == d["best"]
+    firsts = [ln["line"][0] for ln in d["lines"]]
+    assert firsts == [ln["move"] for ln in d["lines"]] and len(set(firsts)) == 3
+    pos = Position.parse(d["position"])
+    moves = {mv["move"]: mv for mv in d["moves"]}
+    for ln in d["lines"]:
+        assert {k: v for k, v in ln.items() if k != "line"} == moves[ln["move"]]
+        assert ln["value"] == "win" and ln["source"] == "database" and len(ln["line"]) > 4
+        assert ln["line"] == [ln["move"]] + database_line(pos.play(ln["move"]))
+
+
 def test_a_position_lost_in_the_database_has_every_move_lost(client):
     # after Light's d3, a winning first move (the committed solution), Dark is lost
     assert SOLUTION_34["moves"]["d3"] == "win"
@@ -511,7 +527,7 @@ def test_analysis_board_in_browser(server, driver):
                 v.querySelectorAll('.mv.win').length, v.querySelectorAll('.mv.loss').length];""")
     assert shapes[0] == shapes[2] == 8 and shapes[1] == shapes[3] == 22
     assert text(driver, "value") == "Light to move: win (database)"
-    assert text(driver, "line") != "-"
+    assert text(driver, "top-moves").startswith("d3 win (database)")
 
     # a legal click plays the point (the server's rules), and the analysis follows
     click(driver, "c1")
@@ -888,6 +904,35 @@ def test_board_value_graph_and_bar(server, driver):
     assert len(top) == 3 and top[0].startswith(best[0] + " ") and all("visits)" in t for t in top)
     driver.find_element("css selector", f'#top-moves [data-move="{best[0]}"]').click()
     wait_for(driver, lambda: move_list(driver) == [best[0]])
+    no_console_errors(driver)
+
+
+@pytest.mark.browser
+def test_top_lines_play_up_to_a_move(server, driver):
+    from selenium.webdriver.common.keys import Keys
+
+    open_board(driver, server + "/?position=2/3")
+    wait_for(driver, lambda: len(driver.find_elements("css selector", "#top-moves li")) == 3, timeout=120)
+    shown = driver.execute_script("""return Array.from(document.querySelectorAll('#top-moves li')).map(function (li) {
+        return [li.textContent, Array.from(li.querySelectorAll('button')).map(function (b) { return b.textContent; })]; });""")
+    lines = [moves for _, moves in shown]
+    assert [t.split()[0] for t, _ in shown] == [m[0] for m in lines] and all("win (database" in t for t, _ in shown)
+    assert len(set(m[0] for m in lines)) == 3 and all(len(m) > 4 for m in lines)
+    # each line plays: the second line up to its fourth move, by keyboard
+    button = driver.find_element("css selector", '#top-moves [data-pv="1"][data-pv-ply="4"]')
+    assert button.text == lines[1][3] and lines[1][3].lower() in button.get_attribute("aria-label").lower()
+    button.send_keys(Keys.ENTER)
+    wait_for(driver, lambda: move_list(driver) == lines[1][:4])
+    pos = Position.start("2/3")
+    for m in lines[1][:4]:
+        pos = pos.play(m)
+    assert drawn(driver)["stones"] == stones_of(pos) and "moves=" + ",".join(lines[1][:4]) in driver.current_url
+    # the first move of a line plays that move alone
+    press(driver, Keys.HOME)
+    wait_for(driver, lambda: current_ply(driver) == 0)
+    wait_for(driver, lambda: len(driver.find_elements("css selector", "#top-moves li")) == 3, timeout=60)
+    driver.find_element("css selector", f'#top-moves [data-move="{lines[0][0]}"]').click()
+    wait_for(driver, lambda: move_list(driver)[:1] == lines[0][:1] and current_ply(driver) == 1)
     no_console_errors(driver)
 
 

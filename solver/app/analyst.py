@@ -32,6 +32,12 @@ move of a won position is a proven winning move, and of a lost one the move that
 longest (the database's longest proof when it holds every move, else the engine's choice
 among the losing moves), never the first point in board order.
 
+The top lines (multi-PV, ``lines=3``): a line for each of the best moves, best first in
+the order the best move is chosen by (proven wins, then the moves the engine searched
+most, losses last, the most resisting first), each from where the move's value came from:
+the database's line (:func:`~solver.app.openings.database.database_line`), a proof's
+line, or the engine tree's principal line through the move; the first is ``line``.
+
 Values are for the player to move (the position's) and for the player who plays the move
 (each move's).  ``seconds`` counts the search only: loading the compiled kernels (a
 compile on a board's first use) is ``load_seconds``, outside every budget.
@@ -49,18 +55,24 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from solver.util.errors import Interrupted
+from solver.util.errors import Interrupted, MeridiansError
 from solver.rules.position import Position
 from solver.search.limit import Limit, check_limit
 from solver.search.values import Value
 
-__all__ = ["analyse", "known", "calibrate", "Analysis", "MoveValue", "Estimate", "SOURCES", "DEFAULT_LIMIT", "PROOF_SHARE",
-           "PROOF_MOVES", "OPEN_PROOF_SHARE", "PROOF_NODES", "MIN_VISITS", "RESIST_SECONDS"]
+__all__ = ["analyse", "known", "calibrate", "Analysis", "MoveValue", "Line", "Estimate", "AnalysisError", "SOURCES",
+           "DEFAULT_LIMIT", "LINES", "MAX_LINES", "PROOF_SHARE", "PROOF_MOVES", "OPEN_PROOF_SHARE", "PROOF_NODES",
+           "MIN_VISITS", "RESIST_SECONDS"]
 
 #: where a value came from, most trusted first; ``none``: not searched
 SOURCES = ("rules", "database", "proof", "engine", "none")
 #: the budget when a caller gives none: what a person waits for
 DEFAULT_LIMIT = Limit(seconds=1.0)
+#: the top moves whose lines an analysis gives (multi-PV), and the most it may be asked for
+LINES = 3
+MAX_LINES = 100
+#: the longest line, in plies (as the engine's and the database's)
+LINE_PLIES = 60
 #: the share of a time budget the proofs get before the engine has the rest
 PROOF_SHARE = 0.5
 #: positions with more legal moves get no proof of each move: each would get too few
@@ -89,6 +101,10 @@ MIN_VISITS = 16
 RESIST_SECONDS = 0.5
 #: the z of a 95% interval
 _Z = 1.959964
+
+
+class AnalysisError(MeridiansError):
+    """An analysis asked for with an option out of range."""
 
 
 @dataclass(frozen=True)
@@ -171,11 +187,28 @@ class MoveValue:
 
 
 @dataclass
+class Line:
+    """One of an analysis's top lines: ``moves`` from the position, starting with the
+    move whose value is ``move``, taken from where that value came from (the database's
+    line, a proof's, the engine tree's principal line through the move; the move alone
+    if none)."""
+
+    move: MoveValue
+    moves: list[str]
+
+    def as_dict(self) -> dict:
+        return {**self.move.as_dict(), "line": list(self.moves)}
+
+
+@dataclass
 class Analysis:
     """What :func:`analyse` found.  ``value`` is for the player to move, proven unless
     ``source`` is ``'engine'`` (then ``UNKNOWN`` with ``estimate``) or ``'none'``;
     ``moves`` (board order) for the players who play them; ``best`` the move to play
-    (None when the game is over); ``line`` a principal line starting with ``best``."""
+    (None when the game is over); ``line`` a principal line starting with ``best``;
+    ``lines`` the top moves' lines (multi-PV), best first (``lines[0].moves == line``),
+    then as the moves rank: proven wins, the rest by the engine's visits, losses last
+    (the most resisting first); empty when there is no best move."""
 
     position: str
     to_move: str
@@ -185,6 +218,7 @@ class Analysis:
     best: str | None = None
     line: list[str] = field(default_factory=list)
     moves: dict[str, MoveValue] = field(default_factory=dict)
+    lines: list[Line] = field(default_factory=list)
     nodes: int = 0
     playouts: int = 0
     seconds: float = 0.0
@@ -215,6 +249,7 @@ class Analysis:
                 "estimate": None if self.estimate is None else self.estimate.as_dict(),
                 "best": self.best, "line": list(self.line),
                 "moves": [m.as_dict() for m in self.moves.values()],
+                "lines": [ln.as_dict() for ln in self.lines],
                 "nodes": self.nodes, "playouts": self.playouts, "seconds": round(self.seconds, 4),
                 "load_seconds": round(self.load_seconds, 4), "notes": list(self.notes)}
 
@@ -260,7 +295,7 @@ def known(position: Position) -> Analysis:
 
 def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, database: bool = True,
             engine=None, progress: Callable[[dict], None] | None = None,
-            stop: Callable[[], bool] | None = None) -> Analysis:
+            stop: Callable[[], bool] | None = None, lines: int = LINES) -> Analysis:
     """The value of ``position`` and of each legal move within ``limit`` (None:
     :data:`DEFAULT_LIMIT`), by the module's policy.  ``limit.seconds`` bounds the whole
     search, ``limit.nodes`` the proofs' nodes all together (:data:`PROOF_NODES` with
@@ -272,9 +307,12 @@ def analyse(position: Position, limit: Limit | None = None, *, seed: int = 1, da
     ``progress`` gets the engine's reports.  Ctrl-C during the engine's search answers
     with what was found so far (a note says so); so does ``stop`` returning True, which
     the searches ask between chunks of work (the web board stops an analysis the user
-    has moved away from)."""
+    has moved away from).  ``lines``: how many top moves get a line (0 to
+    :data:`MAX_LINES`; else :class:`AnalysisError`)."""
     limit = check_limit(limit, DEFAULT_LIMIT)
-    run = _Run(position, limit, seed, database, engine, progress, stop=stop)
+    if isinstance(lines, bool) or not isinstance(lines, int) or not 0 <= lines <= MAX_LINES:
+        raise AnalysisError(f"lines is a whole number from 0 to {MAX_LINES}, not {lines!r}")
+    run = _Run(position, limit, seed, database, engine, progress, stop=stop, lines=lines)
     return run.analysis()
 
 
@@ -282,18 +320,21 @@ class _Run:
     """One analysis: the steps of the policy over one shared state."""
 
     def __init__(self, position: Position, limit: Limit, seed: int, database: bool, engine, progress,
-                 search: bool = True, stop: Callable[[], bool] | None = None):
+                 search: bool = True, stop: Callable[[], bool] | None = None, lines: int = LINES):
         self.pos, self.limit, self.seed, self.database, self.search = position, limit, seed, database, search
+        self.top = lines
         self.engine, self.stop = engine, stop
         self.progress = progress if stop is None else self._watching(progress)
         self.a = Analysis(str(position), position.to_move)
         self.load = 0.0
         self.t0 = time.perf_counter()
         self.proof_line: list[str] = []
+        self.proof_lines: dict[str, list[str]] = {}  # a proof's line from a move, by its first move
         self.tried_own = False
         self.held: set[str] = set()  # moves whose position the database holds or the rules decide
         self.engine_best: str | None = None
         self.engine_line: list[str] = []
+        self.engine_lines: dict[str, list[str]] = {}  # the tree's principal line through each root move
         self.resist: str | None = None
         # the proofs' nodes left, all proofs together (None: no node bound)
         self.nodes_left: int | None = limit.nodes or (PROOF_NODES if limit.seconds is None else None)
@@ -438,6 +479,8 @@ class _Run:
                     mv = a.moves[r.line[0]]
                     mv.value, mv.source, mv.nodes = Value.WIN, mv.source if mv.proven else "proof", int(r.nodes)
                     self.proof_line = list(r.line)
+                elif value is Value.LOSS and r.line and r.line[0] in a.moves:
+                    self.proof_lines[r.line[0]] = list(r.line)  # the reply the proof saw resist longest
                 self._infer()
         if not per_child:
             return
@@ -460,6 +503,9 @@ class _Run:
             for m in members:
                 mv = a.moves[m]
                 mv.value, mv.source, mv.nodes = Value(r.value).negated(), "proof", int(r.nodes)
+                line = self._mapped(r.line, members[0], m)
+                if line is not None:
+                    self.proof_lines[m] = self._legal([m] + line)
 
     def _engine(self) -> None:
         """The engine with what is left, for what is still undecided; in a lost position,
@@ -486,6 +532,7 @@ class _Run:
             r = mcts.search(self.pos, Limit(seconds=seconds, playouts=playouts), progress=self.progress, **opts)
             self.resist = r.best
             a.playouts += r.playouts
+            self.engine_lines = {mi.move: list(mi.line) for mi in r.moves if mi.line}
             self._visits(r, estimates=False)
             return
         # the tree holds what is proven as proven nodes: no playouts spent on them
@@ -498,6 +545,7 @@ class _Run:
         a.nodes += r.stats["dfpn_nodes"]
         a.notes += [n for n in r.notes if n.startswith(("interrupted", "the tree is full"))]
         self.engine_best, self.engine_line = r.best, list(r.line)
+        self.engine_lines = {mi.move: list(mi.line) for mi in r.moves if mi.line}
         if r.proven and not a.proven and r.source in ("tree", "dfpn"):
             a.value, a.source = r.value, "proof"
             if r.value is Value.WIN and r.source == "dfpn" and r.line:
@@ -572,18 +620,88 @@ class _Run:
                 elif drawn:
                     a.best = drawn[0].move
         a.line = self._line()
+        a.lines = self._lines()
 
     def _line(self) -> list[str]:
+        return [] if self.a.best is None else self._move_line(self.a.best)
+
+    def _move_line(self, m: str) -> list[str]:
+        """The line from the position that starts with ``m``, from where ``m``'s value came
+        from: a proof's line, the database's, else the engine tree's through ``m``; else
+        ``[m]`` (each made by playing its moves, legal throughout)."""
         a = self.a
-        if a.best is None:
-            return []
-        if self.proof_line and self.proof_line[0] == a.best:
-            return list(self.proof_line)
-        engine_line = self.engine_line
-        if a.source == "database" or a.moves[a.best].source == "database":
+        mv = a.moves[m]
+        line = None
+        if self.proof_line and self.proof_line[0] == m:
+            line = self.proof_line
+        elif mv.source == "proof" and m in self.proof_lines:
+            line = self.proof_lines[m]
+        elif a.source == "database" or mv.source == "database":
             from .openings.database import database_line
 
-            return [a.best] + database_line(self.pos.play(a.best))
-        if engine_line and engine_line[0] == a.best:
-            return engine_line
-        return [a.best]
+            after = database_line(self.children[m], LINE_PLIES - 1)
+            if after or mv.source == "database":
+                line = [m] + after
+        if line is None:
+            if self.engine_line and self.engine_line[0] == m:
+                line = self.engine_line
+            else:
+                line = self.engine_lines.get(m) or self.proof_lines.get(m) or [m]
+        return list(line[:LINE_PLIES])
+
+    def _legal(self, line: list[str]) -> list[str]:
+        """The longest start of ``line`` that plays from the position (to the game's end):
+        a line mapped by a symmetry meets another game history (a repetition may differ)."""
+        from solver.rules.position import IllegalMoveError
+
+        pos, out = self.pos, []
+        for m in line[:LINE_PLIES]:
+            if pos.outcome is not None:
+                break
+            try:
+                pos = pos.play(m)
+            except IllegalMoveError:
+                break
+            out.append(m)
+        return out
+
+    def _mapped(self, line: list[str], source: str, target: str) -> list[str] | None:
+        """``line``, played from the position after ``source``, mapped to the position
+        after ``target`` by a symmetry of the board that takes the one to the other
+        (moves equal up to symmetry share one proof); None when no symmetry does."""
+        if source == target:
+            return list(line)
+        board = self.pos.board
+        one, two = self.children[source], self.children[target]
+        want = [sorted(board.index(x) for x in two.stones(c)) for c in "LD"]
+        for perm in board.symmetries:
+            if [sorted(perm[board.index(x)] for x in one.stones(c)) for c in "LD"] == want:
+                return [board.name_of(perm[board.index(x)]) for x in line]
+        return None
+
+    def _ranked(self) -> list[str]:
+        """The moves best first: ``best``, then proven wins (as :meth:`_choose` ranks
+        them), the rest by the engine's visits (then win rate), losses last (most
+        visits of the resisting search, then the longest proof of record first)."""
+        a = self.a
+        rank = {"rules": 0, "database": 1, "proof": 2}
+        first = self.proof_line[0] if self.proof_line else None
+
+        def key(mv: MoveValue) -> tuple:
+            if mv.value is Value.WIN:
+                return 0, rank.get(mv.source, 3), mv.move != first, mv.nodes, mv.move
+            if mv.value is Value.LOSS:
+                return 2, -mv.visits, -mv.nodes, mv.move
+            rate = mv.estimate.win_rate if mv.estimate is not None else 0.5 if mv.value is Value.DRAW else 0.0
+            return 1, -mv.visits, -rate, mv.move
+
+        return [a.best] + [mv.move for mv in sorted(a.moves.values(), key=key) if mv.move != a.best]
+
+    def _lines(self) -> list[Line]:
+        a = self.a
+        if a.best is None or self.top == 0:
+            return []
+        out = [Line(a.moves[a.best], list(a.line))]
+        for m in self._ranked()[1:self.top]:
+            out.append(Line(a.moves[m], self._move_line(m)))
+        return out

@@ -143,6 +143,24 @@ def _echo_moves(a, most: int | None = None) -> None:
         click.echo("  * by a live proof (df-pn or the engine's tree), not from the database")
 
 
+def _echo_lines(a) -> None:
+    """An analysis's top lines, best first: each move's value, its visits, the line."""
+    if not a.lines:
+        return
+
+    def value(mv) -> str:
+        if mv.proven:
+            return f"{mv.value} ({mv.source})"
+        if mv.estimate is not None:
+            return f"{mv.estimate.probability:.0%} (estimate)"
+        return "not searched"
+
+    rows = [(f"{i}.", value(ln.move), f"{ln.move.visits:,}" if ln.move.visits else "-", " ".join(ln.moves))
+            for i, ln in enumerate(a.lines, 1)]
+    click.echo(f"  top lines ({len(a.lines)}; visits: the engine's):")
+    _echo_table([("", "right"), ("value", "left"), ("visits", "right"), ("line", "left")], rows, indent="    ")
+
+
 def _echo_effort(a) -> None:
     """The work an analysis did and its notes."""
     load = f" (+ {a.load_seconds:.1f} s loading the compiled kernels)" if a.load_seconds >= 0.05 else ""
@@ -294,11 +312,14 @@ class _MatchBar:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-database", "no_database", is_flag=True,
               help="Search even when the opening database holds the position.")
-def lookup(position: str, seconds: float, as_json: bool, no_database: bool) -> None:
+@click.option("--lines", "n_lines", type=click.IntRange(0, 100), default=3, show_default=True,
+              help="The top moves whose lines are shown (multi-PV), best first.")
+def lookup(position: str, seconds: float, as_json: bool, no_database: bool, n_lines: int) -> None:
     """The value of POSITION (or the empty BOARD) for the player to move, and of every
     legal move for the player who plays it, as every front end answers it
     (solver.app.analyst): the opening database of the board (2/3, 3/4) when it holds it,
-    else a df-pn proof within --time, else the engine's estimate, each labelled.
+    else a df-pn proof within --time, else the engine's estimate, each labelled; and the
+    lines of the --lines best moves, each from where its value came from.
 
     Exit code 0 when every value is decided, 3 when one is not, 2 bad input.
 
@@ -306,17 +327,19 @@ def lookup(position: str, seconds: float, as_json: bool, no_database: bool) -> N
     Examples:
       meridians lookup 3/4
       meridians lookup "3/4/5/6/5/4/L2 D" --json
+      meridians lookup 5/6 --time 5 --lines 5
     """
     limit = _limit(seconds=seconds)
     pos = _position_arg(position)
-    a = _analysed(pos, limit, database=not no_database)
+    a = _analysed(pos, limit, database=not no_database, lines=n_lines)
     code = 0 if a.decided else EXIT_UNKNOWN
     if as_json:
         click.echo(json.dumps(tagged("lookup", a.as_dict())))
         sys.exit(code)
     click.echo(f"{pos}: {_COLOUR[pos.to_move]} to move: {a.shown()}")
     if a.best is not None:
-        click.echo(f"  best move: {a.best}" + (f", line {' '.join(a.line)}" if len(a.line) > 1 else ""))
+        click.echo(f"  best move: {a.best}" + (f", line {' '.join(a.line)}" if len(a.line) > 1 and not a.lines else ""))
+    _echo_lines(a)
     _echo_moves(a)
     _echo_effort(a)
     sys.exit(code)

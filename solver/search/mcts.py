@@ -346,7 +346,7 @@ class Engine:
             share = None if limit.seconds is None else limit.seconds * DFPN_TIME_SHARE
             value, line, spent = _try_dfpn(position, self.dfpn_nodes, share, notes)
             if value.decided:
-                moves = [MoveResult(line[0], value)] if line else []
+                moves = [MoveResult(line[0], value, line=list(line))] if line else []
                 return Result(str(position), value, "engine", source="dfpn", seconds=clock.elapsed(), line=line,
                               best=line[0] if line else None, moves=moves, notes=notes,
                               stats={**_stats(0, seed, spent), "load_seconds": round(loaded, 4)})
@@ -381,7 +381,7 @@ class Engine:
                     chunk = clock.next_chunk(k, took, 2**40)
                 if progress is not None and time.perf_counter() - shown_at >= _CHUNK_SECONDS:
                     shown_at = time.perf_counter()
-                    r = _result(position, t, R, seed, clock, notes, spent)
+                    r = _result(position, t, R, seed, clock, notes, spent, lines=False)
                     progress({"iterations": r.stats["iterations"], "playouts": r.playouts, "nodes": r.nodes,
                               "seconds": r.seconds, "best": r.best, "win_rate": r.win_rate, "value": str(r.value)})
         except KeyboardInterrupt:
@@ -501,14 +501,17 @@ def _merge(position: Position, mine: Result, others: list[Result], workers: int)
     """One answer from root-parallel searches of ``position``: each root move's visits
     added up and its win rate weighted by them, a value proven by any search (each is
     sound) kept, and the best move, value and line chosen from the sums as a single tree
-    chooses them (:func:`_choice`)."""
+    chooses them (:func:`_choice`); each move's line that of the search that visited it most."""
     every = [mine, *others]
     visits: dict[str, int] = {}
     won: dict[str, float] = {}
     rated: dict[str, int] = {}
     value: dict[str, Value] = {}
+    lines: dict[str, tuple[int, list[str]]] = {}  # each move's line: the search that visited it most
     for r in every:
         for m in r.moves:
+            if m.line and m.visits > lines.get(m.move, (-1, []))[0]:
+                lines[m.move] = (m.visits, m.line)
             visits[m.move] = visits.get(m.move, 0) + m.visits
             if m.value.decided or m.value is Value.DRAW:
                 value[m.move] = m.value
@@ -520,7 +523,7 @@ def _merge(position: Position, mine: Result, others: list[Result], workers: int)
     for name, v in visits.items():
         val = value.get(name, Value.UNKNOWN)
         rate = won[name] / rated[name] if val is Value.UNKNOWN and rated.get(name) else None
-        moves.append(MoveResult(name, val, v, v / total, rate))
+        moves.append(MoveResult(name, val, v, v / total, rate, list(lines.get(name, (0, []))[1])))
     moves = _in_order(moves)
     # as _choice: a winning move, else a move not proven lost, else any; the most visited
     by_visits = sorted(moves, key=lambda m: (-m.visits, -(m.win_rate or 0.0)))
@@ -538,9 +541,8 @@ def _merge(position: Position, mine: Result, others: list[Result], workers: int)
         rate = best.win_rate if best is not None and best.value is Value.UNKNOWN else \
             0.5 if best is not None and best.value is Value.DRAW else None
     name = None if best is None else best.move
-    lines = [r for r in every if r.best == name and r.line]
-    line = max(lines, key=lambda r: next((m.visits for m in r.moves if m.move == name), 0)).line if lines else \
-        ([name] if name else [])
+    # the line through the best move of the search that visited it most, as each move's
+    line = lines[name][1] if name in lines else ([name] if name else [])
     playouts = sum(r.playouts for r in every)
     notes = [*mine.notes, f"{workers} searches at once (root parallelism), {playouts:,} playouts in all"]
     stats = {**mine.stats, "iterations": sum(int(r.stats.get("iterations", 0)) for r in every), "workers": workers}
@@ -581,8 +583,22 @@ def _in_order(moves: list[MoveResult]) -> list[MoveResult]:
     return sorted(moves, key=lambda m: (_RANK[m.value], -m.visits, -(m.win_rate or 0.0)))
 
 
+def _pv(R: M.Tree, node: int, name: Callable[[int], str], plies: int = 60) -> list[str]:
+    """The principal line through tree node ``node`` (its move first): the engine's
+    choice (:func:`_choice`) at each node below, while the tree has searched it; [] for a
+    node neither visited nor proven."""
+    line: list[str] = []
+    x: int | None = node
+    while x is not None and len(line) < plies and not (R.visits[x] == 0 and R.proof[x] == M.OPEN):
+        line.append(name(x))
+        x = _choice(R, x)
+    return line
+
+
 def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, clock: Clock, notes: list[str],
-            spent: int) -> Result:
+            spent: int, lines: bool = True) -> Result:
+    """The answer of the tree ``R``; ``lines``: each root move's principal line too (not
+    for the progress shown while searching)."""
     names = position.board.names
 
     def name(x: int) -> str:
@@ -591,6 +607,7 @@ def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, clock: Clo
     kids = _children(R, 0)
     total = max(int(R.visits[kids].sum()), 1) if len(kids) else 1
     moves = []
+    kid = {name(x): int(x) for x in kids}
     for x in kids:
         v = int(R.visits[x])
         value = _MOVE_VALUE[int(R.proof[x])]
@@ -610,14 +627,9 @@ def _result(position: Position, t: core.Tables, R: M.Tree, seed: int, clock: Clo
             rate = float(R.score[best]) / (2 * int(R.visits[best]))
         elif best is not None and R.proof[best] == M.DRAWN:
             rate = 0.5
-    line: list[str] = []
-    node = 0
-    while len(line) < 60:
-        x = _choice(R, node)
-        if x is None or (R.visits[x] == 0 and R.proof[x] == M.OPEN):
-            break
-        line.append(name(x))
-        node = x
+    line = _pv(R, best, name) if best is not None else []
+    if lines:
+        moves = [replace(m, line=_pv(R, kid[m.move], name)) for m in moves]
     return Result(str(position), value, "engine", source=source, nodes=int(R.stats[M.NODES]),
                   seconds=clock.elapsed(), line=line, best=name(best) if best is not None else None, moves=moves,
                   win_rate=rate, playouts=int(R.stats[M.PLAYOUTS]), notes=list(notes),

@@ -30,13 +30,15 @@ SOURCES = ("rules", "dfpn", "alphabeta", "horizon", "capture", "tree", "estimate
 class MoveResult:
     """One legal move of the searched position, valued for the player who plays it;
     ``visits``, ``share`` of the root's visits and ``win_rate`` (playouts won, draws
-    half; only for a move not proven) are the engine's."""
+    half; only for a move not proven) are the engine's; ``line`` the engine's principal
+    line from the move (starting with it; empty where the search gives none)."""
 
     move: str
     value: Value = Value.UNKNOWN
     visits: int = 0
     share: float = 0.0
     win_rate: float | None = None
+    line: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.value = Value(self.value)

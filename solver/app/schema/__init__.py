@@ -13,7 +13,7 @@ meaning, so a reader that checks the key reads the fields it expects; the schema
 every ``--json`` command and validates its output against its schema.
 
 >>> SCHEMA_IDS["lookup"]
-'meridians.lookup/2'
+'meridians.lookup/3'
 >>> tagged("bench", {"board": "2/3"})
 {'schema': 'meridians.bench/1', 'board': '2/3'}
 >>> output_schema("bench")["properties"]["schema"]["const"]
@@ -32,9 +32,9 @@ __all__ = ["SCHEMA_IDS", "SHARED", "tagged", "output_schema"]
 SCHEMA_IDS: dict[str, str] = {
     "analyse": "meridians.analyse/1",
     "bench": "meridians.bench/1",
-    "lookup": "meridians.lookup/2",
+    "lookup": "meridians.lookup/3",
     "match": "meridians.match/1",
-    "move": "meridians.move/2",
+    "move": "meridians.move/3",
     "solve": "meridians.solve/1",
     "verify": "meridians.verify/1",
 }

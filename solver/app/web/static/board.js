@@ -71,27 +71,13 @@
     } else if (game.cursor === 0) { ol.scrollTop = 0; }
     if (!analysis || analysis.position !== info.position) {
       $("value").textContent = end ? end : ($("analyse-on").checked ? "analysing..." : "-");
-      $("line").textContent = "-";
       $("top-moves").innerHTML = "";
     } else {
       $("value").textContent = M.NAME[info.to_move] + " to move: " + M.valueText(analysis);
-      $("line").textContent = analysis.line.length ? analysis.line.join(" ") : "-";
-      topMoves(analysis);
+      topLines(analysis);
     }
   }
 
-  // -- the moves worth showing: ranked for the player who plays them ---------------------
-  function rank(mv) {  // higher is better: a proven win, a draw, an estimate by its rate, unknown, a loss
-    if (mv.value === "win") { return 3; }
-    if (mv.value === "draw") { return 1.5; }
-    if (mv.value === "loss") { return -1; }
-    return mv.estimate ? 0.5 + rate(mv.estimate) : 0;
-  }
-  function ranked(a) {
-    return a.moves.slice().sort(function (x, y) {
-      return (y.move === a.best) - (x.move === a.best) || rank(y) - rank(x) || y.visits - x.visits;
-    });
-  }
   // on the board: every proven move, the best move and the engine's three most searched
   // estimates (the rest with "All marks")
   function worthShowing(a) {
@@ -101,22 +87,40 @@
     est.slice(0, 3).forEach(function (mv) { keep[mv.move] = true; });
     return a.moves.filter(function (mv) { return mv.value !== "unknown" || mv.move === a.best || keep[mv.move]; });
   }
-  // the three best moves with their values and visits; a click plays one
-  function topMoves(a) {
+  // the analysis's top lines (best first, as the analyst ranks them), each with its first
+  // move's value and visits: a click on the first move plays it, on a later one the line up to it
+  function topLines(a) {
     var ol = $("top-moves");
     ol.innerHTML = "";
-    ranked(a).slice(0, 3).forEach(function (mv) {
-      if (mv.value === "unknown" && !mv.estimate) { return; }
-      var words = mv.value !== "unknown" ? mv.value + " (" + mv.source + ")" :
-        Math.round(100 * rate(mv.estimate)) + "% (estimate, " + mv.visits.toLocaleString("en") + " visits)";
+    (a.lines || []).forEach(function (ln, n) {
+      var visits = ln.visits ? ln.visits.toLocaleString("en") + " visits" : "";
+      var words = ln.value !== "unknown" ? ln.value + " (" + ln.source + (visits ? ", " + visits : "") + ")" :
+        ln.estimate ? Math.round(100 * rate(ln.estimate)) + "% (estimate, " + visits + ")" : "not searched" + (visits ? " (" + visits + ")" : "");
       var li = document.createElement("li"), b = document.createElement("button");
       b.type = "button";
       b.className = "top-move";
-      b.setAttribute("data-move", mv.move);
-      b.setAttribute("aria-label", "Play " + mv.move + ": " + words);
-      b.textContent = mv.move;
+      b.setAttribute("data-move", ln.move);
+      b.setAttribute("aria-label", "Play " + ln.move + ": " + words);
+      b.textContent = ln.move;
       li.appendChild(b);
       li.appendChild(document.createTextNode(" " + words));
+      if (ln.line.length > 1) {
+        var pv = document.createElement("span");
+        pv.className = "pv";
+        li.appendChild(document.createTextNode(" then "));
+        ln.line.slice(1).forEach(function (m, j) {
+          var p = document.createElement("button");
+          p.type = "button";
+          p.className = "ply";
+          p.textContent = m;
+          p.setAttribute("data-pv", n);
+          p.setAttribute("data-pv-ply", j + 2);
+          p.setAttribute("aria-label", "line " + (n + 1) + ": play it up to move " + (j + 2) + ", " + m);
+          pv.appendChild(p);
+          pv.appendChild(document.createTextNode(" "));
+        });
+        li.appendChild(pv);
+      }
       ol.appendChild(li);
     });
   }
@@ -417,6 +421,28 @@
     });
   }
 
+  // The moves of a line from the position shown, one after another through the server's
+  // rules (the game's own next moves just step forward), the analysis of the last only.
+  function playLine(moves) {
+    if (busy || !moves.length) { return; }
+    var end = over(game.cursor);
+    if (end) { M.say($("status"), moves[0] + " cannot be played: " + end, "error"); return; }
+    busy = true;
+    (function step(i) {
+      if (i === moves.length || over(game.cursor)) {
+        busy = false;
+        M.say($("status"), "Played the line " + moves.slice(0, i).join(" ") + ".", "");
+        changed();
+        return;
+      }
+      M.api("POST", "/api/play", { position: current().position, move: moves[i] }).then(function (r) {
+        if (!r.ok) { busy = false; M.say($("status"), "Refused: " + r.data.error, "error"); changed(true); return; }
+        push(r.data);
+        step(i + 1);
+      });
+    })(0);
+  }
+
   function engineMove() {
     var info = current(), mine = token;
     M.say($("status"), "The engine is thinking...", "");
@@ -552,7 +578,10 @@
   $("all-marks").addEventListener("change", render);
   $("top-moves").addEventListener("click", function (ev) {
     var b = ev.target.closest && ev.target.closest("[data-move]");
-    if (b) { play(b.getAttribute("data-move")); }
+    if (b) { play(b.getAttribute("data-move")); return; }
+    var p = ev.target.closest && ev.target.closest("[data-pv]");
+    var ln = p && analysis && analysis.lines && analysis.lines[parseInt(p.getAttribute("data-pv"), 10)];
+    if (ln) { playLine(ln.line.slice(0, parseInt(p.getAttribute("data-pv-ply"), 10))); }
   });
   $("play-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
