@@ -343,3 +343,30 @@ def test_is_compiled_reads_the_cache_of_a_loaded_kernel():
     assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros(4, np.uint64)) is True
     # a signature never used: 2-D keys
     assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros((1, 4), np.uint64)) is False
+
+
+def test_proofs_that_share_a_table_agree_with_alpha_beta_and_reuse_its_work():
+    """One table through many proofs (the opening classes' way): every value is plain
+    df-pn's and alpha-beta's, whatever the table holds from the proofs before, and a
+    position proven again costs less than the first time."""
+    from solver.search.prove import clear_search, new_search, table_use
+
+    b = Board.parse("2/3")
+    search = new_search(b, 8)
+    positions = [random_position(b, plies, seed) for seed in range(12) for plies in (2, 4)]
+    positions = [p for p in positions if p.outcome is None]
+    first = {}
+    for pos in positions:
+        p = prove(pos, Limit(tt_mb=8), search=search)
+        assert p.verified and p.value == solve(pos, verify=False).value, str(pos)
+        first.setdefault(str(pos), p.nodes)
+    used, solved = table_use(search)
+    assert 0 < solved <= used <= 1
+    again = prove(positions[0], Limit(tt_mb=8), search=search)
+    assert again.value == prove(positions[0]).value and again.nodes < first[str(positions[0])]
+    clear_search(search)
+    assert table_use(search) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="another board"):
+        prove(Position.start("3/4"), search=search)
+    with pytest.raises(ValueError, match="plain df-pn"):
+        prove(positions[0], method="alphabeta", search=search)

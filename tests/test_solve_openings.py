@@ -42,6 +42,9 @@ def test_every_class_of_2_3_is_written_and_collected_as_alpha_beta_solved_it(scr
     assert all(c["expansions"] > 0 and c["revision"] for c in table["classes"])
     assert (tmp_path / "2-3-map.svg").read_text().startswith("<svg")
     assert not list(tmp_path.glob("*.running"))
+    # one table through the classes: each record names the classes proven in it before
+    after = sorted(json.loads(f.read_text())["table_after"] for f in files)
+    assert [len(a) for a in sorted(after, key=len)] == list(range(len(files)))
     # the same command again searches nothing
     before = {f: f.read_text() for f in files}
     run(script, monkeypatch, "--board", "2/3", "--tt-mb", "16")

@@ -33,7 +33,7 @@ from .policy import PolicyModel
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["prove", "prove_for", "ProverAnswer", "solved_entries", "add_entries", "METHODS", "UnknownMethodError",
+__all__ = ["prove", "prove_for", "new_search", "table_use", "clear_search", "ProverAnswer", "solved_entries", "add_entries", "METHODS", "UnknownMethodError",
            "load_kernels", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
@@ -51,6 +51,28 @@ DEFAULT_MODEL: PolicyModel | None = None
 #: the first chunk of a proof with a time limit under SHORT_PROOF_SECONDS, in expansions
 FIRST_TIMED_CHUNK = 100
 SHORT_PROOF_SECONDS = 1.0
+
+def new_search(board: Board, tt_mb: float = DEFAULT_TT_MB):
+    """A df-pn table of ``tt_mb`` MiB on ``board`` for several :func:`prove` calls to share
+    (``search=``)."""
+    from . import dfpn as F
+
+    return F.new_dfpn(core.tables(board), 0, tt_mb)
+
+
+def table_use(search) -> tuple[float, float]:
+    """The shares of a shared table's slots in use and holding a solved position."""
+    used = search.tt_key != 0
+    solved = used & ((search.tt_pn == 0) | (search.tt_dn == 0))
+    size = max(len(search.tt_key), 1)
+    return int(used.sum()) / size, int(solved.sum()) / size
+
+
+def clear_search(search) -> None:
+    """Empty a shared table, as :func:`new_search` made it."""
+    for a in (search.tt_key, search.tt_pn, search.tt_dn, search.tt_move, search.tt_work, search.seen):
+        a[:] = 0
+
 
 def load_kernels(board: Board, method: str = "dfpn", knowledge: bool = False, guided: bool = False) -> None:
     """Load the compiled kernels that :func:`prove` runs for ``method`` on ``board``,
@@ -99,6 +121,7 @@ def prove(
     knowledge: bool | None = None,
     model: PolicyModel | str | Path | bool | None = None,
     focus: int = 0,
+    search: "Dfpn | None" = None,
 ) -> Result:
     """The value of ``position`` for its player to move.
 
@@ -140,6 +163,10 @@ def prove(
     ``focus`` (with ``model``; 0: none): focused df-pn, at the prover's nodes only the
     model's best ``focus`` children not yet disproven count (:mod:`solver.search.guide`);
     the value is again the same, and ``stats['focus']`` says so.
+    ``search`` (plain df-pn in one job): a table from :func:`new_search` that this proof
+    goes on with and leaves its entries in, so that proofs of positions that transpose
+    into each other (the classes of one opening) share their work; ``limit.tt_mb`` is then
+    the search's.
     """
     limit = check_limit(limit)
     knowledge = DEFAULT_KNOWLEDGE if knowledge is None else bool(knowledge)
@@ -152,6 +179,11 @@ def prove(
         raise ValueError(f"focus {focus!r}: give a whole number of children, 0 for none")
     if focus and model is None:
         raise ValueError("focus needs a move model (model=...)")
+    if search is not None:
+        if method != "dfpn" or jobs != 1 or model is not None or knowledge:
+            raise ValueError("a shared table (search=...) is for plain df-pn in one job")
+        if search.ch_cell.shape[1] != position.board.size:
+            raise ValueError("the shared table (search=...) is for another board")
     if limit.tt_mb is None:
         limit = replace(limit, tt_mb=DEFAULT_TT_MB)
     _check_method(method)
@@ -168,7 +200,7 @@ def prove(
     if method == "alphabeta":
         r = _alphabeta(position, clock, chunk_nodes)
     elif method == "dfpn":
-        r = _dfpn(position, clock, chunk_nodes, line_plies, table_file, jobs, knowledge, model, focus)
+        r = _dfpn(position, clock, chunk_nodes, line_plies, table_file, jobs, knowledge, model, focus, search)
     else:
         r = _horizon(position, clock, chunk_nodes, max_depth)
     r.stats["load_seconds"] = round(loaded, 4)
@@ -471,7 +503,7 @@ def _run_chunks(D, clock: Clock, chunk_nodes: int, step) -> int | None:
 
 
 def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, table_file, jobs: int = 1,
-          knowledge: bool = True, model: PolicyModel | None = None, focus: int = 0) -> Result:
+          knowledge: bool = True, model: PolicyModel | None = None, focus: int = 0, search=None) -> Result:
     from . import dfpn as F
     from . import tablefile
 
@@ -480,7 +512,10 @@ def _dfpn(position: Position, clock: Clock, chunk_nodes: int, line_plies: int, t
     path = _game_path(position)
     tt_mb = clock.limit.tt_mb
     kb = KNOWLEDGE_BUDGET if knowledge else 0
-    if jobs == 1:
+    if search is not None:
+        D = search
+        D.stats[:] = 0  # this proof's counts
+    elif jobs == 1:
         guide = None if model is None else G_.new_guide(t, model, focus=focus)
         D = F.new_dfpn(t, side, tt_mb, knowledge_budget=kb, guide=guide)
     else:

@@ -172,6 +172,8 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
         if k not in names:
             raise ClassError(f"no class {k!r} on {board.name} (classes: {', '.join(names)})")
     say = settings.say
+    search = None  # one df-pn table for every class this process proves
+    after: list[str] = []  # the classes proven in it since it was new or emptied
     for job in (names[k] for k in keys) if keys else jobs:
         pos = Position.parse(job.position)
         path = value_path(records, pos)
@@ -188,19 +190,47 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
                 cert = certificate_path(settings.certificates, board, job.key)
                 # a certificate written by a run stopped while checking it is checked,
                 # not written again: it proves the claim whichever search wrote it
-                if not (cert.exists() and _certify_record(old, pos, path, cert, job.key, settings)):
+                certified = cert.exists() and _certify_record(old, pos, path, cert, job.key, settings)
+                if not certified:
                     say(f"{job.key}: decided, without a certificate: proving it again to write one")
-                    prove_class(board, job, settings)
-            else:
-                prove_class(board, job, settings)
+            if not (_decided(old) and certified):
+                search = _shared_table(search, board, settings, after)
+                prove_class(board, job, settings, search, after)
+                after.append(job.key)
         finally:
             lock.unlink(missing_ok=True)
         collect(settings.folder, board, pie=settings.pie, say=say)
 
 
-def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
+#: a table the classes share is emptied before a class when more than this share of its
+#: slots hold solved positions: a proof's open entries lose every contest for a slot with
+#: a solved one, so past it the table the new proof works in shrinks
+SHARED_SOLVED_SHARE = 0.5
+
+
+def _shared_table(search, board: Board, settings: ClassSettings, after: list[str]):
+    """The table the next class goes on with: ``search``, emptied (and ``after`` with it)
+    when it is full of solved positions, or a new one.  Classes transpose into each other (the pie's pairs of one
+    stone after two more moves), so a class proven after its neighbours finds part of its
+    proof in the table."""
+    from solver.search.prove import clear_search, new_search, table_use
+
+    settings.limit()  # LimitError before allocating a table that does not fit
+    if search is None:
+        return new_search(board, settings.tt_mb)
+    used, solved = table_use(search)
+    if solved > SHARED_SOLVED_SHARE:
+        settings.say(f"the shared table: {solved:.0%} of its slots hold solved positions; emptied")
+        clear_search(search)
+        after.clear()
+    return search
+
+
+def prove_class(board: Board, job: Job, settings: ClassSettings, search=None, after: list[str] = ()) -> dict:
     """Search one class, write its record (and, when asked, its checked certificate);
-    return the record."""
+    return the record.  ``search``: a table from :func:`solver.search.prove.new_search`
+    to go on with, holding the proofs of the classes ``after`` (the value is the same;
+    the work may be less, and the record says after which classes)."""
     from solver.reference.certificate import CertificateError
     from solver.search.prove import prove
     from solver.search.tablefile import save_table
@@ -222,7 +252,7 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
     if table is not None and table.exists():
         say(f"{job.key}: resuming from {table} ({table.stat().st_size / 1e9:.1f} GB)")
     try:
-        p = prove(pos, method="dfpn", limit=settings.limit(), progress=progress, table_file=table)
+        p = prove(pos, method="dfpn", limit=settings.limit(), progress=progress, table_file=table, search=search)
     except KeyboardInterrupt:
         kept = f"its table is in {table}: run again to resume" if table else "nothing kept"
         raise Interrupted(f"interrupted in class {job.key}; {kept}", table) from None
@@ -231,6 +261,8 @@ def prove_class(board: Board, job: Job, settings: ClassSettings) -> dict:
         "class": list(job.members), **provenance(settings.command(board, job.key), revision=settings.revision),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)), **p.as_dict(),
     }
+    if search is not None:
+        record["table_after"] = list(after)  # its effort depends on them
     # the value is written before the certificate is built and checked, which takes longer
     # than the search did: an interruption then loses only the certificate
     records.mkdir(parents=True, exist_ok=True)
