@@ -82,12 +82,13 @@ def puzzles() -> None:
     """Capture-in-N puzzles: generate, audit, show, book."""
 
 
-@puzzles.command(short_help="A puzzle: diagram and task; key, line and themes with --solution.")
+@puzzles.command(short_help="A puzzle: diagram and task; key, line, last moves and themes with --solution.")
 @click.argument("ref", metavar="ID|LINE")
 @click.option("--file", "-f", "files", multiple=True, type=click.Path(dir_okay=False),
               help="Look ids up in this JSON-lines file (repeatable; default the committed sets, "
                    "results/puzzles/*.jsonl of the installed package).")
-@click.option("--solution", is_flag=True, help="Also print the key, the line and the themes (when recorded).")
+@click.option("--solution", is_flag=True, help="Also print the key, the line, the last moves that capture and the "
+                                               "themes (when recorded).")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
 def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None) -> None:
     """Show a puzzle: ID (looked up in the committed sets, or in -f FILE), an EPD line
@@ -107,6 +108,12 @@ def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None)
         click.echo(f"key: {p.key if p.key is not None else 'not recorded'}")
         if p.line:
             click.echo(f"line: {p.solution_text()}")
+        if p.last_moves is not None:  # issue 36: any move that captures counts at the last turn
+            many = len(p.last_moves) > 1
+            click.echo(f"last move: {'any that captures: ' if many else ''}{' '.join(p.last_moves) or 'none'}"
+                       f"{'' if many else ' (the only move that captures)'}")
+            click.echo("dual-free: one winning move at every turn before the last" if p.dual_free
+                       else "with duals: another move also wins at some turn before the last")
         if p.themes is not None:
             click.echo(f"themes: {', '.join(p.themes) or 'none'}")
     if svg_file:

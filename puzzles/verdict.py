@@ -19,9 +19,13 @@ is a longest defence (every reply of Y leaves X needing all the moves it has lef
 every X turn of it but the last, exactly one X move keeps the capture within the moves
 left (at the first turn that is the key: soundness); at the **last** X turn (X's n-th
 move, the one after which every reply loses the target) every move that captures is
-accepted, and those moves are the line's *last moves*.  :func:`check_line` checks a given
-line so; its slow twin on the reference rules is :func:`puzzles.reference.reference_line`
-(tests/test_only_moves.py compares them on committed puzzles).
+accepted, and those moves are the line's *last moves* (for n = 1 the key is the last turn,
+unique all the same).  :func:`check_line` checks a given line so; its slow twin on the
+reference rules is :func:`puzzles.reference.reference_line` (tests/test_only_moves.py
+compares them on committed puzzles).  :func:`verify`'s ``dual_free`` is a claim about its
+main line: True, that line is dual-free; False, it has the duals listed, and no
+dual-free longest defence was found within :data:`LINE_SEARCH` Y turns of search (one
+may lie beyond them).
 """
 
 from __future__ import annotations

@@ -136,9 +136,10 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
     from puzzles.generate import run_state
     from puzzles.record import code_version, load_jsonl, write_jsonl
     from solver.util.files import uninterrupted
-    from solver.util.provenance import provenance
+    from solver.util.provenance import code_revision, provenance
 
     version = code_version()
+    revision = code_revision()  # once, at the start: later edits do not change the code this run imported
     print("| set | before | dual-free after | removed | new lines | CPU s |")
     print("|---|---|---|---|---|---|")
     for board, n, f in _committed(only):
@@ -160,7 +161,7 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
                 print(f"{f}: {dict(why)}: set left as it was", file=sys.stderr)
                 return 1
             fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
-            entry = {**provenance(command), "before": len(ps), "after": len(new), "new_lines": why["new line"],
+            entry = {**provenance(command, revision=revision), "before": len(ps), "after": len(new), "new_lines": why["new line"],
                      "cpu_seconds": round(cpu, 1)}
             fields["kept"] = len(new)
             fields["rewrites"] = list(fields.get("rewrites", [])) + [entry]
