@@ -24,9 +24,12 @@ Content-Security-Policy forbids every network request, so the page works from
 ``file://`` and offline.
 
 Lines: every committed puzzle is sound (one key), so any other first point is wrong.
-Later in the line the attacker's move is unique only in a ``dual_free`` puzzle; in the
-others a point off the recorded line is answered "not the recorded line" (another move
-may win there too; the records keep one line).  The defender's last reply is shown as
+Later in the line the attacker's move is unique, but for the last, in a ``dual_free``
+puzzle (every committed one, issue 36); in the others a point off the recorded line is
+answered "not the recorded line" (another move may win there too; the records keep one
+line).  At the attacker's last turn every move of the record's ``last_moves`` (every
+move that captures there) is right: the card says so, plays it and a defender reply,
+and the solution lists them.  The defender's last reply is shown as
 "any" when every legal reply loses the group (the record may say ``any`` itself, or
 name one of them); the board then shows one of those replies.
 
@@ -121,7 +124,9 @@ footer { margin-top: 2rem; font-size: .85rem; color: #7a6a50; }
 # hit (the radius of a point's click area).  DATA.puzzles[i] (card i): b, s (one
 # character a point: . L D), x (the attacker), t (the target's index), g (the target's
 # group), dead, legal (hex, 4 points a digit, lowest first), df (dual-free), k (key
-# index or -1), line: [point, any, removed, dead, group, legal] a move.  No rules here:
+# index or -1), line: [point, any, removed, dead, group, legal] a move; fin: the line's
+# index of the attacker's last turn (-1: none recorded), alt: for each other move that
+# captures there, its entry and the defender's reply's (the line's end when played).  No rules here:
 # every position and every legal point was computed by the rules in Python.
 _JS = """
 (function () {
@@ -130,15 +135,17 @@ _JS = """
   var B = DATA.boards, P = DATA.puzzles, PER = DATA.perPage;
   var NAME = { L: "Light", D: "Dark" }, OTHER = { L: "D", D: "L" };
   var cards = Array.prototype.slice.call(document.querySelectorAll("article.card"));
-  var st = cards.map(function () { return { view: 0, done: 0, busy: false, solved: false, open: false, pos: null }; });
+  var st = cards.map(function () { return { view: 0, done: 0, busy: false, solved: false, open: false, pos: null, line: null }; });
   var page = 0, shown = [];
 
   function isLegal(hex, p) { return hex && ((parseInt(hex.charAt(p >> 2), 16) >> (p & 3)) & 1) === 1; }
+  // the line played: the recorded one, or its end after another capturing last move
+  function lineOf(i) { return st[i].line || P[i].line; }
   // positions[j]: the stones after j moves of the line (arrays of '.', 'L', 'D')
   function positions(i) {
     if (st[i].pos) { return st[i].pos; }
     var q = P[i], cur = q.s.split(""), out = [cur.slice()], side = q.x;
-    q.line.forEach(function (mv) {
+    lineOf(i).forEach(function (mv) {
       cur[mv[0]] = side;
       mv[2].forEach(function (r) { cur[r] = "."; });
       out.push(cur.slice());
@@ -150,7 +157,7 @@ _JS = """
   function info(i, j) {  // dead, group, legal after j moves
     var q = P[i];
     if (j === 0) { return { dead: q.dead, g: q.g, legal: q.legal }; }
-    var mv = q.line[j - 1];
+    var mv = lineOf(i)[j - 1];
     return { dead: mv[3], g: mv[4], legal: mv[5] };
   }
   function use(id, cls, b, p) {
@@ -158,7 +165,7 @@ _JS = """
       '" x="' + b.xy[2 * p] + '" y="' + b.xy[2 * p + 1] + '"/>';
   }
   function draw(i) {
-    var q = P[i], b = B[q.b], s = st[i], j = s.view, stones = positions(i)[j], f = info(i, j), out = [];
+    var q = P[i], b = B[q.b], s = st[i], j = s.view, stones = positions(i)[j], f = info(i, j), out = [], ln = lineOf(i);
     out.push('<svg xmlns="http://www.w3.org/2000/svg" class="meridians position" viewBox="0 0 ' + b.w + " " + b.h + '">');
     out.push('<use href="#lattice-' + q.b + '"/>');
     stones.forEach(function (c, p) {
@@ -166,7 +173,7 @@ _JS = """
     });
     f.g.forEach(function (p) { out.push(use("mark-" + q.b, "mark", b, p)); });
     f.dead.forEach(function (p) { out.push(use("dead-" + q.b, "dead", b, p)); });
-    if (j > 0) { out.push(use("last-" + q.b, "last", b, q.line[j - 1][0])); }
+    if (j > 0) { out.push(use("last-" + q.b, "last", b, ln[j - 1][0])); }
     for (var p = 0; p < b.names.length; p++) {
       out.push('<circle class="hit" data-point="' + b.names[p] + '" cx="' + b.xy[2 * p] + '" cy="' +
                b.xy[2 * p + 1] + '" r="' + b.hit + '"/>');
@@ -174,13 +181,13 @@ _JS = """
     out.push("</svg>");
     cards[i].querySelector(".board-view").innerHTML = out.join("");
     var stepper = cards[i].querySelector(".stepper");
-    stepper.hidden = !(s.solved || s.open) || q.line.length === 0;
+    stepper.hidden = !(s.solved || s.open) || ln.length === 0;
     stepper.querySelector('[data-step="first"]').disabled = stepper.querySelector('[data-step="back"]').disabled = j === 0;
-    stepper.querySelector('[data-step="last"]').disabled = stepper.querySelector('[data-step="fwd"]').disabled = j >= q.line.length;
+    stepper.querySelector('[data-step="last"]').disabled = stepper.querySelector('[data-step="fwd"]').disabled = j >= ln.length;
     stepper.querySelector(".ply").textContent = plyText(i, j);
   }
   function moveText(i, j, verb) {  // move j (0-based) of the line, in words
-    var q = P[i], mv = q.line[j], who = NAME[j % 2 === 0 ? q.x : OTHER[q.x]], name = B[q.b].names[mv[0]];
+    var q = P[i], mv = lineOf(i)[j], who = NAME[j % 2 === 0 ? q.x : OTHER[q.x]], name = B[q.b].names[mv[0]];
     var t = who + " " + (mv[1] ? (verb || "plays") + " any move (" + name + " shown)"
                                 : (verb ? verb + " " : "") + name);
     if (mv[2].indexOf(q.t) >= 0) { t += ": the group at " + B[q.b].names[q.t] + " is captured"; }
@@ -188,7 +195,7 @@ _JS = """
     return t;
   }
   function plyText(i, j) {
-    var n = P[i].line.length;
+    var n = lineOf(i).length;
     if (j === 0) { return "start (0 of " + n + ")"; }
     return (Math.floor((j - 1) / 2) + 1) + (j % 2 ? ". " : "... ") + moveText(i, j - 1) + " (" + j + " of " + n + ")";
   }
@@ -207,15 +214,23 @@ _JS = """
     if (s.busy || s.solved || s.open || q.k < 0 || s.view !== j || j >= q.line.length) { return; }
     if (positions(i)[j][p] !== ".") { say(i, point + " is taken: click an empty point.", "wrong"); return; }
     if (!isLegal(info(i, j).legal, p)) { say(i, point + " is not a legal move here.", "wrong"); return; }
-    if (p !== q.line[j][0]) {
+    var other = null;
+    if (p !== q.line[j][0] && j === q.fin) {
+      q.alt.forEach(function (a) { if (a[0][0] === p) { other = a; } });
+    }
+    if (p !== q.line[j][0] && !other) {
       if (j === 0) { say(i, "Wrong: " + point + " is not the key.", "wrong"); }
       else if (q.df) { say(i, "Wrong: " + point + " does not capture in time.", "wrong"); }
       else { say(i, "Not the recorded line: " + point + " may win too (this puzzle has duals), but the book follows its line.", "wrong"); }
       return;
     }
+    if (other) { s.line = q.line.slice(0, j).concat(other); s.pos = null; }
     s.done = s.view = j + 1;
-    var right = j === 0 ? "Right: " + point + " is the key." : "Right: " + point + ".";
-    if (s.done >= q.line.length) { finish(i); say(i, right + " Solved.", "right"); draw(i); return; }
+    var right = j === 0 ? "Right: " + point + " is the key." :
+      other ? "Right: " + point + " captures too (at the last move any move that captures counts; the line plays " +
+              B[q.b].names[q.line[j][0]] + ")." : "Right: " + point + ".";
+    var ln = lineOf(i);
+    if (s.done >= ln.length) { finish(i); say(i, right + " Solved.", "right"); draw(i); return; }
     say(i, right, "right");
     draw(i);
     s.busy = true;
@@ -224,7 +239,7 @@ _JS = """
       if (s.open || s.done !== j + 1) { return; }
       s.done = s.view = j + 2;
       var t = right + " " + moveText(i, j + 1, "answers") + ".";
-      if (s.done >= q.line.length) { finish(i); say(i, t + " Solved.", "right"); }
+      if (s.done >= ln.length) { finish(i); say(i, t + " Solved.", "right"); }
       else { say(i, t + " Your move.", "right"); }
       draw(i);
     }, DATA.replyMs);
@@ -238,13 +253,13 @@ _JS = """
     if (open === s.open) { return; }
     s.open = open;
     card.classList.toggle("revealed", open);
-    if (open) { s.view = P[i].line.length ? 1 : 0; }
-    else if (!s.solved) { s.view = s.done = 0; say(i, startText(i), ""); }
+    if (open) { s.view = lineOf(i).length ? 1 : 0; }
+    else if (!s.solved) { s.view = s.done = 0; s.line = s.pos = null; say(i, startText(i), ""); }
     if (!card.hidden) { draw(i); }
   }
   function startText(i) { return P[i].k < 0 ? "No key recorded: nothing to solve." : "Click the key."; }
   function step(i, how) {
-    var s = st[i], n = P[i].line.length;
+    var s = st[i], n = lineOf(i).length;
     s.view = how === "first" ? 0 : how === "last" ? n : Math.max(0, Math.min(n, s.view + (how === "fwd" ? 1 : -1)));
     draw(i);
   }
@@ -474,23 +489,46 @@ def _puzzle_data(p: Puzzle, k: int, moves: list[tuple[str, bool]]) -> dict[str, 
     light, dark = pos.stones("L"), pos.stones("D")
     s = "".join("L" if n in light else "D" if n in dark else "." for n in b.names)
     y = p.defender
-    line = []
-    cur = pos
-    for mv, anyway in moves:
-        before = cur
-        cur = cur.play(mv)
+
+
+    def entry(before: Position, mv: str, anyway: bool) -> tuple[list, Position]:
+        cur = before.play(mv)
         removed = sorted(ix(n) for n in cur.removed)
         # the script places the stone and takes the removed ones off: check it gets cur
         assert (before.stones("L") | before.stones("D") | {mv}) - cur.removed == cur.stones("L") | cur.stones("D")
         attacker_next = cur.to_move == p.attacker and cur.outcome is None
-        line.append([ix(mv), int(anyway), removed, sorted(ix(n) for n in cur.marked_dead()),
-                     sorted(ix(n) for n in _group(cur, y, p.target)),
-                     _legal_hex(b, cur) if attacker_next else ""])
+        return [ix(mv), int(anyway), removed, sorted(ix(n) for n in cur.marked_dead()),
+                sorted(ix(n) for n in _group(cur, y, p.target)),
+                _legal_hex(b, cur) if attacker_next else ""], cur
+
+    line = []
+    cur = pos
+    at = []  # the position before each move
+    for mv, anyway in moves:
+        at.append(cur)
+        e, cur = entry(cur, mv, anyway)
+        line.append(e)
+    # the other moves that capture at the attacker's last turn, each with a defender reply
+    # (one whose stone stays, if any: every reply loses the target there)
+    fin, alt = 2 * p.n - 2, []
+    if p.last_moves and len(moves) > fin:
+        for m in p.last_moves:
+            if m == moves[fin][0]:
+                continue
+            x, after = entry(at[fin], m, False)
+            legal = after.legal_moves() if after.outcome is None else []
+            if not legal:
+                alt.append([x])
+                continue
+            reply = next((r for r in legal if r not in after.play(r).removed), legal[0])
+            anyway = all(p.target in after.play(r).removed for r in legal)
+            alt.append([x, entry(after, reply, anyway)[0]])
     themes = getattr(p, "themes", ()) or ()
     return {"b": k, "s": s, "x": p.attacker, "t": ix(p.target), "n": p.n,
             "g": sorted(ix(n) for n in _group(pos, y, p.target)),
             "dead": sorted(ix(n) for n in pos.marked_dead()), "legal": _legal_hex(b, pos),
             "df": int(bool(p.dual_free)), "k": -1 if p.key is None else ix(p.key), "line": line,
+            "fin": fin if p.last_moves and len(moves) > fin else -1, "alt": alt,
             "r": p.difficulty, "th": [str(t) for t in themes]}
 
 
@@ -530,6 +568,8 @@ def _card(i: int, p: Puzzle, hidden: bool, moves: list[tuple[str, bool]]) -> str
     if p.difficulty is not None:
         facts.append(f"rating {p.difficulty}/5")
     facts.append("dual-free" if p.dual_free else "with duals (later moves may have alternatives)")
+    if p.last_moves and len(p.last_moves) > 1:
+        facts.append(f"last move: any that captures ({', '.join(p.last_moves)})")
     if themes:
         facts.append("themes: " + ", ".join(themes))
     facts_html = f'<p class="facts">{e("; ".join(facts))}</p>'

@@ -82,12 +82,13 @@ def puzzles() -> None:
     """Capture-in-N puzzles: generate, audit, show, book."""
 
 
-@puzzles.command(short_help="A puzzle: diagram and task; key, line and themes with --solution.")
+@puzzles.command(short_help="A puzzle: diagram and task; key, line, last moves and themes with --solution.")
 @click.argument("ref", metavar="ID|LINE")
 @click.option("--file", "-f", "files", multiple=True, type=click.Path(dir_okay=False),
               help="Look ids up in this JSON-lines file (repeatable; default the committed sets, "
                    "results/puzzles/*.jsonl of the installed package).")
-@click.option("--solution", is_flag=True, help="Also print the key, the line and the themes (when recorded).")
+@click.option("--solution", is_flag=True, help="Also print the key, the line, the last moves that capture and the "
+                                               "themes (when recorded).")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), help="Also write an SVG picture here.")
 def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None) -> None:
     """Show a puzzle: ID (looked up in the committed sets, or in -f FILE), an EPD line
@@ -107,6 +108,12 @@ def show(ref: str, files: tuple[str, ...], solution: bool, svg_file: str | None)
         click.echo(f"key: {p.key if p.key is not None else 'not recorded'}")
         if p.line:
             click.echo(f"line: {p.solution_text()}")
+        if p.last_moves is not None:  # issue 36: any move that captures counts at the last turn
+            many = len(p.last_moves) > 1
+            click.echo(f"last move: {'any that captures: ' if many else ''}{' '.join(p.last_moves) or 'none'}"
+                       f"{'' if many else ' (the only move that captures)'}")
+            click.echo("dual-free: one winning move at every turn before the last" if p.dual_free
+                       else "with duals: another move also wins at some turn before the last")
         if p.themes is not None:
             click.echo(f"themes: {', '.join(p.themes) or 'none'}")
     if svg_file:
@@ -243,9 +250,13 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
 def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
     """Re-verify every puzzle: list cooks (more than one key), shorter solutions, wrong
     or missing keys and duals, and recompute the themes of a record that lists them.
-    A line whose last reply is written "any" must lose the target after every legal
-    reply there.  Exit 0 when every puzzle is sound with its recorded key (and themes,
-    and "any"), 1 otherwise,
+    The recorded line (else the verifier's main line) must give the attacker only
+    moves: at every turn but the last exactly one move keeps the capture within the
+    moves left (a second one is a dual, named with its turn), at the last turn the
+    recorded last_moves are every move that captures, and each defender move is a
+    longest defence.  A line whose last reply is written "any" must lose the target
+    after every legal reply there.  Exit 0 when every puzzle is sound with its
+    recorded key and dual-free (and themes, last moves and "any" hold), 1 otherwise,
     2 for a file that cannot be read or holds a bad record.
 
     \b
@@ -258,16 +269,24 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
 
     from .record import ANY
     from .themes import ThemeError, themes
-    from .verdict import CaptureError, any_escapes, verify
+    from .verdict import CaptureError, any_escapes, check_line, turn_name, verify
 
     ps = load_files(files)
     limit = Limit(nodes=max_nodes)  # checked by the option's range already
     bad = 0
     for p in ps:
+        pos = p.to_position()
         try:
-            v = verify(p.to_position(), p.target, p.n, limit=limit)
+            # the recorded line is checked as it is; without one, the verifier's main line
+            v = verify(pos, p.target, p.n, limit=limit, line=not p.line)
+            lc = check_line(pos, p.target, p.n, p.line, limit=limit) if p.line else None
         except CaptureError as e:  # a validated record poses its question: a guard only
             fail(f"puzzle {p.id}: {e}")
+        line = list(p.line) if p.line else list(v.line)
+        duals, last = (lc.duals, lc.last_moves) if lc is not None else (v.duals, v.last_moves)
+        complete = v.complete and (lc is None or lc.complete)
+        nodes = v.nodes + (lc.nodes if lc is not None else 0)
+        free = complete and bool(line) and not duals
         problems = []
         if not v.complete:
             problems.append("undecided within the node budget")
@@ -282,6 +301,18 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
                 problems.append("no key recorded")
             elif v.keys and p.key not in v.keys:
                 problems.append(f"recorded key {p.key} does not work")
+        if lc is not None and not lc.complete:
+            problems.append("the line undecided within the node budget")
+        elif lc is not None:
+            problems.extend(lc.problems)
+        for ply, moves in duals if v.complete else ():
+            other = next(m for m in moves if m != line[ply])
+            left = p.n - ply // 2
+            problems.append(f"a dual at {turn_name(pos, ply)}: {other} also captures within {left} "
+                            f"(the line plays {line[ply]})")
+        if p.last_moves is not None and len(line) >= 2 * p.n - 1 and v.complete and tuple(p.last_moves) != tuple(last):
+            problems.append(f"last_moves recorded {' '.join(p.last_moves) or 'none'}, but the moves that capture "
+                            f"at the last turn are {' '.join(last) or 'none'}")
         if p.line and p.line[-1] == ANY:
             escapes = any_escapes(p.to_position(), p.target, p.line)  # a validated line is legal
             if escapes:
@@ -304,15 +335,16 @@ def audit(files: tuple[str, ...], as_json: bool, max_nodes: int) -> None:
                 "schema": AUDIT_SCHEMA,
                 "id": p.id, "sound": v.complete and v.sound, "keys": v.keys, "shorter": bool(v.shorter),
                 "shorter_keys": v.shorter, "key": p.key, "key_ok": p.key in v.keys if p.key else False,
-                "dual_free": v.dual_free, "duals": [[i, m] for i, m in v.duals],
-                "nodes": v.nodes, "complete": v.complete, "problems": problems,
+                "dual_free": free,
+                "duals": [[i, m] for i, m in duals], "last_moves": list(last),
+                "nodes": nodes, "complete": complete, "problems": problems,
                 "themes": None if computed is None else list(computed),
             }))
         else:
             click.echo(f"{p.id}: {'ok' if not problems else '; '.join(problems)}"
-                       f"{' (dual-free)' if v.dual_free else ''}, {v.nodes} nodes")
+                       f"{' (dual-free)' if free else ''}, {nodes} nodes")
     if not as_json:
-        click.echo(f"{len(ps) - bad} of {len(ps)} puzzles sound with their recorded key")
+        click.echo(f"{len(ps) - bad} of {len(ps)} puzzles sound with their recorded key and dual-free")
     sys.exit(1 if bad else 0)
 
 

@@ -69,7 +69,7 @@ from .rating import rate
 from .record import Puzzle, _short
 from .similar import WITHIN, NearIndex
 from .themes import ThemeError, themes
-from .verdict import verify, with_any
+from .verdict import main_line, verify, with_any
 
 __all__ = [
     "BUDGET", "QUICK", "SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
@@ -77,6 +77,7 @@ __all__ = [
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
     "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "extend_unit",
+    "only_moves",
 ]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
@@ -313,13 +314,39 @@ def proven(pos: Position, target: str, n: int, generator: str, version: str,
     p = Puzzle(
         id="", position=str(pos), target=target, n=n, key=v.keys[0], line=with_any(pos, target, v.line),
         dual_free=v.dual_free, difficulty=rating, score=score, nodes=v.nodes,
-        generator=generator, version=version,
+        generator=generator, version=version, last_moves=v.last_moves,
     )
     try:
         found = themes(p, limit=limit)
     except ThemeError:
         return None, "budget"  # a theme search ran out: the record would be incomplete
     return dataclasses.replace(p, themes=found), "sound"
+
+
+def only_moves(p: Puzzle, version: str, *, limit: Limit | None = None) -> tuple[Puzzle | None, str]:
+    """``(record, why)``: the committed record ``p`` of a sound puzzle as the generator
+    would keep it under issue 36's only moves (:mod:`puzzles.verdict`), or None.  The
+    main line is the verifier's (:func:`puzzles.verdict.main_line`; the key's soundness
+    is taken as audited, not searched again): when it has a dual the puzzle is dropped
+    (``'duals'``); when it is the recorded line the record is kept with ``dual_free``
+    and ``last_moves`` (``'kept'``: nodes, score and themes stay, being of the same line);
+    else the puzzle is proven afresh (:func:`proven`, its id and source kept: ``'new
+    line'``), None with its reason when that no longer finds the key sound.  ``'budget'``:
+    ``limit`` ran out."""
+    pos = p.to_position()
+    line, duals, last, complete = main_line(pos, p.target, p.n, p.key, limit=limit)
+    if not complete:
+        return None, "budget"
+    if duals:
+        return None, "duals"
+    if list(with_any(pos, p.target, line)) == list(p.line):
+        return dataclasses.replace(p, dual_free=True, last_moves=last), "kept"
+    q, why = proven(pos, p.target, p.n, p.generator, version, limit=limit)
+    if q is None:
+        return None, why
+    if q.key != p.key or not q.dual_free:
+        return None, "key" if q.key != p.key else "duals"
+    return dataclasses.replace(q, id=p.id, source=p.source), "new line"
 
 
 def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",)) -> Found:
@@ -554,8 +581,6 @@ class Keeper:
 
 
 # --- the driver ----------------------------------------------------------------------------
-#: at most this share of a set may lack a dual-free main line
-MAX_DUAL_SHARE = 0.35
 
 #: the kind of a run's state file, ``OUT.state.json`` (:class:`solver.jobs.state.RunState`)
 STATE_FORMAT = "meridians-generate/1"
@@ -577,6 +602,12 @@ class NothingFound(MeridiansError):
 def puzzle_id(board: Board, n: int, i: int) -> str:
     """``m67-c2-0001``: board, n and the number in the set (from 1)."""
     return f"m{board.m}{board.m + 1}-c{n}-{i:04d}"
+
+
+def _id_number(pid: str) -> int:
+    """The number at the end of an id of :func:`puzzle_id` (0 for another id)."""
+    tail = pid.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() and len(tail) < 19 else 0
 
 
 def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up_after: int,
@@ -612,8 +643,9 @@ def generate(
     records: str | None = None,
 ) -> dict:
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
-    ``out + '.state.json'``.  At most :data:`MAX_DUAL_SHARE` of the set lacks a dual-free
-    main line.  ``progress(state)`` is called after every batch of units.  Returns the
+    ``out + '.state.json'``.  Only dual-free puzzles are kept (issue 36:
+    :mod:`puzzles.verdict`'s only moves); ``found`` counts every sound one, and a seed
+    game that gives only puzzles with duals gives nothing new.  ``progress(state)`` is called after every batch of units.  Returns the
     state: units done, candidates, CPU seconds, puzzles found and kept,
     ``near_duplicates`` (sound puzzles refused by the rule against near-duplicates, see
     :class:`Keeper`; they do not count as found) and ``added`` (the puzzles this call
@@ -712,11 +744,15 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
     if old is not None and os.path.exists(out):
         kept = load_jsonl(out)
         state.update((k, old[k]) for k in _COUNTS)
+        if "rewrites" in old:  # what rewrote the set since (make_puzzles.py --only-moves)
+            state["rewrites"] = old["rewrites"]
     # (a state file without its puzzle file: the run starts over)
     before = len(kept)
     version = code_version()
     seen = {(p.position, p.target) for p in kept}
     keeper = Keeper(kept)
+    # new ids follow the highest: a set rewritten to its dual-free puzzles has gaps
+    number = max((_id_number(p.id) for p in kept), default=0)
     batch = batch or max(4, 4 * jobs)
     idle = 0  # seed positions in a row without a new puzzle, in this call
     # one pool for the whole run: its workers keep their compiled kernels, and leaving
@@ -751,12 +787,12 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
                         # holds gives up as one that finds nothing
                         state["near_duplicates"] += 1
                         continue
-                    new = True
                     state["found"] += 1
                     state["found_dual_free"] += p.dual_free
-                    duals = sum(not q.dual_free for q in kept)
-                    if len(kept) < count and (p.dual_free or duals + 1 <= MAX_DUAL_SHARE * count):
-                        kept.append(dataclasses.replace(p, id=puzzle_id(board, n, len(kept) + 1)))
+                    if len(kept) < count and p.dual_free:
+                        new = True
+                        number += 1
+                        kept.append(dataclasses.replace(p, id=puzzle_id(board, n, number)))
                         keeper.keep(p, unit, region)
                 idle = 0 if new else idle + 1
             state["units"] += len(units)

@@ -81,7 +81,7 @@ FIELDS = ("id", "position", "target", "n", "key", "line", "dual_free", "difficul
           "nodes", "generator", "version")
 
 #: fields written only when they hold something (after :data:`FIELDS`, in this order)
-OPTIONAL = ("themes", "source")
+OPTIONAL = ("themes", "source", "last_moves")
 
 #: a JSON line nested deeper than this is refused before it is parsed (a record needs 2)
 MAX_DEPTH = 32
@@ -127,7 +127,12 @@ class Puzzle:
     None when they were not computed (then the field is not written).  ``source`` is
     where the seed position came from (:data:`SOURCES`: ``{"kind": "selfplay", "game":
     12, "ply": 57, "playouts": 500}``), None when not known (not written).  The line's
-    last move may be :data:`ANY` when it is the defender's.  Fields outside
+    last move may be :data:`ANY` when it is the defender's.  ``dual_free``: the line
+    is dual-free as :mod:`puzzles.verdict` defines it (issue 36, Lichess's rule: the
+    attacker's move is the only one at every turn but the last, where any move that
+    captures counts); ``last_moves`` lists those moves of the last turn (every attacker
+    move that captures there, board order), None when not computed (not written).
+    Fields outside
     :data:`FIELDS` read from a file are kept in ``extra`` and written back.
     """
 
@@ -145,6 +150,7 @@ class Puzzle:
     version: str | None = None
     themes: tuple[str, ...] | None = None
     source: Mapping[str, Any] | None = field(default=None, hash=False)
+    last_moves: tuple[str, ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -154,6 +160,8 @@ class Puzzle:
             object.__setattr__(self, "themes", tuple(self.themes))
         if self.source is not None:
             object.__setattr__(self, "source", dict(self.source))
+        if self.last_moves is not None:
+            object.__setattr__(self, "last_moves", tuple(self.last_moves))
         object.__setattr__(self, "extra", dict(self.extra))
 
     # -- reading the puzzle ---------------------------------------------------------------
@@ -219,7 +227,10 @@ class Puzzle:
         line is a legal sequence of moves from the position that starts with the key and
         has at most ``2 n`` moves, :data:`ANY` only as its last move and only there as
         the defender's (a reply that is not played here: whether every reply loses is
-        the audit's question, :func:`puzzles.verdict.any_escapes`).  Raises
+        the audit's question, :func:`puzzles.verdict.any_escapes`), ``last_moves``
+        points of the board in board order, each once, that hold the line's move of the
+        attacker's last turn (move ``2n - 1``) when the line has one (that they are the
+        moves that capture there is the audit's question).  Raises
         :class:`PuzzleFormatError`.
         """
         _check_types(dataclasses.asdict(self))
@@ -254,6 +265,14 @@ class Puzzle:
             raise PuzzleFormatError(f"the line starts with {line[0]}, not with the key {key}")
         if len(line) > 2 * self.n:
             raise PuzzleFormatError(f"the line has {len(line)} moves, more than the {2 * self.n} of a capture in {self.n}")
+        last = None
+        if self.last_moves is not None:
+            last = tuple(canon("last move", m) for m in self.last_moves)
+            if list(last) != sorted(set(last), key=board.index):
+                raise PuzzleFormatError(f"last_moves must list points in board order, each once, not {_short(list(last))}")
+            if len(line) >= 2 * self.n - 1 and line[2 * self.n - 2] not in last:
+                raise PuzzleFormatError(f"last_moves {' '.join(last) or '(none)'} do not hold the line's last "
+                                        f"move of {_NAME[x]}, {line[2 * self.n - 2]}")
         p = pos
         for i, m in enumerate(line):
             if m == ANY:
@@ -264,7 +283,7 @@ class Puzzle:
                 p = p.play(m)
             except ValueError as e:
                 raise PuzzleFormatError(f"move {i + 1} of the line ({m}) is illegal: {_short(str(e), 200)}") from None
-        return dataclasses.replace(self, target=target, key=key, line=line)
+        return dataclasses.replace(self, target=target, key=key, line=line, last_moves=last)
 
     # -- JSON -----------------------------------------------------------------------------
     @classmethod
@@ -284,6 +303,8 @@ class Puzzle:
             known["themes"] = tuple(known["themes"])
         if known.get("source") is not None:
             known["source"] = dict(known["source"])
+        if known.get("last_moves") is not None:
+            known["last_moves"] = tuple(known["last_moves"])
         if known.get("score") is not None:
             known["score"] = float(known["score"])
         extra = {k: v for k, v in d.items() if k not in FIELDS + OPTIONAL}
@@ -299,6 +320,8 @@ class Puzzle:
             d["themes"] = list(self.themes)
         if self.source is not None:  # not known: the records of before sources stay as they were
             d["source"] = dict(self.source)
+        if self.last_moves is not None:  # not computed: the records of before issue 36 stay as they were
+            d["last_moves"] = list(self.last_moves)
         d.update((k, v) for k, v in self.extra.items() if k not in FIELDS + OPTIONAL)
         return d
 
@@ -434,6 +457,9 @@ def _check_types(d: Mapping[str, Any]) -> None:
                        and list(v) == sorted(set(v), key=THEMES.index)),
          f"themes must be a list of theme names from {', '.join(THEMES)}, each once and in that order, "
          f"not {_short(v)}")
+    v = d.get("last_moves")
+    need(v is None or (isinstance(v, (list, tuple)) and all(isinstance(m, str) for m in v)),
+         f"last_moves must be a list of point names, not {_short(v)}")
     v = d.get("source")
     need(v is None or _source_ok(v),
          f"source must be an object with kind {', '.join(SOURCES)} and that kind's fields "

@@ -26,6 +26,13 @@ X plays, Y replies, and so on, X making at most N moves.
 The puzzle is *sound* when exactly one first move of X (the key) forces success within
 N X-moves against every defence, and no first move forces it within N-1.
 
+Along a given line (key first, X and Y alternating), X's *working moves* at an X turn
+are the moves that force success within the X moves left, this one included, the
+line's positions before counting for repetition.  The line is *dual-free* when at every
+X turn but the last there is exactly one, and its *last moves* are the working moves
+of the last X turn (X's N-th move): :func:`reference_line`, the twin of
+:func:`puzzles.verdict.check_line`.
+
 Point names are sorted with plain ``sorted`` (string order); on boards up to 4/5 (at
 most 8 columns) that is also board order.
 """
@@ -43,6 +50,7 @@ __all__ = [
     "capture_within",
     "move_forces_capture",
     "reference_verdict",
+    "reference_line",
 ]
 
 
@@ -154,3 +162,30 @@ def reference_verdict(position: Position, target_name: str, n: int) -> dict:
     keys = forcing(n)
     shorter = forcing(n - 1)
     return dict(keys=keys, shorter=shorter, sound=len(keys) == 1 and not shorter)
+
+
+def reference_line(position: Position, target_name: str, n: int, line) -> list[tuple[int, list[str]]]:
+    """``[(ply, working moves)]`` for every X turn of ``line`` (plies 0, 2, ..., up to
+    the end of the line or a move written ``any``): the sorted names of X's moves
+    there that force the capture within the X moves left, the earlier positions of the
+    line as history.  From it, the line is dual-free when every turn but the one at
+    ply ``2n - 2`` has one working move, and that turn's are the last moves."""
+    target = _check(position, target_name, n)
+    board = position.board
+    light = frozenset(board.index(s) for s in position.stones("L"))
+    dark = frozenset(board.index(s) for s in position.stones("D"))
+    side = position.to_move
+    history: list = []
+    out = []
+    for ply, name in enumerate(line):
+        if name == "any":
+            break
+        if ply % 2 == 0:
+            left = n - ply // 2
+            moves = R.legal_moves(board, light, dark, side)
+            out.append((ply, sorted(board.name_of(m) for m in moves
+                                    if move_forces_capture(board, light, dark, side, target, m, left, tuple(history)))))
+        history.append((light, dark, side))
+        light, dark, _ = R.play(board, light, dark, side, board.index(name))
+        side = _other(side)
+    return out

@@ -13,6 +13,19 @@ against every defence and no first move forces it within N-1.
 
 The main line is the defence a composer would show (:func:`verify`); the tempting tries
 and the tries that fail only late feed the difficulty score of :mod:`puzzles.generate`.
+
+**Only moves** (issue 36, Lichess's rule).  A puzzle is *dual-free* on a line when the line
+is a longest defence (every reply of Y leaves X needing all the moves it has left) and, at
+every X turn of it but the last, exactly one X move keeps the capture within the moves
+left (at the first turn that is the key: soundness); at the **last** X turn (X's n-th
+move, the one after which every reply loses the target) every move that captures is
+accepted, and those moves are the line's *last moves* (for n = 1 the key is the last turn,
+unique all the same).  :func:`check_line` checks a given line so; its slow twin on the
+reference rules is :func:`puzzles.reference.reference_line` (tests/test_only_moves.py
+compares them on committed puzzles).  :func:`verify`'s ``dual_free`` is a claim about its
+main line: True, that line is dual-free; False, it has the duals listed, and no
+dual-free longest defence was found within :data:`LINE_SEARCH` Y turns of search (one
+may lie beyond them).
 """
 
 from __future__ import annotations
@@ -26,7 +39,8 @@ from solver.search.limit import Limit
 
 from .record import ANY
 
-__all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH", "any_escapes", "with_any"]
+__all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH", "any_escapes", "with_any",
+           "check_line", "LineCheck", "turn_name", "main_line"]
 
 
 class Verdict(NamedTuple):
@@ -36,8 +50,10 @@ class Verdict(NamedTuple):
     shorter: list       # first moves forcing it within n - 1
     sound: bool         # exactly one key and no shorter solution
     line: list          # key, longest defence and X's answers (sound puzzles only)
-    dual_free: bool     # X's move is unique at every later X turn of the line
-    duals: list         # (ply, moves) where X had more than one move that works
+    dual_free: bool     # the line is dual-free (module docstring): X's move is unique at
+                        # every X turn of it but the last, where any capturing move counts
+    duals: list         # (ply, moves) at X turns before the last where more than one move
+                        # works (all of them, or two with all_duals False)
     tempting: int       # natural tries that fail: first moves on the target's paths or
                         # lines or touching it
     quiet: bool         # the key cuts none of the target's paths
@@ -46,6 +62,8 @@ class Verdict(NamedTuple):
     complete: bool      # False when the node budget ran out (then nothing is proven)
     late: tuple = ()    # the tempting tries that fail only late: they capture within
                         # n + 1 (sound puzzles with a line; LATE_NODES nodes a try)
+    last_moves: tuple = ()  # every X move that captures at the line's last X turn, board
+                            # order (sound puzzles with a line; not counted in nodes)
 
 
 #: node budget of the search that tells whether a tempting try captures within n + 1
@@ -110,8 +128,41 @@ def verify(
                            time.perf_counter() - t0, False)
     nodes = s.nodes
     late = _late(s, n, tries) if line and sound else ()
+    last = _last_moves(s, n, main) if line and sound else ()
+    if s.aborted:  # the last moves ran out of the budget: nothing is proven
+        return Verdict(keys, shorter, False, [], False, [], tempting, quiet, s.nodes,
+                       time.perf_counter() - t0, False)
     return Verdict(keys, shorter, sound, main, sound and not duals, duals, tempting, quiet,
-                   nodes, time.perf_counter() - t0, True, late)
+                   nodes, time.perf_counter() - t0, True, late, last)
+
+
+def main_line(position: Position, target: str, n: int, key: str, *, limit: Limit | None = None
+              ) -> tuple[list, list, tuple, bool]:
+    """``(line, duals, last_moves, complete)`` of :func:`verify` for a puzzle whose key
+    is known to be sound (its soundness is not checked: the keys are not searched), with
+    ``all_duals`` False; ``complete`` False when ``limit`` ran out (then nothing holds)."""
+    check_n(n)
+    s = CaptureSearch(position, target, limit=capture_limit(limit))
+    main, duals = _main_line(s, n, key, 2)
+    last = () if s.aborted else _last_moves(s, n, main)
+    if s.aborted:
+        return [], [], (), False
+    return main, duals, last, True
+
+
+def _last_moves(s: CaptureSearch, n: int, line: list) -> tuple:
+    """Every X move at the last X turn of ``line`` (X's ``n``-th move, ply ``2n - 2``)
+    that captures there, in board order; the search's node count is left as it was
+    (so that ``nodes`` stays the verification's effort, as before this field)."""
+    if len(line) < 2 * n - 1:
+        return ()
+    before = s.nodes
+    path = [s.root]
+    for m in line[: 2 * n - 2]:
+        path.append(path[-1].play(m))
+    last = tuple(_working(s, path, path[-1], 1))
+    s.nodes = before
+    return last
 
 
 def _late(s: CaptureSearch, n: int, tries: list[str]) -> tuple:
@@ -148,18 +199,24 @@ def _min_x(s: CaptureSearch, kmax: int) -> int:
 
 
 def _main_line(s: CaptureSearch, n: int, key: str, stop: int = 0) -> tuple[list, list]:
-    """The key, then Y's longest resistance and X's answers; X turns with more than one
-    move that keeps the capture within the moves left are the duals.
+    """The key, then Y's longest resistance and X's answers, and the duals on it: the X
+    turns before the last with more than one move that keeps the capture within the
+    moves left (with ``stop``, at most that many of them listed).
 
     A main line is the defence a composer would show: among Y's equally long defences,
-    one along which X's answer is unique at every turn if there is one (searched over
-    all tied defences, :data:`LINE_SEARCH` Y turns at most), else the first in board
-    order, taking at each Y turn a reply after which X has a single working answer when
-    one exists.  X's answer is the first working move."""
+    one along which X's answer is unique at every turn, the last included, if there is
+    one; else one along which it is unique at every turn but the last (the module
+    docstring's dual-free line); each searched over all tied defences,
+    :data:`LINE_SEARCH` Y turns at most.  Else the first in board order, taking at each
+    Y turn a reply after which X has a single working answer when one exists.  X's
+    answer is the first working move."""
     position = s.root
-    free = _free_line(s, [position], position.play(key), n - 1, [LINE_SEARCH])
-    if free is not None:
-        return [key] + free, []
+    for strict in (True, False):
+        free = _free_line(s, [position], position.play(key), n - 1, [LINE_SEARCH], strict)
+        if free is not None:
+            return [key] + free, []
+        if n < 2:
+            break
     path = [position]
     line = [key]
     duals = []
@@ -185,7 +242,7 @@ def _main_line(s: CaptureSearch, n: int, key: str, stop: int = 0) -> tuple[list,
         working = _working(s, path, cur, left, stop)
         if not working:
             break  # cannot happen for a proven key; the line just stops
-        if len(working) > 1:
+        if len(working) > 1 and left > 1:  # the last turn accepts every capturing move
             duals.append((len(line), working))
         line.append(working[0])
         cur = cur.play(working[0])
@@ -229,10 +286,13 @@ def _longest(s: CaptureSearch, path: list, cur: Position, left: int) -> tuple[li
     return tied, best_need == 0 or left == 0
 
 
-def _free_line(s: CaptureSearch, path: list, cur: Position, left: int, budget: list) -> list | None:
+def _free_line(s: CaptureSearch, path: list, cur: Position, left: int, budget: list,
+               strict: bool = True) -> list | None:
     """A longest defence from ``cur`` (Y to move, after X's move; ``path`` ends before
-    it) along which X's working answer is unique at every turn, with those answers; None
-    if there is none or ``budget[0]`` Y turns were tried without finding one."""
+    it) along which X's working answer is unique at every turn (not ``strict``: every
+    turn but the last, ``left == 1``, where the first capturing move is taken), with
+    those answers; None if there is none or ``budget[0]`` Y turns were tried without
+    finding one."""
     budget[0] -= 1
     if budget[0] < 0:
         return None
@@ -244,9 +304,9 @@ def _free_line(s: CaptureSearch, path: list, cur: Position, left: int, budget: l
         after = cur.play(reply)
         here = path + [after]
         working = _working(s, here, after, left, stop=2)
-        if len(working) != 1:
+        if len(working) != 1 and (strict or left > 1 or not working):
             continue
-        rest = _free_line(s, here, after.play(working[0]), left - 1, budget)
+        rest = _free_line(s, here, after.play(working[0]), left - 1, budget, strict)
         if rest is not None:
             return [reply, working[0]] + rest
         if budget[0] < 0:
@@ -254,17 +314,103 @@ def _free_line(s: CaptureSearch, path: list, cur: Position, left: int, budget: l
     return None
 
 
-def _working(s: CaptureSearch, path: list, cur: Position, left: int, stop: int = 0) -> list:
+def _working(s: CaptureSearch, path: list, cur: Position, left: int, stop: int = 0,
+             skip: str | None = None) -> list:
     """X's moves at ``cur`` (the last position of ``path``) that keep the capture within
-    ``left`` moves; with ``stop``, at most that many."""
+    ``left`` moves, in board order; with ``stop``, at most that many; ``skip`` is not
+    tried."""
     working = []
     for move in cur.legal_moves():
+        if move == skip:
+            continue
         s.load(path + [cur.play(move)])
         if s.captures_after_reply(left - 1):
             working.append(move)
             if stop and len(working) >= stop:
                 break
     return working
+
+
+class LineCheck(NamedTuple):
+    """What :func:`check_line` found on a recorded line."""
+
+    duals: list         # (ply, [the line's move, another that works]) at X turns before the last
+    last_moves: tuple   # every X move that captures at the last X turn (board order); () when
+                        # the line stops before it
+    problems: list      # what is wrong with the line besides duals, one phrase each
+    nodes: int
+    complete: bool      # False when the node budget ran out (then nothing is proven)
+
+
+_NAMES = {"L": "Light", "D": "Dark"}
+
+
+def turn_name(position: Position, ply: int) -> str:
+    """``"move 3, Light's 2nd"``: the line's ply (from 0) in words, for messages."""
+    x = position.to_move
+    who = x if ply % 2 == 0 else ("D" if x == "L" else "L")
+    k = ply // 2 + 1
+    nth = f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+    return f"move {ply + 1}, {_NAMES[who]}'s {nth}"
+
+
+def check_line(position: Position, target: str, n: int, line, *, limit: Limit | None = None) -> LineCheck:
+    """Check a recorded ``line`` (key first; its last move may be :data:`ANY`) of the
+    capture-in-``n`` puzzle move by move, as the module docstring defines a dual-free
+    line: at every X turn each X move of the line keeps the capture within the X moves
+    left; at the turns before the last no other X move does (else a dual, with one
+    other move that does); at the last X turn every X move that captures is listed;
+    every Y move but an :data:`ANY` one is a longest defence (after it X cannot
+    capture within fewer than the moves left); and nothing follows the capture.  A
+    line that stops before the capture is checked as far as it goes.  ``limit`` as in
+    :func:`verify`; ``ValueError`` for an illegal line (:meth:`Puzzle.validate` refuses
+    those first)."""
+    check_n(n)
+    s = CaptureSearch(position, target, limit=capture_limit(limit))
+    duals, problems, last = [], [], ()
+    path = [position]
+    cur = position
+    for ply, move in enumerate(line):
+        if move == ANY:
+            break  # the defender's free last reply: :func:`any_escapes` checks it
+        if s.target_gone(cur) or cur.outcome is not None:
+            problems.append(f"the line goes on after the capture ({turn_name(position, ply)} is {move})")
+            break
+        if ply % 2 == 0:
+            left = n - ply // 2  # X's moves left, this one included
+            if left < 1:
+                problems.append(f"the line has more than {n} moves of {_NAMES[position.to_move]}")
+                break
+            if left == 1:
+                last = tuple(_working(s, path, cur, 1))
+                works = move in last
+            else:
+                s.load(path + [cur.play(move)])
+                works = s.captures_after_reply(left - 1)
+                if works:
+                    other = next(iter(_working(s, path, cur, left, stop=1, skip=move)), None)
+                    if other is not None:
+                        duals.append((ply, [move, other]))
+            if s.aborted:
+                break
+            if not works:
+                problems.append(f"{turn_name(position, ply)}, {move}, does not capture within the "
+                                f"{left} move{'s' if left > 1 else ''} left")
+        else:
+            left = n - ply // 2 - 1  # X's moves left after this reply
+            after = cur.play(move)
+            if left >= 2 and not s.target_gone(after) and after.outcome is None:
+                s.load(path + [after])
+                if s.captures(left - 1):
+                    problems.append(f"{turn_name(position, ply)}, {move}, is not a longest defence: "
+                                    f"the capture then takes fewer than the {left} moves left")
+                if s.aborted:
+                    break
+        cur = cur.play(move)
+        path.append(cur)
+    if s.aborted:
+        return LineCheck([], (), [], s.nodes, False)
+    return LineCheck(duals, last, problems, s.nodes, True)
 
 
 def any_escapes(position: Position, target: str, line) -> list[str]:

@@ -5,6 +5,7 @@
     python scripts/make_puzzles.py --summary                # a table of the sets as they stand
     python scripts/make_puzzles.py --rescore --jobs 2      # lines and scores by the present verifier
     python scripts/make_puzzles.py --rerate                # ratings from the recorded scores and present cuts
+    python scripts/make_puzzles.py --only-moves            # keep the dual-free puzzles only (issue 36)
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` (``--method extend`` for
 the sets of :data:`METHODS`) with its board, n,
@@ -21,6 +22,12 @@ generator would record them now; it refuses a set where a key no longer holds.
 recorded score under :data:`puzzles.rating.CUTS` as they stand (after the cuts are
 measured anew with ``python scripts/measure_ratings.py --cuts``); a record whose score
 is not that of :func:`puzzles.rating.score` (the first generator's) keeps its rating.
+
+``--only-moves`` rewrites each set to its dual-free puzzles (issue 36: the attacker's
+move unique at every turn but the last, where every capturing move counts), each with
+``last_moves``, by :func:`puzzles.generate.only_moves`; the set is written atomically
+and its state file records the command, the code revision and the counts under
+``rewrites``.  Ids stay; the generator numbers new puzzles after the highest.
 """
 
 from __future__ import annotations
@@ -55,7 +62,11 @@ def main() -> int:
     ap.add_argument("--summary", action="store_true", help="print a table of the sets and stop")
     ap.add_argument("--rescore", action="store_true", help="re-verify every puzzle and record line and score anew")
     ap.add_argument("--rerate", action="store_true", help="rate every puzzle anew from its recorded score")
+    ap.add_argument("--only-moves", action="store_true",
+                    help="rewrite each set to its dual-free puzzles, with their last moves")
     args = ap.parse_args()
+    if args.only_moves:
+        return only_moves(args.only, args.jobs, "python scripts/make_puzzles.py " + " ".join(sys.argv[1:]))
     if args.summary:
         return summary()
     if args.rerate:
@@ -111,6 +122,66 @@ def rescore(only: list[str], jobs: int) -> int:
             print(f"{f}: {len(ps)} puzzles re-verified in {time.time() - t0:.0f} s, {moved} main lines "
                   f"changed, {sum(q.dual_free for q in new)} dual-free", flush=True)
     return 0
+
+
+def only_moves(only: list[str], jobs: int, command: str) -> int:
+    """Rewrite every set to its dual-free puzzles (:func:`puzzles.generate.only_moves`),
+    recording ``command`` in its state file; a table row per set on stdout."""
+    import time
+    from collections import Counter
+
+    from joblib import Parallel, delayed
+
+    from puzzles.generate import only_moves as rewrite
+    from puzzles.generate import run_state
+    from puzzles.record import code_version, load_jsonl, write_jsonl
+    from solver.util.files import uninterrupted
+    from solver.util.provenance import code_revision, provenance
+
+    version = code_version()
+    revision = code_revision()  # once, at the start: later edits do not change the code this run imported
+    print("| set | before | dual-free after | removed | new lines | CPU s |")
+    print("|---|---|---|---|---|---|")
+    for board, n, f in _committed(only):
+        with run_state(str(f)) as st:  # no generator writes the set meanwhile
+            old = st.load()
+            if old is None:
+                print(f"{f}: no state file beside it", file=sys.stderr)
+                return 1
+            st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records")
+                           if k in old}
+            ps = load_jsonl(f)
+            t0 = time.process_time()
+            out = (Parallel(n_jobs=jobs)(delayed(_only_moves)(p, version) for p in ps) if jobs > 1
+                   else [_only_moves(p, version) for p in ps])
+            cpu = time.process_time() - t0 + sum(c for _, _, c in out if jobs > 1)
+            why = Counter(w for _, w, _ in out)
+            new = [q for q, _, _ in out if q is not None]
+            if why["budget"] or set(why) - {"kept", "new line", "duals"}:
+                print(f"{f}: {dict(why)}: set left as it was", file=sys.stderr)
+                return 1
+            fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
+            entry = {**provenance(command, revision=revision), "before": len(ps), "after": len(new), "new_lines": why["new line"],
+                     "cpu_seconds": round(cpu, 1)}
+            fields["kept"] = len(new)
+            fields["rewrites"] = list(fields.get("rewrites", [])) + [entry]
+            with uninterrupted():  # the set and the state that records its rewrite: both or neither
+                write_jsonl(f, new)
+                st.save(fields)
+            print(f"| {board} c{n} | {len(ps)} | {len(new)} | {100 * (len(ps) - len(new)) / len(ps):.1f}% | "
+                  f"{why['new line']} | {cpu:.0f} |", flush=True)
+    return 0
+
+
+def _only_moves(p, version):
+    """(record or None, why, CPU seconds) of :func:`puzzles.generate.only_moves`."""
+    import time
+
+    from puzzles.generate import only_moves
+
+    t0 = time.process_time()
+    q, why = only_moves(p, version)
+    return q, why, time.process_time() - t0
 
 
 def rerate(only: list[str]) -> int:

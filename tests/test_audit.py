@@ -2,9 +2,10 @@
 
 The audit must catch what a puzzle book can get wrong: a planted cook (a second key), a
 shorter solution, a recorded key that does not work, a missing key.  Every committed
-file of results/puzzles/ is well formed, names its n and board, has unique ids and at
-least 60% dual-free puzzles; a seeded sample of each is re-verified here (the whole
-audit is ``meridians puzzles audit results/puzzles/*.jsonl``, minutes, not a test).
+file of results/puzzles/ is well formed, names its n and board, has unique ids and only
+dual-free puzzles with their last moves (issue 36; tests/test_only_moves.py checks the
+definition); a seeded sample of each is re-verified here (the whole audit is
+``meridians puzzles audit results/puzzles/*.jsonl``, minutes, not a test).
 """
 
 from __future__ import annotations
@@ -105,10 +106,8 @@ def test_committed_set(path):
     assert len({(p.position, p.target) for p in ps}) == len(ps)
     planned = _planned()[(board.replace("-", "/"), n)]
     assert len(ps) <= planned
-    if len(ps) == planned:
-        # a finished set: the driver keeps at most 35% with duals (a set still being
-        # generated may have more for now)
-        assert sum(p.dual_free for p in ps) >= 0.6 * len(ps)
+    # only moves (issue 36): every puzzle dual-free, its last moves recorded
+    assert all(p.dual_free and p.last_moves for p in ps)
     assert all(p.key and p.line and p.line[0] == p.key and p.version for p in ps)
     # every rating is the cut of its score: puzzles.rating's within the board and n, or
     # for a record written before it, the first generator's one scale
@@ -123,4 +122,4 @@ def test_committed_set(path):
         line = list(p.line)
         if line[-1] == "any":  # the free last reply: the audit checks that every reply loses
             line[-1] = v.line[-1]
-        assert v.dual_free == p.dual_free and v.line == line, p.id
+        assert v.dual_free == p.dual_free and v.line == line and v.last_moves == p.last_moves, p.id

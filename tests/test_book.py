@@ -230,9 +230,11 @@ def test_solving_by_clicking(tmp_path: Path, driver) -> None:
     # duals (what the page says depends on the flag only)
     two = next(p for p in committed("4-5-c2") if p.dual_free and len(p.line) == 4)
     duals = replace(next(p for p in committed("4-5-c3") if len(p.line) == 6), dual_free=False)
-    path = write_book([two, duals], tmp_path / "book")
+    # and one whose last turn has several moves that capture (issue 36: each is right)
+    many = next(p for p in committed("4-5-c2") if len(p.last_moves) > 1 and len(p.line) == 4 and p.id != two.id)
+    path = write_book([two, duals, many], tmp_path / "book")
     driver.get(path.as_uri())
-    card, card2 = driver.find_elements(By.CSS_SELECTOR, "article.card")
+    card, card2, card3 = driver.find_elements(By.CSS_SELECTOR, "article.card")
     start = ref_start(two)
     b = start[0]
     assert status(card) == "Click the key."
@@ -261,9 +263,9 @@ def test_solving_by_clicking(tmp_path: Path, driver) -> None:
     drawn = board_of(driver, card)
     assert drawn["last"] == [two.line[1]] and sorted(drawn["stones"]) == sorted(ref_stones(after))
     assert set(drawn["marks"]) == ref_group(after, two.target)
-    # dual-free: any other legal point is wrong at this turn too
+    # dual-free: any other legal point that does not capture is wrong at this turn too
     legal = sorted(b.name_of(i) for i in reference.legal_moves(*after))
-    wrong = next(n for n in legal if n != two.line[2])
+    wrong = next(n for n in legal if n not in two.last_moves)
     click_point(card, wrong)
     assert status(card).startswith(f"Wrong: {wrong}")
 
@@ -307,6 +309,20 @@ def test_solving_by_clicking(tmp_path: Path, driver) -> None:
     click_point(card2, duals.line[2])
     wait_for(driver, lambda: "Your move" in status(card2))
     assert board_of(driver, card2)["last"] == [duals.line[3]]
+
+    # the last turn: another move that captures is right, played, and a reply takes the group
+    click_point(card3, many.key)
+    wait_for(driver, lambda: "Your move" in status(card3))
+    other = next(m for m in many.last_moves if m != many.line[2])
+    click_point(card3, other)
+    wait_for(driver, lambda: "Solved" in status(card3))
+    assert status(card3).startswith(f"Right: {other} captures too") and f"the line plays {many.line[2]}" in status(card3)
+    drawn = board_of(driver, card3)
+    after = ref_play(ref_play(ref_play(ref_start(many), many.line[0]), many.line[1]), other)
+    final = ref_play(after, drawn["last"][0])
+    assert sorted(drawn["stones"]) == sorted(ref_stones(final)) and drawn["marks"] == []
+    card3.find_element(By.CSS_SELECTOR, "button.reveal").click()
+    assert f"last move: any that captures ({', '.join(many.last_moves)})" in card3.text
     no_errors_nothing_fetched(driver)
 
 

@@ -29,15 +29,16 @@ PUZZLES = {
 
 def check_line(pos, target, n, line, dual_free) -> None:
     """Replay ``line``: every X move is one of X's working moves (the only one if the
-    line is dual-free), every Y move leaves X needing all its moves left, and the line
-    ends with the target gone or Y unable to move."""
+    line is dual-free, the last X move excepted: issue 36), every Y move leaves X
+    needing all its moves left, and the line ends with the target gone or Y unable to
+    move."""
     duals = False
     for ply, move in enumerate(line):
         if ply % 2 == 0:
             left = n - ply // 2  # X's moves left, this one included
             keys = verify(pos, target, left, line=False).keys
             assert move in keys, (ply, move, keys)
-            duals |= len(keys) > 1
+            duals |= len(keys) > 1 and left > 1
         else:
             left = n - ply // 2 - 1  # X's moves left after this reply
             after = pos.play(move)

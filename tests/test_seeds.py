@@ -194,7 +194,7 @@ def test_the_audit_refuses_an_any_that_lets_a_reply_escape(tmp_path, run_cli):
     # the same key and first reply, then an X move that kills nothing: a reply escapes
     pos = p.to_position().play(p.line[0]).play(p.line[1])
     wrong = next(m for m in pos.legal_moves() if any_escapes(p.to_position(), p.target, p.line[:2] + (m, ANY)))
-    bad = dataclasses.replace(p, id="bad", line=p.line[:2] + (wrong, ANY))
+    bad = dataclasses.replace(p, id="bad", line=p.line[:2] + (wrong, ANY), last_moves=None)
     f = tmp_path / "a.jsonl"
     write_jsonl(f, [good])
     r = run_cli("puzzles", "audit", f)
@@ -203,7 +203,11 @@ def test_the_audit_refuses_an_any_that_lets_a_reply_escape(tmp_path, run_cli):
     r = run_cli("puzzles", "audit", f)
     assert r.code == 1
     lines = r.stdout.splitlines()
-    assert lines[0].startswith(f"{p.id}: ok") and lines[1].startswith("bad: the last reply is written any"), r.stdout
+    assert lines[0].startswith(f"{p.id}: ok") and lines[1].startswith("bad: "), r.stdout
+    # the line's own check says the X move does not capture; the "any" check, that a reply escapes
+    who = {"L": "Light", "D": "Dark"}[p.attacker]
+    assert f"move 3, {who}'s 2nd, {wrong}, does not capture" in lines[1]
+    assert "the last reply is written any" in lines[1], r.stdout
 
 
 def test_any_is_shown_and_keeps_the_themes(tmp_path, run_cli):

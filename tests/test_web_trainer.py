@@ -396,6 +396,28 @@ def test_hints_solution_status_marks_and_keys(server, driver):
 
 
 @pytest.mark.browser
+def test_any_move_that_captures_is_right_at_the_last_turn(server, driver):
+    # issue 36: the last turn accepts every move of the record's last_moves, and says so
+    p = next(p for p in sorted(committed().values(), key=lambda p: p.id)
+             if p.n == 2 and p.last_moves and len(p.last_moves) > 1 and len(p.line) == 4)
+    other = next(m for m in p.last_moves if m != p.line[2])
+    driver.get(server + "/trainer?id=" + p.id)
+    wait_for(driver, lambda: text(driver, "puzzle-id") == p.id and text(driver, "status") == "Click the key.")
+    assert f"last move: any that captures ({', '.join(p.last_moves)})" in text(driver, "facts")
+    click(driver, p.key)
+    wait_for(driver, lambda: "Your move" in text(driver, "status"))
+    click(driver, other)
+    wait_for(driver, lambda: "Solved" in text(driver, "status"))
+    assert text(driver, "status").startswith(f"Right: {other} captures too")
+    pos = Position.parse(p.position).play(p.line[0]).play(p.line[1]).play(other)
+    board = drawn(driver)
+    final = pos.play(board["last"][0])
+    assert p.target not in final.stones(p.defender)
+    assert board["stones"] == sorted([f"L {x}" for x in final.stones("L")] + [f"D {x}" for x in final.stones("D")])
+    assert stored(driver, "meridians-trainer-progress")[p.id] == "solved"
+
+
+@pytest.mark.browser
 def test_the_trainer_fits_a_phone_and_a_wide_screen(server, driver):
     p = next(p for p in committed().values() if p.id.startswith("m67"))  # the largest board
     try:

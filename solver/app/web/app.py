@@ -450,6 +450,7 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
             pos = p.to_position()
             data = puzzle_data(p, pos.board.m)
             return {**sets.summary(p), "task": p.task(), "target": p.target, "m": pos.board.m,
+                    "last_moves": list(p.last_moves or ()),
                     "data": data, "paths": line_paths(pos, p.defender, data)}
 
         return JSONResponse(await run_in_threadpool(one))

@@ -198,9 +198,12 @@
 
   // -- the puzzle on the board ---------------------------------------------------------------------
   function isLegal(hex, p) { return hex && ((parseInt(hex.charAt(p >> 2), 16) >> (p & 3)) & 1) === 1; }
+  // the line played: the recorded one, or its end after another move that captures at the
+  // attacker's last turn (P.data.alt: each such move and a defender reply, as line entries)
+  function lineOf() { return (st && st.line) || P.data.line; }
   function positions() {  // the stones after j moves of the line
     var cur = P.data.s.split(""), out = [cur.slice()], side = P.data.x;
-    P.data.line.forEach(function (mv) {
+    lineOf().forEach(function (mv) {
       cur[mv[0]] = side;
       mv[2].forEach(function (r) { cur[r] = "."; });
       out.push(cur.slice());
@@ -211,7 +214,7 @@
   function info(j) {
     var q = P.data;
     if (j === 0) { return { dead: q.dead, g: q.g, legal: q.legal }; }
-    var mv = q.line[j - 1];
+    var mv = lineOf()[j - 1];
     return { dead: mv[3], g: mv[4], legal: mv[5] };
   }
   function names(ps) { return ps.map(function (p) { return geo.names[p]; }); }
@@ -236,7 +239,7 @@
     var j = st.view, stones = {}, f = info(j);
     st.pos[j].forEach(function (c, p) { if (c !== ".") { stones[geo.names[p]] = c; } });
     M.draw($("board"), geo, { stones: stones, marks: names(f.g), dead: names(f.dead),
-                               last: j > 0 ? geo.names[P.data.line[j - 1][0]] : null });
+                               last: j > 0 ? geo.names[lineOf()[j - 1][0]] : null });
     if (st.hint && st.hintAt === j && !st.solved && !st.open) {  // drawn under the points' click targets
       var svg = $("board").querySelector("svg"), under = svg.querySelector(".hit"), h = geo.hit;
       var g = shape("g", { "class": "hints" });
@@ -254,7 +257,7 @@
       }
       svg.insertBefore(g, under);
     }
-    var n = P.data.line.length, show = st.solved || st.open;
+    var n = lineOf().length, show = st.solved || st.open;
     $("stepper").hidden = !show || n === 0;
     $("ply").textContent = j === 0 ? "start (0 of " + n + ")" :
       (Math.floor((j - 1) / 2) + 1) + (j % 2 ? ". " : "... ") + moveText(j - 1) + " (" + j + " of " + n + ")";
@@ -274,7 +277,7 @@
     $("legend").innerHTML = rows.map(function (r) { return "<li>" + box + r[0] + "</svg> " + r[1] + "</li>"; }).join("");
   }
   function moveText(j, verb) {
-    var q = P.data, mv = q.line[j], who = M.NAME[j % 2 === 0 ? q.x : OTHER[q.x]], name = geo.names[mv[0]];
+    var q = P.data, mv = lineOf()[j], who = M.NAME[j % 2 === 0 ? q.x : OTHER[q.x]], name = geo.names[mv[0]];
     var t = who + " " + (mv[1] ? (verb || "plays") + " any move (" + name + " shown)" : (verb ? verb + " " : "") + name);
     if (mv[2].indexOf(q.t) >= 0) { t += ": the group at " + geo.names[q.t] + " is captured"; }
     else if (mv[2].length) { t += ": " + mv[2].length + " stone" + (mv[2].length > 1 ? "s" : "") + " removed"; }
@@ -288,16 +291,24 @@
     if (run && run.over && run.kind === "timed") { return; }
     if (st.pos[j][p] !== ".") { say(point + " is taken: click an empty point.", "wrong"); return; }
     if (!isLegal(info(j).legal, p)) { say(point + " is not a legal move here.", "wrong"); return; }
-    if (p !== q.line[j][0]) {
+    var other = null;
+    if (p !== q.line[j][0] && j === q.fin) {
+      q.alt.forEach(function (a) { if (a[0][0] === p) { other = a; } });
+    }
+    if (p !== q.line[j][0] && !other) {
       if (j === 0) { say("Wrong: " + point + " is not the key.", "wrong"); }
       else if (q.df) { say("Wrong: " + point + " does not capture in time.", "wrong"); }
       else { say("Not the recorded line: " + point + " may win too (this puzzle has duals), but the trainer follows its line.", "wrong"); }
       if (!st.missed) { st.missed = true; remember(P.id, "failed"); rate(0); runMissed(); }
       return;
     }
+    if (other) { st.line = q.line.slice(0, j).concat(other); st.pos = positions(); }
     st.done = st.view = j + 1;
-    var right = j === 0 ? "Right: " + point + " is the key." : "Right: " + point + ".";
-    if (st.done >= q.line.length) { finish(right + " Solved."); return; }
+    var right = j === 0 ? "Right: " + point + " is the key." :
+      other ? "Right: " + point + " captures too (at the last move any move that captures counts; the line plays " +
+              geo.names[q.line[j][0]] + ")." : "Right: " + point + ".";
+    var ln = lineOf();
+    if (st.done >= ln.length) { finish(right + " Solved."); return; }
     say(right, "right");
     draw();
     st.busy = true;
@@ -307,7 +318,7 @@
       st.busy = false;
       st.done = st.view = j + 2;
       var t = right + " " + moveText(j + 1, "answers") + ".";
-      if (st.done >= q.line.length) { finish(t + " Solved."); } else { say(t + " Your move.", "right"); draw(); }
+      if (st.done >= ln.length) { finish(t + " Solved."); } else { say(t + " Your move.", "right"); draw(); }
     }, 350);
   }
   function finish(text) {
@@ -343,12 +354,14 @@
       st.view = P.data.line.length ? 1 : 0;
       say(P.data.line.length ? "Solution shown: step through it with the buttons below the board or the arrow keys."
         : "No line recorded for this puzzle.", "");
-    } else if (!st.solved) { st.view = st.done = 0; st.busy = false; say("Click the key.", ""); }
+    } else if (!st.solved) {
+      st.view = st.done = 0; st.busy = false; st.line = null; st.pos = positions(); say("Click the key.", "");
+    }
     draw();
   }
   function step(how) {
     if (!P || $("stepper").hidden) { return; }
-    var n = P.data.line.length;
+    var n = lineOf().length;
     st.view = how === "first" ? 0 : how === "last" ? n : Math.max(0, Math.min(n, st.view + (how === "fwd" ? 1 : -1)));
     draw();
   }
@@ -367,7 +380,7 @@
         if (list[at] && list[at].id !== id) { return; }
         geo = b; P = r.data;
         var was = progress()[P.id];
-        st = { view: 0, done: 0, busy: false, solved: false, open: false, missed: false, pos: null, hint: 0, hintAt: -1,
+        st = { view: 0, done: 0, busy: false, solved: false, open: false, missed: false, pos: null, line: null, hint: 0, hintAt: -1,
                hinted: false, rated: false, rateable: !run && !was && P.data.k >= 0 };
         st.pos = positions();
         $("puzzle-id").textContent = P.id;
@@ -376,6 +389,7 @@
         if (P.rating !== null) { facts.push("difficulty " + P.rating + "/5"); }
         facts.push("puzzle rating " + strength(P));
         facts.push(P.dual_free ? "dual-free" : "with duals");
+        if (P.last_moves.length > 1) { facts.push("last move: any that captures (" + P.last_moves.join(", ") + ")"); }
         if (P.themes.length) { facts.push("themes: " + P.themes.join(", ")); }
         if (was) { facts.push("your earlier result: " + was + " (not rated again)"); }
         else if (run) { facts.push("not rated (" + run.kind + " mode)"); }
