@@ -100,7 +100,27 @@ def test_the_committed_3_4_table_is_what_its_class_files_collect_to(script, tmp_
         assert [c[key] for c in mine["classes"]] == [c[key] for c in committed["classes"]], key
 
 
-@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("3-4-*-value.json")), ids=lambda p: p.name)
+def test_the_committed_3_4_pie_file_is_what_its_class_records_collect_to(tmp_path):
+    """(the run goes on class by class: the committed file is what the committed records,
+    every one of them decided and certified, collect to)"""
+    records = sorted((SOLUTIONS / "3-4-pie").glob("3-4-*-value.json"))
+    committed = json.loads((SOLUTIONS / "3-4-pie.json").read_text())
+    if not records:  # the file of another command, from before the class-by-class run
+        assert not committed["command"].startswith(classes.COMMAND)
+        return
+    (tmp_path / "3-4-pie").mkdir()
+    for f in records:
+        rec = json.loads(f.read_text())
+        assert rec["verified"] and rec["certificate"]["checked_positions"] == rec["certificate"]["positions"], f.name
+        (tmp_path / "3-4-pie" / f.name).write_text(f.read_text())
+    mine = classes.collect(tmp_path, Board.parse("3/4"), pie=True)
+    for key in ("pairs", "summary", "value", "decided", "certified", "nodes", "classes"):
+        assert mine[key] == committed[key], key
+    assert (tmp_path / "3-4-pie-map.svg").read_text() == (SOLUTIONS / "3-4-pie-map.svg").read_text()
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("3-4-*-value.json")) +
+                         sorted((SOLUTIONS / "3-4-pie").glob("3-4-*-value.json")), ids=lambda p: p.name)
 def test_a_committed_3_4_class_line_is_a_game_its_winner_wins(path):
     """(or, for a class not decided, no line and no value)"""
     rec = json.loads(path.read_text())
