@@ -15,6 +15,11 @@ engine:time=0.2 uct:time=0.2``).  ``--jobs``: games at once; each match keeps it
 finished games in a state file (``meridians match``'s), so the same command resumes.  The issue's targets: >= 99% against random,
 >= 90% against flat Monte Carlo at equal time, >= 60% against MCTS without the solver.
 
+A long match can be played in parts, each its own command with its own ``--seed`` and
+results file; ``--combine FILE ...`` then writes one table whose rows are the parts' rows
+of the same players and board added up (:func:`solver.app.match.combine`), with each
+part's file, command and revision.
+
 Playout budgets make every other match replay exactly (same code, same seed).  The file
 (JSON: the command line, the code's revision, one row a match with A's score and Elo
 interval) is written after each match, so Ctrl-C loses only the match under way.
@@ -32,7 +37,7 @@ from pathlib import Path
 from solver import Board
 from solver.util.errors import Interrupted
 from solver.util.files import write_atomic
-from solver.app.match import MAX_JOBS, default_state, parse_player, run_match
+from solver.app.match import MAX_JOBS, combine, default_state, parse_player, run_match
 from solver.util.provenance import code_revision, provenance
 
 #: the folder of the results file
@@ -63,7 +68,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="a match of player A against B (repeatable): the table is these matches")
     ap.add_argument("--jobs", type=int, default=1, help="games at once (worker processes)")
     ap.add_argument("--out", default=None, help="the results file (default: results/engine/strength.json)")
+    ap.add_argument("--combine", nargs="+", metavar="FILE", default=None,
+                    help="play nothing: add up the rows of these results files (parts of one match, other seeds)")
     a = ap.parse_args(argv)
+    command = shlex.join(["python", "scripts/bench_strength.py", *(sys.argv[1:] if argv is None else argv)])
+    if a.combine:
+        return combined(a.combine, Path(a.out) if a.out else Path(OUT) / "strength.json", command)
     try:
         boards = [Board.parse(b).name for b in a.boards.split(",")]
         if a.games < 1:
@@ -76,7 +86,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_strength: {e}", file=sys.stderr)
         return 2
     out = Path(a.out) if a.out else Path(OUT) / "strength.json"
-    command = shlex.join(["python", "scripts/bench_strength.py", *(sys.argv[1:] if argv is None else argv)])
     record = {**provenance(command, revision=code_revision()), "rows": []}
     try:
         for board in boards:
@@ -97,13 +106,38 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyboardInterrupt, Interrupted):
         print(f"\ninterrupted: {len(record['rows'])} matches in {out}; the same command resumes", file=sys.stderr)
         return 130
+    show(record["rows"])
+    return 0
+
+
+def combined(files: list[str], out: Path, command: str) -> int:
+    """Write ``out``: the rows of ``files`` of the same players and board added up."""
+    parts, groups = [], {}
+    try:
+        for f in files:
+            data = json.loads(Path(f).read_text(encoding="utf-8"))
+            parts.append({"file": str(f), **{k: data.get(k) for k in ("command", "revision", "rules")}})
+            for r in data["rows"]:
+                groups.setdefault((r["a"], r["b"], r["board"]), []).append(r)
+        rows = [combine(g) for g in groups.values()]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        what = f"no field {e}" if isinstance(e, KeyError) else str(e)
+        print(f"bench_strength: cannot combine {' '.join(files)}: {what}", file=sys.stderr)
+        return 2
+    write_atomic(out, json.dumps({**provenance(command, revision=code_revision()), "parts": parts, "rows": rows},
+                                 indent=1) + "\n")
+    show(rows)
+    return 0
+
+
+def show(rows: list[dict]) -> None:
+    """The table of the matches' rows."""
     print(f"{'board':5} {'A':24} {'B':26} {'score':>9} {'A wins':>7} {'Elo (95%)':>22}")
-    for row in record["rows"]:
+    for row in rows:
         lo, hi, d = row["elo_low"], row["elo_high"], row["elo"]
         d_inf = "+inf" if row["score"] >= 0.5 else "-inf"
         print(f"{row['board']:5} {row['a']:24} {row['b']:26} {row['a_wins']:>3}-{row['b_wins']}-{row['draws']:<3}"
               f" {row['score']:7.0%} {_elo(d, d_inf)} [{_elo(lo, '-inf')}, {_elo(hi, '+inf')}]")
-    return 0
 
 
 if __name__ == "__main__":

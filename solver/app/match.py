@@ -66,7 +66,7 @@ from solver.search.limit import Limit, LimitError, check_seconds
 
 __all__ = ["Player", "parse_player", "engine_of", "choose_move", "play_game", "play_indexed", "game_seed",
            "run_match", "tally", "MatchResult", "PlayedGame", "MatchState", "MatchStateError", "MatchError",
-           "default_state", "record_path", "game_record", "elo", "KINDS", "MAX_JOBS",
+           "default_state", "record_path", "game_record", "elo", "combine", "KINDS", "MAX_JOBS",
            "RECORD_SUFFIX", "STATE_FORMAT"]
 
 KINDS = ("engine", "uct", "mcts", "mcts-flat", "random")
@@ -278,6 +278,31 @@ class MatchResult:
         d = dict(self.__dict__)
         d["score"] = self.score
         return d
+
+
+_COUNTS = ("games", "a_wins", "b_wins", "draws", "a_light_wins", "b_light_wins", "a_light_games", "a_light_draws")
+
+
+def combine(rows: list[dict]) -> dict:
+    """One match made of matches of the same players on the same board with different
+    seeds (rows of :meth:`MatchResult.as_dict`, a long match played in parts): the counts
+    added, the Elo and its interval those of the total, ``seeds`` the parts' seeds.
+    Raises ValueError for other players, boards or a seed given twice."""
+    if not rows:
+        raise ValueError("no matches to combine")
+    first = rows[0]
+    for r in rows:
+        if (r.get("a"), r.get("b"), r.get("board")) != (first.get("a"), first.get("b"), first.get("board")):
+            raise ValueError(f"{r.get('a')} vs {r.get('b')} on {r.get('board')} is another match than "
+                             f"{first.get('a')} vs {first.get('b')} on {first.get('board')}")
+    seeds = [r.get("seed") for r in rows]
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds {seeds}: each part must have its own seed (the same seed plays the same games)")
+    out = {"a": first["a"], "b": first["b"], "board": first["board"],
+           **{k: sum(int(r.get(k, 0)) for r in rows) for k in _COUNTS}, "seeds": seeds}
+    out["score"] = (out["a_wins"] + 0.5 * out["draws"]) / out["games"] if out["games"] else 0.0
+    out["elo"], out["elo_low"], out["elo_high"] = elo(out["score"], out["games"])
+    return out
 
 
 @dataclass(frozen=True)
