@@ -460,6 +460,17 @@ def _pick(T, moves, k, rng):
 
 
 @kernel
+def _last_two(R, node, depth):
+    """The cells of the last two moves of the game at ``node``, ``depth`` plies below the
+    root on the path (-1: none): the path's moves, then the game's before the root."""
+    if depth == 0:
+        return R.params[ROOT_LAST], R.params[ROOT_PREV]
+    if depth == 1:
+        return np.int64(R.move[node]), R.params[ROOT_LAST]
+    return np.int64(R.move[node]), np.int64(R.move[R.path[depth - 1]])
+
+
+@kernel
 def _policy_pick(T, R, st, side, last, prev):
     """One of the legal moves of ``st`` (``side`` to move; ``last``, ``prev``: the
     cells of the last two moves, -1: none) drawn from the move model's softmax: its cell."""
@@ -571,12 +582,7 @@ def iterate(T, R, iterations):
                 if R.stats[NODES] + T.n > cap:
                     full = True
                     break
-                if depth == 0:
-                    last, prev = R.params[ROOT_LAST], R.params[ROOT_PREV]
-                elif depth == 1:
-                    last, prev = np.int64(R.move[node]), R.params[ROOT_LAST]
-                else:
-                    last, prev = np.int64(R.move[node]), np.int64(R.move[R.path[depth - 1]])
+                last, prev = _last_two(R, node, depth)
                 _expand(T, R, node, side, last, prev)
                 if R.proof[node] != OPEN:
                     break
@@ -602,12 +608,7 @@ def iterate(T, R, iterations):
         elif state == DRAWN:
             r = 1
         else:
-            if depth == 0:
-                last, prev = R.params[ROOT_LAST], R.params[ROOT_PREV]
-            elif depth == 1:
-                last, prev = np.int64(R.move[node]), R.params[ROOT_LAST]
-            else:
-                last, prev = np.int64(R.move[node]), np.int64(R.move[R.path[depth - 1]])
+            last, prev = _last_two(R, node, depth)
             res, plies = _playout(T, R, side, last, prev)
             r = 2 if res == side else (1 if res == core.DRAW else 0)
             R.stats[PLAYOUTS] += 1
