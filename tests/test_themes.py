@@ -201,3 +201,43 @@ def test_a_double_threat_read_by_hand():
     # b1-c2 is left without a path by the key: a second group attacked (fork); g3 is a
     # corner point
     assert any("b1" in g for g in after.dead_groups("D")) and {"fork", "corner"} <= set(got)
+
+
+def test_the_script_recomputes_every_theme_and_keeps_the_rest(tmp_path, monkeypatch, capsys):
+    import importlib.util
+    import sys
+
+    src = COMMITTED / "4-5-c2.jsonl"
+    lines = src.read_text().splitlines()[:12]
+    rows = [json.loads(x) for x in lines]
+    rows[0]["themes"] = ["block"]  # a name of the first theme list: read without it
+    rows[1]["themes"] = ["ladder"]  # wrong for a capture in 2
+    del rows[2]["themes"]  # none recorded
+    f = tmp_path / "4-5-c2.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "4-5-c2.jsonl.state.json").write_text((COMMITTED / "4-5-c2.jsonl.state.json").read_text())
+    spec = importlib.util.spec_from_file_location("make_puzzles", COMMITTED.parent.parent / "scripts" / "make_puzzles.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "SETS", [("4/5", 2, 200, "selfplay")])
+    monkeypatch.setattr(mod, "SETS_DIR", tmp_path)
+    monkeypatch.setattr(mod, "THEMES_TABLE", tmp_path / "themes.json")
+    monkeypatch.setattr(mod, "PICTURES", tmp_path / "pictures")
+    monkeypatch.setattr(sys, "argv", ["make_puzzles.py", "--themes"])
+    assert mod.main() == 0
+    out = [json.loads(x) for x in f.read_text().splitlines()]
+    assert len(out) == 12
+    for before, after in zip(rows, out):
+        p = Puzzle.from_dict({k: v for k, v in after.items() if k != "themes"})
+        assert after["themes"] == list(themes(p)) == list(ref_themes(p))
+        assert {k: v for k, v in after.items() if k != "themes"} == {k: v for k, v in before.items() if k != "themes"}
+    table = json.loads((tmp_path / "themes.json").read_text())
+    assert table["command"] == "python scripts/make_puzzles.py --themes" and table["revision"]
+    row = table["sets"]["4-5-c2.jsonl"]
+    assert row["count"] == 12 and row["themes"] == {t: sum(t in r["themes"] for r in out) for t in THEMES}
+    assert table["largest_share"] == max(row["shares"].values())
+    assert sorted(table["examples"]) == sorted({t for r in out for t in r["themes"]})
+    assert sorted(x.stem for x in (tmp_path / "pictures").glob("*.svg")) == sorted(table["examples"])
+    state = json.loads((tmp_path / "4-5-c2.jsonl.state.json").read_text())
+    assert state["rewrites"][-1]["what"] == "themes" and state["rewrites"][-1]["puzzles"] == 12
+    assert "| 4-5-c2 | 12 |" in capsys.readouterr().out
