@@ -7,7 +7,7 @@
 - :mod:`puzzles.generate`: the baseline and SAT generators and the resumable driver;
 - :mod:`puzzles.record`: the puzzle record, its JSON-lines files and EPD-like line;
 - :mod:`puzzles.similar`: near-duplicate positions (points that differ), for sets without them;
-- :mod:`puzzles.themes`: a puzzle's themes (block, quiet key, sacrifice, ...);
+- :mod:`puzzles.themes`: a puzzle's themes (several paths, quiet key, tempo, chase, ladder, fork, ...);
 - :mod:`puzzles.rating`: a puzzle's score and its rating 1-5 within its board and N;
 - :mod:`puzzles.quality`: the figures of a set (duplicates, ratings, themes, sources);
 - :mod:`puzzles.book`: the HTML puzzle book;

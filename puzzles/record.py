@@ -59,7 +59,8 @@ GENERATORS = ("sat", "baseline", "extend")
 
 #: the theme names a record may list, in the order they are listed (defined in
 #: :mod:`puzzles.themes`)
-THEMES = ("block", "quiet-key", "sacrifice", "self-harm", "zugzwang", "double-threat", "long-line")
+THEMES = ("several-paths", "quiet-key", "tempo", "forced-reply", "chase", "ladder", "double-threat", "fork",
+          "big-group", "corner", "edge-key")
 
 #: a line's last defender move written so: every legal reply there loses the target
 #: (after the attacker's last move the target group is dead, and the defender's own

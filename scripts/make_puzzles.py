@@ -6,6 +6,7 @@
     python scripts/make_puzzles.py --rescore --jobs 2      # lines and scores by the present verifier
     python scripts/make_puzzles.py --rerate                # ratings from the recorded scores and present cuts
     python scripts/make_puzzles.py --only-moves            # keep the dual-free puzzles only (issue 36)
+    python scripts/make_puzzles.py --themes                # themes recomputed; their table and pictures
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` (``--method extend`` for
 the sets of :data:`METHODS`) with its board, n,
@@ -28,6 +29,13 @@ move unique at every turn but the last, where every capturing move counts), each
 ``last_moves``, by :func:`puzzles.generate.only_moves`; the set is written atomically
 and its state file records the command, the code revision and the counts under
 ``rewrites``.  Ids stay; the generator numbers new puzzles after the highest.
+
+``--themes`` recomputes each record's ``themes`` (:mod:`puzzles.themes`; a record listing
+themes of an older list is read without them), every other field kept byte for byte, and
+records the rewrite in the set's state file; then it writes the table of theme shares
+per set, ``results/puzzles/themes.json`` (with its command, version and revision), and
+one picture a theme, ``docs/themes/<theme>.svg``: the first puzzle of the smallest board,
+then the smallest N, that shows it.
 """
 
 from __future__ import annotations
@@ -64,7 +72,11 @@ def main() -> int:
     ap.add_argument("--rerate", action="store_true", help="rate every puzzle anew from its recorded score")
     ap.add_argument("--only-moves", action="store_true",
                     help="rewrite each set to its dual-free puzzles, with their last moves")
+    ap.add_argument("--themes", action="store_true",
+                    help="recompute every record's themes; write their table and one picture a theme")
     args = ap.parse_args()
+    if args.themes:
+        return themes("python scripts/make_puzzles.py " + " ".join(sys.argv[1:]))
     if args.only_moves:
         return only_moves(args.only, args.jobs, "python scripts/make_puzzles.py " + " ".join(sys.argv[1:]))
     if args.summary:
@@ -182,6 +194,98 @@ def _only_moves(p, version):
     t0 = time.process_time()
     q, why = only_moves(p, version)
     return q, why, time.process_time() - t0
+
+
+#: the table of theme shares per set, and the folder of one picture a theme
+THEMES_TABLE = SETS_DIR / "themes.json"
+PICTURES = Path(__file__).resolve().parent.parent / "docs" / "themes"
+
+
+def themes(command: str) -> int:
+    """Recompute the themes of every committed set (all of them: the table covers every
+    set), record the rewrite in each state file, and write the table and the pictures;
+    the table on stdout."""
+    import dataclasses
+    import json
+    import time
+
+    from puzzles.generate import run_state
+    from puzzles.record import THEMES, Puzzle, PuzzleFormatError, write_jsonl
+    from puzzles.themes import ThemeError
+    from puzzles.themes import themes as compute
+    from puzzles.record import read_lines
+    from solver.util.files import uninterrupted, write_atomic
+    from solver.util.provenance import code_revision, provenance
+
+    revision = code_revision()
+    table, examples = {}, {}
+    for board, n, f in sorted(_committed([]), key=lambda r: (r[0], r[1])):
+        with run_state(str(f)) as st:  # no generator writes the set meanwhile
+            old = st.load()
+            if old is None:
+                print(f"{f}: no state file beside it", file=sys.stderr)
+                return 1
+            st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records")
+                           if k in old}
+            t0 = time.process_time()
+            ps, new = [], []
+            try:
+                for lineno, text in enumerate(read_lines(f), 1):
+                    if not text.strip():
+                        continue
+                    d = json.loads(text)
+                    d.pop("themes", None)  # names of an older theme list: recomputed below
+                    p = Puzzle.from_dict(d)
+                    ps.append(p)
+                    new.append(dataclasses.replace(p, themes=compute(p)))
+                    written = json.loads(new[-1].to_json())
+                    del written["themes"]
+                    if written != d:  # the record's other fields must go back as they were
+                        raise ValueError(f"{p.id} would not be written back as it was")
+            except (PuzzleFormatError, ThemeError, ValueError) as e:
+                print(f"{f}, line {lineno}: {e}", file=sys.stderr)
+                return 1
+            cpu = time.process_time() - t0
+            fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
+            fields["rewrites"] = list(fields.get("rewrites", [])) + [
+                {**provenance(command, revision=revision), "what": "themes", "puzzles": len(new),
+                 "cpu_seconds": round(cpu, 1)}]
+            with uninterrupted():  # the set and the state that records its rewrite: both or neither
+                write_jsonl(f, new)
+                st.save(fields)
+        counts = {t: sum(t in q.themes for q in new) for t in THEMES}
+        table[f.name] = {"board": board, "n": n, "count": len(new), "themes": counts,
+                         "shares": {t: round(c / len(new), 4) for t, c in counts.items()}}
+        for q in new:
+            for t in q.themes:
+                examples.setdefault(t, q)  # sets in board then N order: the smallest first
+        print(f"{f}: themes of {len(new)} puzzles recomputed in {cpu:.0f} CPU s", file=sys.stderr, flush=True)
+    boards = {}
+    for row in table.values():
+        b = boards.setdefault(row["board"], {"count": 0, "themes": dict.fromkeys(THEMES, 0)})
+        b["count"] += row["count"]
+        for t, c in row["themes"].items():
+            b["themes"][t] += c
+    record = {**provenance(command, revision=revision), "themes": list(THEMES),
+              "largest_share": max(s for row in table.values() for s in row["shares"].values()),
+              "fewest_per_board": {t: min(b["themes"][t] for b in boards.values()) for t in THEMES},
+              "sets": table, "boards": boards,
+              "examples": {t: examples[t].id for t in THEMES if t in examples}}
+    write_atomic(THEMES_TABLE, json.dumps(record, indent=1) + "\n")
+    PICTURES.mkdir(parents=True, exist_ok=True)
+    for t, q in examples.items():  # the target marked, the key ringed; the task and line are in the docs
+        write_atomic(PICTURES / f"{t}.svg",
+                     q.to_position().svg(marks=[q.target], best=q.key, legend={"best": "key"},
+                                         title=f"{t}: {q.id}, key {q.key}"))
+    print("| set | puzzles | " + " | ".join(THEMES) + " |")
+    print("|---|---|" + "---|" * len(THEMES))
+    for name, row in table.items():
+        print(f"| {name[:-6]} | {row['count']} | "
+              + " | ".join(f"{row['themes'][t]} ({100 * row['shares'][t]:.0f}%)" for t in THEMES) + " |")
+    for name, b in boards.items():
+        print(f"| {name} | {b['count']} | " + " | ".join(str(b["themes"][t]) for t in THEMES) + " |")
+    print(f"wrote {THEMES_TABLE} and {len(examples)} pictures in {PICTURES}", file=sys.stderr)
+    return 0
 
 
 def rerate(only: list[str]) -> int:

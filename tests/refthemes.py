@@ -1,7 +1,8 @@
 """A slow twin of :mod:`puzzles.themes`, written from the definitions in its docstring
 and docs/puzzles.md: the networkx reference rules (:mod:`solver.reference`) for
-groups, paths, dead groups and moves, and the plain-recursion capture search of
-:mod:`puzzles.reference` for every "X captures within k".  Positions are
+groups, paths, dead groups and moves, the plain-recursion capture search of
+:mod:`puzzles.reference` for every "X captures within k", and the board's geometry
+(neighbours, lines, edge, corners) from its axial coordinates alone.  Positions are
 ``(light, dark, to_move)`` triples of point indices."""
 
 from __future__ import annotations
@@ -49,23 +50,21 @@ def _captures(board, state, t, k, history=()):
     return PR.capture_within(board, light, dark, x, t, k, history)
 
 
-def _every_reply_loses(board, state, t, k, history):
-    """Y to move at state: X captures within k more moves whatever Y plays."""
-    light, dark, y = state
-    x = _other(y)
-    res = R.outcome(board, light, dark, y)
-    if res == x:
-        return True
-    if res is not None:
-        return False
-    seen = tuple(history) + (state,)
-    for reply in R.legal_moves(board, light, dark, y):
-        l2, d2, _ = R.play(board, light, dark, y, reply)
-        if t not in (l2 if y == "L" else d2):
-            continue
-        if not PR.capture_within(board, l2, d2, x, t, k, seen):
-            return False
-    return True
+def _near(board, a, b):
+    """Whether points a and b are neighbours: axial distance 1."""
+    (q1, r1), (q2, r2) = board.coords[a], board.coords[b]
+    return max(abs(q1 - q2), abs(r1 - r2), abs(q1 + r1 - q2 - r2)) == 1
+
+
+def _degree(board, a):
+    return sum(_near(board, a, b) for b in range(board.size))
+
+
+def _collinear(board, points):
+    """Whether the points lie on one lattice line: equal q, equal r or equal q + r."""
+    cs = [board.coords[a] for a in points]
+    return any(len({f(q, r) for q, r in cs}) == 1
+               for f in (lambda q, r: q, lambda q, r: r, lambda q, r: q + r))
 
 
 def ref_themes(p):
@@ -94,41 +93,39 @@ def ref_themes(p):
             for ray in board.rays[a]:
                 if b in ray:
                     on_paths.update(ray[: ray.index(b)])
-    if line[0] in on_paths:
-        found.add("block")
+    block = line[0] in on_paths
     after = states[1]
-    if p.n >= 2 and _alive(board, after, t, y):
+    alive = _alive(board, after, t, y)
+    if block and alive:
+        found.add("several-paths")
+    if p.n >= 2 and alive:
         passed = _pass(board, after)
-        if not _dead(board, after, y) and "block" not in found and not _captures(board, passed, t, 1):
-            found.add("quiet-key")
         light, dark, _ = passed
+        if not block:
+            forces = bool(_dead(board, after, y)) or (R.outcome(board, light, dark, x) is None
+                                                      and _captures(board, passed, t, 1))
+            found.add("tempo" if forces else "quiet-key")
         if R.outcome(board, light, dark, x) is None:
             threats = [m for m in R.legal_moves(board, light, dark, x)
                        if PR.move_forces_capture(board, light, dark, x, t, m, 1)]
             if len(threats) >= 2:
                 found.add("double-threat")
-    for i, m in enumerate(line):
-        if i % 2 == 0:
-            if any(m not in _own(s, x) for s in states[i + 1:]):
-                found.add("sacrifice")
-        else:
-            s = states[i]
-            dead = _dead(board, s, y)
-            light, dark, _ = s
-            moves = R.legal_moves(board, light, dark, y)
-            if moves and all((_own(s, y) - _own(R.play(board, light, dark, y, mv), y)) - dead for mv in moves):
-                found.add("self-harm")
-    for i in range(1, len(line), 2):
-        s = states[i]
-        if not _alive(board, s, t, y):
-            continue
-        left = p.n - (i + 1) // 2
-        passed = _pass(board, s)
-        light, dark, _ = passed
-        if left >= 1 and R.outcome(board, light, dark, x) is None and _captures(board, passed, t, left):
-            continue
-        if _every_reply_loses(board, s, t, left, states[:i]):
-            found.add("zugzwang")
-    if p.n >= 4:
-        found.add("long-line")
+    if p.n >= 2:
+        light, dark, _ = after
+        keep = [m for m in R.legal_moves(board, light, dark, y)
+                if t in _own(R.play(board, light, dark, y, m), y)]
+        if len(keep) == 1 and not any(_near(board, keep[0], s) for s in group):
+            found.add("forced-reply")
+        if len(line) >= 2 and p.line[1] != "any" and any(_near(board, line[1], s) for s in group):
+            found.add("chase")
+    if p.n >= 3 and len(line[0::2]) == p.n and _collinear(board, line[0::2]):
+        found.add("ladder")
+    if any(t not in g for g in R.dead_groups(board, _own(after, y), _own(after, x))):
+        found.add("fork")
+    if len(group) >= 4:
+        found.add("big-group")
+    if any(_degree(board, s) == 3 for s in group):
+        found.add("corner")
+    if _degree(board, line[0]) < 6:
+        found.add("edge-key")
     return tuple(th for th in THEMES if th in found)

@@ -395,7 +395,7 @@ def test_filters_and_paging(tmp_path: Path, driver) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    names = ("block", "quiet-key", "sacrifice")  # in the order records list them
+    names = ("several-paths", "quiet-key", "fork")  # in the order records list them
     ps = [Themed(**{f: getattr(p, f) for f in p.__dataclass_fields__ if f != "themes"},
                  themes=tuple(names[j] for j in range(3) if (i >> j) & 1))
           for i, p in enumerate(committed("4-5-c1")[:27] + committed("4-5-c2")[:12] + committed("4-5-c3")[:6])]
@@ -429,12 +429,12 @@ def test_filters_and_paging(tmp_path: Path, driver) -> None:
     assert theme_options == [""] + sorted(names)
     check("filter-n", "2", lambda p: p.n == 2)
     check("filter-n", "", lambda p: True)
-    check("filter-theme", "sacrifice", lambda p: "sacrifice" in p.themes)
+    check("filter-theme", "fork", lambda p: "fork" in p.themes)
     def rated(p: Puzzle) -> str:
         return "none" if p.difficulty is None else str(p.difficulty)
 
-    rating = rated(next(p for p in reversed(ps) if "sacrifice" in p.themes))
-    check("filter-rating", rating, lambda p: "sacrifice" in p.themes and rated(p) == rating)
+    rating = rated(next(p for p in reversed(ps) if "fork" in p.themes))
+    check("filter-rating", rating, lambda p: "fork" in p.themes and rated(p) == rating)
     check("filter-theme", "", lambda p: rated(p) == rating)
     no_errors_nothing_fetched(driver)
 

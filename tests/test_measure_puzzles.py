@@ -49,7 +49,7 @@ def test_the_figures_of_small_sets(script, tmp_path, monkeypatch, capsys):
     # position): one later puzzle of four is a near-duplicate
     # (its recorded themes, not true of it, are counted as recorded: none is computed)
     copy = dataclasses.replace(ps[0], id="copy", difficulty=3, dual_free=not ps[0].dual_free,
-                               themes=("long-line",))
+                               themes=("ladder",))
     a = ps + [copy]
     write_jsonl(tmp_path / "a.jsonl", a)
     write_jsonl(tmp_path / "b.jsonl", ps[1:2])
@@ -66,7 +66,7 @@ def test_the_figures_of_small_sets(script, tmp_path, monkeypatch, capsys):
     assert m["ratings"]["3"] >= 1 and sum(m["ratings"].values()) == 4
     assert m["top_rating_share"] == max(m["ratings"].values()) / 4
     assert m["generators"] == {"sat": 4} and m["sources"] == {"unrecorded": 4}
-    expected = Counter(t for p in ps for t in ref_themes(p)) + Counter(["long-line"])
+    expected = Counter(t for p in ps for t in ref_themes(p)) + Counter(["ladder"])
     assert m["themes"] == dict(expected) and (m["themes_recorded"], m["themes_computed"]) == (1, 3)
     b = rec["sets"]["b.jsonl"]
     assert b["count"] == 1 and b["duplicate_rate"] == 0.0 and b["top_rating_share"] == 1.0

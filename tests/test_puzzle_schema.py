@@ -103,7 +103,7 @@ U63 = 2**63 - 1
 #: values tried in every field of GOOD (and as the whole of ``source``)
 VALUES = [None, True, False, 0, 1, 2, 5, 6, MAX_N, MAX_N + 1, -1, U63, U63 + 1, 10**400, 1.5, 2.0, 1e301,
           math.inf, -math.inf, "", "x", "b3", "two words", 'quo"te', "sat", "baseline", "magic", "any",
-          [], ["b3"], ["b3", 1], ["block"], ["block", "quiet-key"], ["quiet-key", "block"], ["block", "block"],
+          [], ["b3"], ["b3", 1], ["fork"], ["quiet-key", "fork"], ["fork", "quiet-key"], ["fork", "fork"], ["block"],
           ["nope"], {}, {"kind": "random", "game": 1, "ply": 2}, {"kind": "random", "game": -1, "ply": 2},
           {"kind": "random", "game": 1, "ply": 2, "more": 0}, {"kind": "random", "game": True, "ply": 2},
           {"kind": "selfplay", "game": 1, "ply": 2, "playouts": 500}, {"kind": "selfplay", "game": 1, "ply": 2},
@@ -116,7 +116,7 @@ VALUES = [None, True, False, 0, 1, 2, 5, 6, MAX_N, MAX_N + 1, -1, U63, U63 + 1, 
 KNOWN = {("n", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
          ("difficulty", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
          ("nodes", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
-         ("themes", ("quiet-key", "block")): "themes out of THEMES order"}
+         ("themes", ("fork", "quiet-key")): "themes out of THEMES order"}
 
 
 def _key(v: Any) -> Any:
