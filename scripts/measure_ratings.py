@@ -4,6 +4,7 @@ engine's effort to find the key (issue 21).
     python scripts/measure_ratings.py                     # every set; check 40 of each of 6/7, 4/5 c1..c4
     python scripts/measure_ratings.py --sample 10 --max-playouts 2048
     python scripts/measure_ratings.py --cuts              # the quantile cuts of puzzles.rating.CUTS
+    python scripts/measure_ratings.py --attempts --per-set 40   # ratings from solvers' attempts (issue 36)
 
 Reads every ``results/puzzles/*.jsonl`` and computes each puzzle's new score and rating
 (:func:`puzzles.rating.record_features`: the record's nodes, its late-failing tries read
@@ -20,6 +21,20 @@ rating and of the score with each is reported per set and over all the checked p
 ``results/puzzles/ratings.json`` (atomically, with its command and provenance) and
 prints a table.  Ctrl-C stops the check and writes what was measured
 (``"interrupted": true``).
+
+``--attempts`` (issue 36) rates from attempts instead (:mod:`puzzles.attempts`):
+``--per-set`` puzzles evenly spread over each set, split alternately into a rating half
+and a held-out half; every solver of ``--rating-solvers`` and ``--held-solvers`` tries
+every sampled puzzle (the drawn solvers with :data:`DRAWN_SEEDS` seeds), and the engine's
+effort (as above, up to ``--max-playouts``) is measured on the held-out half.  Each
+attempt is appended to ``--log`` as it ends (``results/puzzles/attempts/log.jsonl``, not
+committed), so a run resumes where it stopped; ``--jobs`` workers run them.  The rating
+solvers are fitted with the rating half (:func:`puzzles.attempts.rate`), the held-out
+puzzles rated against them (:func:`puzzles.attempts.rate_against`), and Spearman's
+correlation of those ratings with the held-out solvers' failure rate, with the engine's
+effort and with its missed share is reported over all held-out puzzles and per board and
+N (the recorded ``score`` beside it).  Writes ``results/puzzles/ratings-attempts.json``
+with the per-attempt CPU seconds by board and N; the records are not rewritten.
 """
 
 from __future__ import annotations
@@ -52,13 +67,191 @@ def _rhos(found: list[dict], max_playouts: int) -> dict:
             for what in ("rating", "score") for vs, ys in (("", effort), ("_missed", missed))}
 
 
+# -- ratings from attempts (issue 36) ---------------------------------------------------------
+
+#: the solvers whose attempts rate the puzzles, weakest kinds first
+RATING_SOLVERS = ("policy-t2", "policy-t1", "policy-t0.5", "policy-t0", "engine-p64", "engine-p256", "engine-p512",
+                  "engine-p2048",
+                  "look-w2-n20", "look-w3-n100", "look-w5-n500", "look-w10-n5000")
+#: the held-out solvers: their failure rate is what the ratings are checked against
+HELD_SOLVERS = ("policy-t1.5", "policy-t0.7", "engine-p128", "engine-p1024",
+                "look-w2-n50", "look-w4-n200", "look-w8-n2000")
+#: the seeds of a solver whose moves are drawn (policy at t > 0); the others play one seed
+DRAWN_SEEDS = 4
+
+
+def _seeds(solver) -> range:
+    return range(1, DRAWN_SEEDS + 1) if solver.kind == "policy" and solver.t > 0 else range(1, 2)
+
+
+def _work(task):
+    """One task in a worker: ('attempt', solver name, puzzle, seed) or ('effort', puzzle, max playouts)."""
+    from puzzles.attempts import attempt, parse_solver
+    t0 = time.process_time()
+    if task[0] == "attempt":
+        _, name, p, seed = task
+        a = attempt(parse_solver(name), p, seed)
+        return {"kind": "attempt", "solver": name, "puzzle": p.id, "seed": seed, "solved": a.solved,
+                "failed_at": a.failed_at, "cpu": round(time.process_time() - t0, 4)}
+    _, p, mp = task
+    fk = find_key(p.to_position(), p.key, mp)
+    return {"kind": "effort", "puzzle": p.id, "max_playouts": mp, "found_at": fk.at, "share": fk.share,
+            "cpu": round(time.process_time() - t0, 4)}
+
+
+def _done_key(row: dict) -> tuple:
+    if row["kind"] == "attempt":
+        return ("attempt", row["solver"], row["puzzle"], row["seed"])
+    return ("effort", row["puzzle"], row["max_playouts"])
+
+
+def attempts_main(args, rated: dict) -> None:
+    """--attempts: run the solvers' attempts on a sample (resumable), rate, validate."""
+    from multiprocessing import get_context
+    from statistics import mean
+
+    from puzzles.attempts import Attempt, AttemptError, parse_solver, rate, rate_against
+
+    try:
+        rating_s = [parse_solver(x) for x in args.rating_solvers.split(",")]
+        held_s = [parse_solver(x) for x in args.held_solvers.split(",")]
+    except AttemptError as e:
+        sys.exit(f"measure_ratings: {e}")
+    sample: list = []
+    for name, rows in rated.items():
+        k = min(args.per_set, len(rows))
+        sample += [(name, rows[i * len(rows) // k][0], rows[i * len(rows) // k][1]) for i in range(k)]
+    # the halves alternate within each set, so each set and N is in both
+    held = {p.id for i, (_, p, _) in enumerate(sample) if i % 2 == 1}
+    log = Path(args.log)
+    done: dict[tuple, dict] = {}
+    i = 0
+    try:
+        for i, line in enumerate(log.read_text().splitlines() if log.exists() else ()):
+            if line.strip():
+                row = json.loads(line)
+                done[_done_key(row)] = row
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"measure_ratings: {log}: not a log of attempts (line {i + 1}: {e})")
+    tasks = [("attempt", s.name, p, seed) for _, p, _ in sample for s in rating_s + held_s for seed in _seeds(s)]
+    tasks += [("effort", p, args.max_playouts) for _, p, _ in sample if p.id in held]
+    todo = [t for t in tasks if (_done_key({"kind": t[0], "solver": t[1], "puzzle": t[2].id, "seed": t[3]})
+                                 if t[0] == "attempt" else ("effort", t[1].id, t[2])) not in done]
+    print(f"measure_ratings: {len(sample)} puzzles, {len(tasks)} tasks, {len(todo)} to run", file=sys.stderr)
+    interrupted = False
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a") as out:
+            if args.jobs > 1:
+                pool = get_context("spawn").Pool(args.jobs)
+                results = pool.imap_unordered(_work, todo, chunksize=4)
+            else:
+                pool, results = None, map(_work, todo)
+            try:
+                for i, row in enumerate(results):
+                    done[_done_key(row)] = row
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+                    if i % 50 == 0 or i + 1 == len(todo):
+                        print(f"\r{i + 1}/{len(todo)}", end="", file=sys.stderr, flush=True)
+            finally:
+                if pool is not None:
+                    pool.terminate()
+    except KeyboardInterrupt:
+        interrupted = True
+        print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
+    print(file=sys.stderr)
+    by_id = {p.id: (name, p, s) for name, p, s in sample}
+    atts = [Attempt(r["solver"], r["puzzle"], r["seed"], r["solved"], r["failed_at"])
+            for r in done.values() if r["kind"] == "attempt" and r["puzzle"] in by_id]
+    rnames = {s.name for s in rating_s}
+    hnames = {s.name for s in held_s}
+    try:
+        fit = rate([a for a in atts if a.solver in rnames and a.puzzle not in held])
+    except AttemptError as e:
+        sys.exit(f"measure_ratings: {e}")
+    held_r = rate_against([a for a in atts if a.puzzle in held], fit)
+    fails: dict[str, list] = {}
+    for a in atts:
+        if a.solver in hnames:
+            fails.setdefault(a.puzzle, []).append(0.0 if a.solved else 1.0)
+    effort = {r["puzzle"]: r for r in done.values() if r["kind"] == "effort" and r["max_playouts"] == args.max_playouts}
+    ids = sorted(i for i in held_r if i in fails)
+    rows = [{"id": i, "set": by_id[i][0], "board": by_id[i][1].to_position().board.name, "n": by_id[i][1].n,
+             "rating": round(held_r[i].r), "rd": round(held_r[i].rd), "score": by_id[i][2],
+             "held_fail": round(mean(fails[i]), 3),
+             "found_at": effort[i]["found_at"] if i in effort else None,
+             "share": effort[i]["share"] if i in effort else None, "effort": i in effort} for i in ids]
+
+    def rho(rs: list, what: str, by: str = "rating"):
+        xs = [(r[by], r["held_fail"] if what == "fail" else
+               (2 * args.max_playouts if r["found_at"] is None else r["found_at"]) if what == "effort" else
+               1 - r["share"]) for r in rs if what == "fail" or r["effort"]]
+        return spearman([x for x, _ in xs], [y for _, y in xs]) if len(xs) > 1 else None
+
+    def figures(rs: list) -> dict:
+        return {"puzzles": len(rs), **{f"spearman_{by}_{what}": rho(rs, what, by)
+                                       for by in ("rating", "score") for what in ("fail", "effort", "missed")}}
+
+    groups: dict[tuple, list] = {}
+    for r in rows:
+        groups.setdefault((r["board"], r["n"]), []).append(r)
+    within = {f"{b} c{n}": figures(rs) for (b, n), rs in sorted(groups.items())}
+    cpu: dict[str, dict] = {}
+    for r in done.values():
+        if r["puzzle"] in by_id:
+            p = by_id[r["puzzle"]][1]
+            kind = r["solver"].split("-")[0] if r["kind"] == "attempt" else f"effort-{r['max_playouts']}"
+            cpu.setdefault(f"{p.to_position().board.name} c{p.n}", {}).setdefault(kind, []).append(r["cpu"])
+    cpu_mean = {g: {k: round(mean(v), 4) for k, v in sorted(d.items())} for g, d in sorted(cpu.items())}
+    all_r = list(fit.puzzles.values()) + list(held_r.values())
+    hist = Counter(100 * int(r.r // 100) for r in all_r)
+    command = (f"python scripts/measure_ratings.py --attempts --per-set {args.per_set} --max-playouts "
+               f"{args.max_playouts}" + (f" --jobs {args.jobs}" if args.jobs > 1 else ""))
+    record = {**provenance(command), "interrupted": interrupted, "per_set": args.per_set,
+              "rating_puzzles": len(fit.puzzles), "held_out_puzzles": len(rows), "attempts": len(atts),
+              "rating_solvers": {k: {"r": round(v.r), "rd": round(v.rd)} for k, v in
+                                 sorted(fit.solvers.items(), key=lambda kv: kv[1].r)},
+              "held_solvers": sorted(hnames), "drawn_seeds": DRAWN_SEEDS, "max_playouts": args.max_playouts,
+              "overall": figures(rows), "within_board_and_n": within,
+              "histogram": {str(k): hist[k] for k in sorted(hist)}, "cpu_seconds_mean": cpu_mean,
+              "puzzles": rows}
+    out_path = Path(OUT) / "ratings-attempts.json"
+    try:
+        write_atomic(out_path, json.dumps(record, indent=1) + "\n")
+    except OSError as e:
+        sys.exit(f"measure_ratings: cannot write {out_path}: {e.strerror or e}")
+    print("solvers: " + ", ".join(f"{k} {v['r']}" for k, v in record["rating_solvers"].items()))
+    print("| puzzles | held-out | rho rating~held fail | rho rating~effort | rho rating~missed | "
+          "rho score~held fail | rho score~effort |")
+    print("|---|---|---|---|---|---|---|")
+    for name, f in [("all", record["overall"])] + list(within.items()):
+        print(f"| {name} | {f['puzzles']} | {f['spearman_rating_fail']} | {f['spearman_rating_effort']} | "
+              f"{f['spearman_rating_missed']} | {f['spearman_score_fail']} | {f['spearman_score_effort']} |")
+    print("histogram: " + ", ".join(f"{k}: {v}" for k, v in record["histogram"].items()))
+    print("cpu s an attempt: " + json.dumps(cpu_mean))
+    print(f"wrote {out_path}", file=sys.stderr)
+    if interrupted:
+        sys.exit(130)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sample", type=int, default=40, help="puzzles checked per set (default 40; 0: no check)")
     ap.add_argument("--max-playouts", type=int, default=8192, help="the largest engine budget (default 8192)")
     ap.add_argument("--check", default=",".join(CHECK), help="the sets checked, by name (default: %(default)s)")
     ap.add_argument("--cuts", action="store_true", help="print the quantile cuts per board and n, write nothing")
+    ap.add_argument("--attempts", action="store_true",
+                    help="rate from solvers' attempts (issue 36) on --per-set puzzles a set and validate")
+    ap.add_argument("--per-set", type=int, default=40, help="--attempts: puzzles a set (default 40)")
+    ap.add_argument("--jobs", type=int, default=1, help="--attempts: worker processes (default 1)")
+    ap.add_argument("--rating-solvers", default=",".join(RATING_SOLVERS), help="--attempts: the rating solvers")
+    ap.add_argument("--held-solvers", default=",".join(HELD_SOLVERS), help="--attempts: the held-out solvers")
+    ap.add_argument("--log", default=str(OUT / "attempts" / "log.jsonl"),
+                    help="--attempts: the attempts run so far, appended to (default: %(default)s)")
     args = ap.parse_args()
+    if not 1 <= args.per_set <= 10_000 or not 1 <= args.jobs <= 64:
+        sys.exit("measure_ratings: --per-set must be from 1 to 10000 and --jobs from 1 to 64")
     if not 0 <= args.sample <= 10_000:
         sys.exit(f"measure_ratings: --sample must be from 0 to 10000, not {args.sample}")
     if not 16 <= args.max_playouts <= 1_000_000:
@@ -73,6 +266,9 @@ def main() -> None:
             ps = load_jsonl(f)
             rows = []
             for p in ps:
+                if args.attempts:  # the recorded score is the baseline there: no search
+                    rows.append((p, p.score, None))
+                    continue
                 s = score(record_features(p))
                 rows.append((p, s, rating(s, p.to_position().board.name, p.n)))
         except (PuzzleFormatError, RatingError) as e:
@@ -82,6 +278,9 @@ def main() -> None:
             sys.exit(130)
         rated[f.stem] = rows
         print(f"{f.name}: {len(ps)} puzzles rated", file=sys.stderr, flush=True)
+    if args.attempts:
+        attempts_main(args, rated)
+        return
     if args.cuts:
         by: dict[tuple[str, int], list] = {}
         for rows in rated.values():

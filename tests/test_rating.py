@@ -207,3 +207,32 @@ def test_the_script_refuses_bad_input_in_one_line(script, tmp_path, monkeypatch)
     (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
     with pytest.raises(SystemExit, match="bad.jsonl"):
         run_script(script, monkeypatch, "--sample", "0")
+
+
+def test_the_script_rates_from_attempts_and_resumes(script, tmp_path, monkeypatch, capsys):
+    write_jsonl(tmp_path / "4-5-c1.jsonl", load_jsonl(COMMITTED / "4-5-c1.jsonl")[:4])
+    write_jsonl(tmp_path / "4-5-c2.jsonl", load_jsonl(COMMITTED / "4-5-c2.jsonl")[:4])
+    args = ("--attempts", "--per-set", "4", "--max-playouts", "16", "--rating-solvers", "policy-t0,policy-t1",
+            "--held-solvers", "policy-t0.5")
+    run_script(script, monkeypatch, *args)
+    log = [json.loads(x) for x in (tmp_path / "attempts" / "log.jsonl").read_text().splitlines()]
+    # 8 puzzles: policy-t0 one seed, the drawn solvers 4 each; the engine's effort on the 4 held out
+    assert sum(r["kind"] == "attempt" for r in log) == 8 * 9 and sum(r["kind"] == "effort" for r in log) == 4
+    rec = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    assert rec["command"].startswith("python scripts/measure_ratings.py --attempts --per-set 4")
+    assert rec["rating_puzzles"] + rec["held_out_puzzles"] == 8 and rec["held_out_puzzles"] == 4
+    assert min(s["r"] for s in rec["rating_solvers"].values()) == 800
+    for row in rec["puzzles"]:
+        mine = [r["solved"] for r in log if r["kind"] == "attempt" and r["puzzle"] == row["id"]
+                and r["solver"] == "policy-t0.5"]
+        assert len(mine) == 4 and row["held_fail"] == round(1 - sum(mine) / 4, 3)
+    capsys.readouterr()
+    run_script(script, monkeypatch, *args)  # resumed: nothing left to run, the same figures
+    assert len((tmp_path / "attempts" / "log.jsonl").read_text().splitlines()) == len(log)
+    again = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    assert again["puzzles"] == rec["puzzles"] and again["overall"] == rec["overall"]
+    with pytest.raises(SystemExit, match="not a solver name"):
+        run_script(script, monkeypatch, "--attempts", "--rating-solvers", "chess-p1")
+    (tmp_path / "attempts" / "log.jsonl").write_text("{not json\n")
+    with pytest.raises(SystemExit, match="not a log of attempts"):
+        run_script(script, monkeypatch, *args)
