@@ -443,3 +443,35 @@ def test_default_checkpoint_and_match_state_go_to_the_state_folder(state_folder)
     path = default_state(r, r, "3/4", 1)
     assert path.parent == state_folder and path.name.startswith("match-3-4-")
     assert default_state(r, r, "3/4", 1, folder="elsewhere").parent == Path("elsewhere")
+
+
+def _claim_at(lock: str, start: float, out) -> None:
+    import time as _t
+
+    from solver.util.files import claim
+
+    _t.sleep(max(0.0, start - _t.time()))
+    out.put((os.getpid(), claim(lock)))
+    _t.sleep(1.5)  # alive while the others look
+
+
+@pytest.mark.subprocess
+def test_processes_claiming_at_the_same_moment_get_it_once(tmp_path):
+    """(the look-and-write of a claim is one step: before, two starved processes could
+    both find a class free and prove it twice)"""
+    import multiprocessing as mp
+    import time as _t
+
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    lock = str(tmp_path / "work.running")
+    start = _t.time() + 2.0
+    procs = [ctx.Process(target=_claim_at, args=(lock, start, out)) for _ in range(6)]
+    for p in procs:
+        p.start()
+    got = [out.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join()
+    winners = [pid for pid, won in got if won]
+    assert len(winners) == 1
+    assert (tmp_path / "work.running").read_text() == str(winners[0])

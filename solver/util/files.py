@@ -208,11 +208,29 @@ def _json_name(value: object) -> str:
         type(value), type(value).__name__)
 
 
+#: the file beside the locks of a folder that makes :func:`claim`'s look-and-write one step
+CLAIMS = ".claims.lock"
+
+
 def claim(lock: str | os.PathLike) -> bool:
     """Claim the work that ``lock`` (a file holding a process id) stands for: False if
     another live process holds it; else write this process's id there and return True.
     The caller removes the file when done; a file left by a process that died is taken
-    over."""
+    over.  Processes claiming in the same folder at the same moment take turns (an
+    exclusive lock on the folder's :data:`CLAIMS` file, where the system has ``fcntl``),
+    so that two of them never both find the work free."""
+    lock = Path(lock)
+    try:
+        import fcntl
+    except ImportError:  # no fcntl (Windows): look and write, as close together as can be
+        return _claim(lock)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock.parent / CLAIMS, "a") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)  # released when the file closes, or the process dies
+        return _claim(lock)
+
+
+def _claim(lock: Path) -> bool:
     try:
         with open(lock, encoding="utf-8") as f:
             pid = int(f.read())
