@@ -52,13 +52,21 @@ def test_levels_are_named_by_the_measured_elo():
     f = ls["mcts-flat:time=0.2"]
     assert f["elo"] == round(uct["elo"] - flat["elo"]) and f["low"] is None and len(f["measured"]) == 2
     assert "chained" in f["name"] and ls["uct:time=0.2"]["elo"] == 0
-    # the time ladder is its own group, rated from its weaker rung
-    assert ls["engine:time=0.25"]["elo"] == 0 and ls["engine:time=0.25"]["group"] == [4, 5]
-    assert "not measured against levels 1, 2, 3, 6" in ls["engine:time=0.25"]["name"]
-    assert ls["engine:time=0.5"]["elo"] == round(ladder["elo"]) and ls["engine:time=0.5"]["base"] == 4
-    # a level no match joins to another says so, with no number
-    top = ls["engine:time=1"]
-    assert top["elo"] is None and "not measured" in top["name"] and "Elo" not in top["name"]
+    # the time ladder: each rung over the one below by its match (chained beyond one)
+    for low, high, name in (("engine:time=0.25", "engine:time=0.5", "ladder-5-6-0.25-0.5.json"),
+                            ("engine:time=0.5", "engine:time=1", "ladder-5-6-0.5-1.json")):
+        r = row(name)
+        assert (r["a"], r["b"]) == (high, low) and ls[high]["group"] == ls[low]["group"]
+        assert abs(ls[high]["elo"] - ls[low]["elo"] - r["elo"]) <= 1
+    assert "chained" in ls["engine:time=1"]["name"]
+    # the ladder joins the players at 0.2 s where a match of the engine at 0.25 s and 0.2 s
+    # was played; else it is a group of its own, rated from its weaker rung, and says so
+    if (ROOT / "results" / "engine" / "ladder-5-6-0.2-0.25.json").exists():
+        assert ls["engine:time=0.25"]["group"] == ls["uct:time=0.2"]["group"] == [1, 2, 3, 4, 5, 6]
+    else:
+        assert ls["engine:time=0.25"]["elo"] == 0 and ls["engine:time=0.25"]["group"] == [4, 5, 6]
+        assert ls["engine:time=0.5"]["low"] == round(ladder["elo_low"])
+        assert "not measured against levels 1-3" in ls["engine:time=0.25"]["name"]
 
 
 def test_levels_follow_the_files(tmp_path):
