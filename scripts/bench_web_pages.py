@@ -14,7 +14,7 @@ process loading them, not a compile):
   the median);
 - page load: in headless Chromium (Debian's chromium and chromium-driver), the time from
   the navigation's start to the first frame painted after the page's board is drawn, for
-  ``/``, ``/trainer`` and ``/explorer``, each first on a fresh server (cold), then
+  ``/``, ``/trainer``, ``/explorer`` and ``/play``, each first on a fresh server (cold), then
   ``--repeat`` times more (warm, the median; the browser's cache cleared before each).
 
 Printed and written (``--out``, atomically, with the command and the code version).  A
@@ -41,7 +41,7 @@ from solver.util.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "web" / "pages.json"
-PAGES = ("/", "/trainer", "/explorer")
+PAGES = ("/", "/trainer", "/explorer", "/play")
 ANSWERS = {"3/4": "3/4/5/6/5/4/3 L", "5/6": "5/6"}
 
 # Resolves with the milliseconds from the navigation's start to the first frame painted
