@@ -42,7 +42,7 @@ game); ``#`` starts a line comment, not kept.  The last token may be the result 
 
 **Variations**, as in PGN: ``(...)`` right after a move holds another line played instead
 of that move, from the position before it; a variation may hold comments and variations of
-its own (``1. c1 e2 (1... d3 2. c3 (2. b2)) 2. c3``).  Each is replayed and checked as the
+its own (``1. c1 e2 (1... d3 2. c3 (2. a1)) 2. c3``).  Each is replayed and checked as the
 main line is; the result, ``swap`` and the end's checks are the main line's.  In a
 :class:`GameRecord` they are :attr:`~GameRecord.variations`; :meth:`GameRecord.lines` lists
 every line whole, and :func:`variations_of` makes the variations of a set of whole lines.
