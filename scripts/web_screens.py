@@ -135,7 +135,8 @@ def main() -> None:
                 # path is removed, and some moves lose at once)
                 ok = [m for m in pos.legal_moves() if pos.play(m).outcome is None
                       and not pos.play(m).marked_dead() & pos.play(m).stones("L")]
-                choice = next((m for m in ("f5", "d3", "h5", "g6", "e4", "f7") if m in ok), (ok or pos.legal_moves())[0])
+                choice = next((m for m in ("f5", "d3", "h5", "g6", "e4", "f7") if m in ok),
+                              (ok or pos.legal_moves())[0])
                 click(choice)
                 # (the engine's first move may wait for its kernels' compile: minutes on a fresh checkout)
                 WebDriverWait(d, 600, poll_frequency=0.1).until(lambda _: len(played()) == 2 * n + 2)

@@ -81,7 +81,8 @@ from .board import Board
 from solver.util.errors import MeridiansError
 from .position import Game, IllegalMoveError, Position
 
-__all__ = ["GameRecord", "Variation", "RecordError", "parse_record", "variations_of", "old_format_items", "is_date", "RESULTS", "SWAP", "VARIANTS"]
+__all__ = ["GameRecord", "Variation", "RecordError", "parse_record", "variations_of", "old_format_items", "is_date",
+           "RESULTS", "SWAP", "VARIANTS"]
 
 #: the results a record states: the winner, a draw, or None (not stated, ``*``)
 RESULTS = ("L", "D", "draw")
@@ -322,7 +323,8 @@ def variations_of(main: list[str], lines: list[list[str]]) -> dict[int, list[Var
             for other, child in node.items():
                 if other != m:
                     rest = first_path(child)
-                    variations.setdefault(i + offset, []).append(Variation([other, *rest], {}, branch(child, rest, 1)[0]))
+                    v = Variation([other, *rest], {}, branch(child, rest, 1)[0])
+                    variations.setdefault(i + offset, []).append(v)
             node = node[m]
         return variations, node
 
