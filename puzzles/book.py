@@ -19,7 +19,9 @@ here with the rules (:class:`solver.Position`), so the script needs none: the st
 position as one character a point, and for every move of the line the point, the stones
 it removed, the dead stones and the target's group after it, and the legal points where
 the attacker is to move.  The points' coordinates are those :mod:`solver.app.svg` draws,
-read from its picture of the board, once per board.  CSS and script are inline and a
+read from its picture of the board, once per board; the script writes the row letters
+and point numbers over the stones, on a halo of the page's colour, at least 11.5 px high
+however small the board is drawn (as the web board does).  CSS and script are inline and a
 Content-Security-Policy forbids every network request, so the page works from
 ``file://`` and offline.
 
@@ -94,6 +96,7 @@ main { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr
 .board-view { border-radius: 6px; aspect-ratio: var(--ar, 1.1); }
 .board-view svg { display: block; width: 100%; height: auto; }
 .board-view .hit { fill: transparent; cursor: pointer; }
+.board-view .coords text { font-family: Helvetica, Arial, sans-serif; }
 .solved .board-view .hit, .revealed .board-view .hit { cursor: default; }
 .status { margin: 0; min-height: 1.45em; }
 .status.right { color: #2a7a3a; font-weight: bold; }
@@ -118,6 +121,7 @@ button:disabled { opacity: .45; cursor: default; }
 .keys dd { margin: 0; }
 kbd { font: .85rem Menlo, Consolas, monospace; padding: 0 .3rem; border: 1px solid var(--edge); border-radius: 4px; }
 footer { margin-top: 2rem; font-size: .85rem; color: #7a6a50; }
+@media (max-width: 600px) { body { padding: .6rem .7rem; } .card { padding: .6rem; } }  /* a phone: the room to the board */
 """
 
 # The book's script.  DATA.boards[b]: w, h (the viewBox), xy (x0, y0, x1, ...), names,
@@ -174,18 +178,58 @@ _JS = """
     f.g.forEach(function (p) { out.push(use("mark-" + q.b, "mark", b, p)); });
     f.dead.forEach(function (p) { out.push(use("dead-" + q.b, "dead", b, p)); });
     if (j > 0) { out.push(use("last-" + q.b, "last", b, ln[j - 1][0])); }
+    out.push(coordinates(b));
     for (var p = 0; p < b.names.length; p++) {
       out.push('<circle class="hit" data-point="' + b.names[p] + '" cx="' + b.xy[2 * p] + '" cy="' +
                b.xy[2 * p + 1] + '" r="' + b.hit + '"/>');
     }
     out.push("</svg>");
     cards[i].querySelector(".board-view").innerHTML = out.join("");
+    fit(cards[i].querySelector(".board-view svg"));
     var stepper = cards[i].querySelector(".stepper");
     stepper.hidden = !(s.solved || s.open) || ln.length === 0;
     stepper.querySelector('[data-step="first"]').disabled = stepper.querySelector('[data-step="back"]').disabled = j === 0;
     stepper.querySelector('[data-step="last"]').disabled = stepper.querySelector('[data-step="fwd"]').disabled = j >= ln.length;
     stepper.querySelector(".ply").textContent = plyText(i, j);
   }
+  // The coordinates as the web board draws them (solver/app/web/static/common.js): each row's
+  // letter at both its ends, each point's number under it, over the stones on a halo of the
+  // page's colour, and at least MIN_PX pixels high however small the board is drawn.
+  function coordinates(b) {
+    var s = 2 * b.hit, rows = {}, out = ['<g class="coords" text-anchor="middle" dominant-baseline="central" fill="#3b2f20" ' +
+      'stroke="#fbf8f1" stroke-linejoin="round" paint-order="stroke" pointer-events="none" data-s="' + s + '">'];
+    b.names.forEach(function (n, p) { (rows[n[0]] = rows[n[0]] || []).push(p); });
+    Object.keys(rows).forEach(function (r) {
+      var lo = rows[r][0], hi = lo;
+      rows[r].forEach(function (p) { if (b.xy[2 * p] < b.xy[2 * lo]) { lo = p; } if (b.xy[2 * p] > b.xy[2 * hi]) { hi = p; } });
+      [[lo, -1], [hi, 1]].forEach(function (e) {
+        out.push('<text class="coord row" font-weight="bold" x="' + Math.round(100 * (b.xy[2 * e[0]] + e[1] * 1.15 * s)) / 100 +
+                 '" y="' + b.xy[2 * e[0] + 1] + '">' + r + "</text>");
+      });
+    });
+    b.names.forEach(function (n, p) {
+      out.push('<text class="coord col" x="' + b.xy[2 * p] + '" y="' + Math.round(100 * (b.xy[2 * p + 1] + 0.56 * s)) / 100 +
+               '">' + n.slice(1) + "</text>");
+    });
+    out.push("</g>");
+    return out.join("");
+  }
+  var MIN_PX = 11.5;
+  function fit(svg) {
+    var g = svg && svg.querySelector(".coords"), box = svg && svg.getBoundingClientRect(), vb = svg && svg.viewBox.baseVal;
+    if (!g || !box.width || !vb || !vb.width) { return; }
+    var scale = Math.min(box.width / vb.width, box.height / vb.height), s = parseFloat(g.getAttribute("data-s"));
+    [["row", 0.34], ["col", 0.24]].forEach(function (k) {
+      var size = Math.max(k[1] * s, MIN_PX / scale);
+      Array.prototype.forEach.call(g.querySelectorAll(".coord." + k[0]), function (t) {
+        t.setAttribute("font-size", Math.round(100 * size) / 100);
+        t.setAttribute("stroke-width", Math.round(100 * size / 4) / 100);
+      });
+    });
+  }
+  window.addEventListener("resize", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("article.card:not([hidden]) .board-view svg"), fit);
+  });
   function moveText(i, j, verb) {  // move j (0-based) of the line, in words
     var q = P[i], mv = lineOf(i)[j], who = NAME[j % 2 === 0 ? q.x : OTHER[q.x]], name = B[q.b].names[mv[0]];
     var t = who + " " + (mv[1] ? (verb || "plays") + " any move (" + name + " shown)"
@@ -362,6 +406,7 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
 _VIEWBOX = re.compile(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"')
 _POINT = re.compile(r'<circle class="point" cx="([-0-9.]+)" cy="([-0-9.]+)"')
 _DATA_POINT = re.compile(r' data-point="[^"]*"')
+_COORDINATES = re.compile(r'<g class="coordinates"[^>]*>.*?</g>', re.S)
 
 
 def _board_drawing(b: Board, k: int) -> tuple[str, dict[str, Any]]:
@@ -548,7 +593,7 @@ def book_data(puzzles: Iterable[Puzzle], lines: list[list[tuple[str, bool]]] | N
         if b.name not in boards:
             boards[b.name] = len(geometry)
             d, g = _board_drawing(b, len(geometry))
-            defs.append(d)
+            defs.append(_COORDINATES.sub("", d))  # the script draws them, over the stones and sized to the board shown
             geometry.append(g)
         data.append(_puzzle_data(p, boards[b.name], moves))
     return "".join(defs), {"boards": geometry, "puzzles": data, "perPage": PER_PAGE, "replyMs": 350}

@@ -439,6 +439,44 @@ def test_filters_and_paging(tmp_path: Path, driver) -> None:
     no_errors_nothing_fetched(driver)
 
 
+# every card's coordinate labels as rendered: text, size in pixels, and what is drawn after them
+LABELS = """return Array.from(document.querySelectorAll('article.card:not([hidden]) .board-view svg')).map(function (svg) {
+    var g = svg.querySelector('.coords'), after = [], n = g;
+    while (n && (n = n.nextElementSibling)) { after.push(n.getAttribute('class')); }
+    return { id: svg.closest('article').getAttribute('data-id'), after: after,
+             halo: g && [g.getAttribute('fill'), g.getAttribute('stroke'), g.getAttribute('paint-order')],
+             inLattice: document.querySelectorAll('defs .coordinates').length,
+             labels: Array.from(svg.querySelectorAll('.coords text')).map(function (t) {
+               return [t.textContent, parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a]; }) }; });"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1200])
+def test_book_coordinates_are_readable_at_any_size(tmp_path: Path, driver, width) -> None:
+    # a 2/3, a 3/4 and a 6/7 board: on a phone the 6/7 drawing is about a third of its size
+    ps = book_puzzles()[:2] + committed("6-7-c1")[:1]
+    path = write_book(ps, tmp_path / "book")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+    try:
+        driver.get(path.as_uri())
+        cards = driver.execute_script(LABELS)
+        assert [c["id"] for c in cards] == [p.id for p in ps]
+        for c, p in zip(cards, ps):
+            names = p.to_position().board.names
+            rows = {n[0] for n in names}
+            texts = sorted(t for t, _ in c["labels"])
+            assert texts == sorted([r for r in rows for _ in (0, 1)] + [n[1:] for n in names]), p.id
+            # readable, over the stones on a halo of the page's colour, only the click targets above
+            assert min(px for _, px in c["labels"]) >= 11, (width, p.id, min(c["labels"], key=lambda t: t[1]))
+            assert set(c["after"]) == {"hit"} and c["halo"] == ["#3b2f20", "#fbf8f1", "stroke"]
+            assert c["inLattice"] == 0  # the picture's own small labels are gone
+        assert driver.execute_script("var d = document.documentElement; return d.scrollWidth - d.clientWidth;") == 0
+        no_errors_nothing_fetched(driver)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 @pytest.mark.browser
 def test_book_of_500_is_small_and_loads_fast(tmp_path: Path, driver) -> None:
     # issue 21: the book of 500 puzzles was 30.8 MB and took 7 s to load

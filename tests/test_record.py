@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from solver import Board, Position
 from solver.rules.randomgame import random_game
-from solver.rules.record import GameRecord, RecordError, parse_record
+from solver.rules.record import GameRecord, RecordError, Variation, parse_record, variations_of
 from solver.app.verify import parse_game
 
 EMPTY_23 = "2/3/4/3/2 L"
@@ -123,6 +123,76 @@ def test_comments_attach_to_the_ply_before_them():
     assert parse_record(record.text()) == record
 
 
+# -- variations -----------------------------------------------------------------------------------
+
+
+@st.composite
+def trees(draw, board: str = "2/3"):
+    """A main line and other whole lines from the start, each leaving the main line or an
+    earlier line at a random ply with another legal move, then going on at random."""
+    seed = draw(st.integers(0, 10_000))
+    lines = [_moves(_game(board, seed, draw(st.integers(1, 12))))]
+    for n in range(draw(st.integers(0, 5))):
+        base = lines[draw(st.integers(0, len(lines) - 1))]
+        k = draw(st.integers(0, len(base) - 1))
+        pos = Position.start(board)
+        for m in base[:k]:
+            pos = pos.play(m)
+        others = [m for m in pos.legal_moves() if m != base[k]]
+        if not others:
+            continue
+        other = draw(st.sampled_from(others))
+        rest = _moves(list(random_game(board, seed + n + 1, start=pos.play(other), plies=draw(st.integers(0, 6)))))
+        lines.append(base[:k] + [other] + rest)
+    return lines
+
+
+def _leaves(lines: list[list[str]]) -> set[tuple[str, ...]]:
+    """The lines no other line holds (as a beginning)."""
+    ts = {tuple(x) for x in lines}
+    return {t for t in ts if not any(len(u) > len(t) and u[:len(t)] == t for u in ts)}
+
+
+@settings(max_examples=40)
+@given(trees())
+def test_variations_round_trip(lines):
+    main, others = lines[0], lines[1:]
+    if any(len(x) > len(main) and x[:len(main)] == main for x in others):
+        with pytest.raises(ValueError, match="goes on after the main line"):
+            variations_of(main, others)
+        return
+    record = GameRecord({"Light": "Ann"}, Position.start("2/3"), main, variations=variations_of(main, others))
+    text = record.text()
+    again = parse_record(text)
+    assert again == record and again.text() == text
+    # the same tree: the same main line and the same set of lines, each replaying
+    got = [tuple(x) for x in again.lines()]
+    assert got[0] == tuple(main) and len(got) == len(set(got)) and set(got) == _leaves(lines)
+    assert variations_of(main, again.lines()[1:]) == record.variations
+
+
+def test_variations_in_the_text():
+    text = ('[Board "2/3"]\n\n1. c1 e2 (1... d3 {x} 2. c3 (2. a1 {y}) 2... d1) {after e2} (1... e1)\n'
+            '2. c3 {z} *\n')
+    record = parse_record(text)
+    assert record.moves == ["c1", "e2", "c3"] and record.comments == {2: "after e2", 3: "z"}
+    assert record.variations == {1: [Variation(["d3", "c3", "d1"], {1: "x"}, {1: [Variation(["a1"], {1: "y"})]}),
+                                     Variation(["e1"])]}
+    assert record.lines() == [["c1", "e2", "c3"], ["c1", "d3", "c3", "d1"], ["c1", "d3", "a1"], ["c1", "e1"]]
+    again = parse_record(record.text())
+    assert again == record
+    assert "1... d3 {x} 2. c3 (2. a1 {y}) 2... d1)" in record.text()
+    # a variation is replayed from the position before the move it replaces, with the game's history
+    with pytest.raises(RecordError, match=r"line 2: move 2 \(c1\) is illegal"):
+        parse_record('[Board "2/3"]\n1. c1 e2 (1... c1)\n')
+    for bad in (dict(variations={3: [Variation(["c1"])]}), dict(variations={0: []}), dict(variations={0: ["c3"]})):
+        with pytest.raises(ValueError):
+            GameRecord(headers={}, start=Position.start("2/3"), moves=["c1", "e2"], **bad)
+    for bad in (dict(moves=[]), dict(moves=["c1"], comments={2: "x"}), dict(moves=["c1"], variations={1: []})):
+        with pytest.raises(ValueError):
+            Variation(**bad)
+
+
 # -- the old simple format ------------------------------------------------------------------------
 
 OLD = [
@@ -208,6 +278,13 @@ BAD = [
     ("2/3\nc1 e2\nresult: nobody\n", 3, "result must be L, D or draw"),
     ("2/3\nc1 e2\nc2\n", 3, "move 3 (c2) is illegal"),
     ("2/9\nc1\n", 1, "the start position"),
+    ('[Board "2/3"]\n(c1)\n', 2, "a variation '(' before any move"),
+    ('[Board "2/3"]\n1. c1\n()\n', 3, "an empty variation"),
+    ('[Board "2/3"]\n1. c1 (d3\n\n', 2, "a variation '(' without its closing ')'"),
+    ('[Board "2/3"]\n1. c1 e2\n)\n', 3, "a ')' without its opening '('"),
+    ('[Board "2/3"]\n1. c1 (d3\nL)\n', 3, "the result L inside a variation (opened on line 2)"),
+    ('[Board "2/3"]\n[Variant "pie"]\n1. c1 e2 (e1 swap)\n', 3, "swap inside a variation"),
+    ('[Board "2/3"]\n1. c1 e2 * (d3)\n', 2, "after the result token"),
 ]
 
 
@@ -399,7 +476,8 @@ def test_cli_play_writes_a_record(tmp_path, run_cli):
 # -- no input ever escapes as anything but a RecordError -------------------------------------------
 
 _SAMPLE = GameRecord({"Variant": "pie", "Light": 'A "b"', "X": "y"}, Position.start("3/4"),
-                     _moves(_game("3/4", 4)), {0: "start", 3: "three"}, None, swap=True).text()
+                     _moves(_game("3/4", 4)), {0: "start", 3: "three"}, None, swap=True,
+                     variations={2: [Variation(["c3"])]}).text()
 
 
 @settings(max_examples=300)
@@ -410,7 +488,7 @@ def test_mutated_records_fail_only_with_a_record_error(data):
         at = data.draw(st.integers(0, len(text)))
         cut = data.draw(st.integers(0, 8))
         glue = data.draw(st.sampled_from(['', '[', ']', '"', '{', '}', '\\', '\n', ' ', '#', 'swap', '*', 'L',
-                                          'draw', '1.', '99999999999999999999', 'c3', '/', 'Start "', 'é']))
+                                          'draw', '1.', '99999999999999999999', '(', ')', '(c1)', 'c3', '/', 'Start "', 'é']))
         text = text[:at] + glue + text[at + cut:]
     try:
         record = parse_record(text, default_board="3/4")

@@ -406,7 +406,19 @@ def test_record_text_reads_back_as_the_same_game(client):
     # what /api/record reads of it, it writes back
     back = client.post("/api/record", json={"text": r.json()["text"], "board": "2/3"}).json()
     assert back["moves"] == ["c2"] and back["result"] == "D" and back["headers"] == rec.headers
-    for body, words in (({"start": "3/4", "moves": ["c1", "c1"]}, "occupied"),
+    # variations: whole lines in, the record's variations out, and /api/record gives them back
+    lines = [["c1", "e2", "c3"], ["c1", "d3"], ["c1", "e2", "c4"]]
+    r = client.post("/api/record-text", json={"start": "3/4", "moves": lines[0], "variations": lines[1:]})
+    rec = parse_record(r.json()["text"])
+    assert rec.lines() == lines and "1. c1 e2 (1... d3) 2. c3 (2. c4)" in r.json()["text"]
+    back = client.post("/api/record", json={"text": r.json()["text"]}).json()
+    assert back["moves"] == lines[0] and [v["moves"] for v in back["variations"]] == lines[1:]
+    assert back["variations"][0]["positions"] == [str(p) for p in (Position.start("3/4"), Position.start("3/4").play("c1"),
+                                                                   Position.start("3/4").play("c1").play("d3"))]
+    for body, words in (({"start": "3/4", "moves": ["c1"], "variations": [["c1", "c1"]]}, "variation 1, move 2 (c1)"),
+                        ({"start": "3/4", "moves": ["c1"], "variations": [["c1", "e2"]]}, "goes on after the main line"),
+                        ({"start": "3/4", "moves": ["c1"], "variations": ["c1"]}, "variations: give a list of lines"),
+                        ({"start": "3/4", "moves": ["c1", "c1"]}, "occupied"),
                         ({"start": "3/4", "moves": "c1"}, "list of point names"),
                         ({"start": "3/4", "moves": [], "headers": {"Board": "3/4"}}, "header key"),
                         ({"start": "3/4", "moves": [], "result": "Light"}, "result"),
@@ -995,6 +1007,60 @@ def test_board_keeps_variations(server, driver):
     assert drawn(driver)["stones"] == stones_of(game[3]) and current_ply(driver) == 3
     assert text(driver, "variations") == f"after 2 (e2): {other}" and "moves=c1,e2,c3" in driver.current_url
     no_console_errors(driver)
+
+
+@pytest.mark.browser
+def test_board_link_and_record_keep_the_variations(server, driver, tmp_path):
+    from urllib.parse import parse_qs, urlsplit
+
+    from selenium.webdriver.common.keys import Keys
+
+    from solver.rules.record import parse_record
+
+    game = [Position.start("3/4")]
+    for m in ("c1", "e2", "c3"):
+        game.append(game[-1].play(m))
+    other2 = next(m for m in game[2].legal_moves() if m != "c3")
+    other1 = next(m for m in game[1].legal_moves() if m != "e2")
+    open_board(driver, server + "/?position=3/4&moves=c1,e2,c3", moves=3)
+    press(driver, Keys.ARROW_LEFT)
+    wait_for(driver, lambda: current_ply(driver) == 2)
+    click(driver, other2)  # c1 e2 c3 becomes a variation
+    wait_for(driver, lambda: move_list(driver) == ["c1", "e2", other2])
+    press(driver, Keys.HOME)
+    press(driver, Keys.ARROW_RIGHT)
+    wait_for(driver, lambda: current_ply(driver) == 1)
+    click(driver, other1)  # and c1 e2 <other2> too
+    wait_for(driver, lambda: move_list(driver) == ["c1", other1])
+    press(driver, Keys.ARROW_LEFT)
+    wait_for(driver, lambda: current_ply(driver) == 1 and "ply=1" in driver.current_url)
+    shown = (move_list(driver), text(driver, "variations"), current_ply(driver))
+    lines = {("c1", "e2", "c3"), ("c1", "e2", other2), ("c1", other1)}
+    query = parse_qs(urlsplit(driver.current_url).query)
+    assert query["moves"] == [f"c1,{other1}"] and sorted(query["var"]) == sorted([f"1:e2,{other2}", "1:e2,c3"])
+    # the link restores the tree and the move shown
+    link = driver.current_url
+    driver.get("about:blank")
+    open_board(driver, link, moves=2)
+    wait_for(driver, lambda: (move_list(driver), text(driver, "variations"), current_ply(driver)) == shown)
+    assert driver.current_url == link and drawn(driver)["stones"] == stones_of(game[1])
+    # the record carries them as variations: read back, the same lines; loaded, the same tree
+    download_to(driver, tmp_path / "record")
+    driver.find_element("id", "export-record").click()
+    record = downloaded(tmp_path / "record", ".txt").read_text(encoding="utf-8")
+    rec = parse_record(record)
+    assert rec.moves == ["c1", other1] and set(map(tuple, rec.lines())) == lines and "(" in record
+    open_board(driver, server + "/?position=3/4")
+    driver.find_element("id", "paste").send_keys(record)
+    driver.find_element("id", "load").click()
+    wait_for(driver, lambda: text(driver, "status") == "Loaded a game of 2 moves and 2 variations.")
+    assert move_list(driver) == shown[0] and sorted(text(driver, "variations").split("\n")) == sorted(shown[1].split("\n"))
+    # an old link (no variations) still opens; a variation that does not replay is said, the rest kept
+    open_board(driver, server + f"/?position=3/4&moves=c1,e2&var=1:{other1}&var=1:c1", moves=2)
+    wait_for(driver, lambda: "Not all of the link was loaded" in text(driver, "status"))
+    assert text(driver, "variations") == f"after 1 (c1): {other1}" and "c1 is occupied" in text(driver, "status")
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(severe) == 1 and "/api/record" in severe[0] and "400" in severe[0]
 
 
 RECORD = """[Board "3/4"]

@@ -40,6 +40,13 @@ separated by spaces, commas or newlines; move numbers (``12.``, ``12...``) are s
 game); ``#`` starts a line comment, not kept.  The last token may be the result (``L``,
 ``D``, ``draw``, ``*``), which must agree with the ``Result`` header when both are given.
 
+**Variations**, as in PGN: ``(...)`` right after a move holds another line played instead
+of that move, from the position before it; a variation may hold comments and variations of
+its own (``1. c1 e2 (1... d3 2. c3 (2. a1)) 2. c3``).  Each is replayed and checked as the
+main line is; the result, ``swap`` and the end's checks are the main line's.  In a
+:class:`GameRecord` they are :attr:`~GameRecord.variations`; :meth:`GameRecord.lines` lists
+every line whole, and :func:`variations_of` makes the variations of a set of whole lines.
+
 **The pie variant** (RULES.md): the first player places Light's first stone and Dark's
 first stone, then the second player chooses a colour.  The stones are the plies of an
 ordinary game (the positions are the same); only who plays which colour changes.  The
@@ -74,7 +81,8 @@ from .board import Board
 from solver.util.errors import MeridiansError
 from .position import Game, IllegalMoveError, Position
 
-__all__ = ["GameRecord", "RecordError", "parse_record", "old_format_items", "is_date", "RESULTS", "SWAP", "VARIANTS"]
+__all__ = ["GameRecord", "Variation", "RecordError", "parse_record", "variations_of", "old_format_items", "is_date",
+           "RESULTS", "SWAP", "VARIANTS"]
 
 #: the results a record states: the winner, a draw, or None (not stated, ``*``)
 RESULTS = ("L", "D", "draw")
@@ -92,13 +100,46 @@ _NUMBER = re.compile(r"\d+\.(\.\.)?\Z")
 _OLD_NUMBER = re.compile(r"^\d+\.+$")
 # a move number is its own token also when glued to its move (``12.c3``, ``12...c3``)
 _TOKEN = re.compile(r"(?P<space>[\s,]+)|(?P<note>#[^\n]*)|(?P<open>\{)|(?P<close>\})|(?P<header>\[)"
-                    r"|(?P<number>\d+\.(?:\.\.)?(?=[^.]))|(?P<word>[^\s,{}\[#]+)")
+                    r"|(?P<lpar>\()|(?P<rpar>\))|(?P<number>\d+\.(?:\.\.)?(?=[^.]))|(?P<word>[^\s,{}\[#()]+)")
 _KNOWN = ("Board", "Variant", "Light", "Dark", "Date", "Result", "Source", "Start")
 
 
 class RecordError(MeridiansError):
     """A game record that cannot be read or does not replay; the message starts with the
     line of the first problem (``line 7: ...``) when there is one."""
+
+
+def _check_comments(comments: dict, plies: int) -> None:
+    for ply, text in comments.items():
+        if not isinstance(ply, int) or not 0 <= ply <= plies:
+            raise ValueError(f"a comment is attached to a ply from 0 to {plies}, not {ply!r}")
+        if not isinstance(text, str) or "{" in text or "}" in text or text != " ".join(text.split()) or not text:
+            raise ValueError(f"a comment is non-empty text on one line, spaces single, no braces, not {text!r}")
+
+
+def _check_variations(variations: dict, moves: list[str]) -> None:
+    for ply, vs in variations.items():
+        if not isinstance(ply, int) or not 0 <= ply < len(moves):
+            raise ValueError(f"a variation replaces a move of its line, ply 0 to {len(moves) - 1}, not {ply!r}")
+        if not isinstance(vs, list) or not vs or not all(isinstance(v, Variation) for v in vs):
+            raise ValueError(f"the variations at ply {ply}: a non-empty list of Variation")
+
+
+@dataclass
+class Variation:
+    """Another line played instead of a move: its ``moves`` from the position before that
+    move, its ``comments`` (ply count within it -> comment) and its own ``variations``
+    (as :attr:`GameRecord.variations`, for its moves)."""
+
+    moves: list[str]
+    comments: dict[int, str] = field(default_factory=dict)
+    variations: dict[int, list["Variation"]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.moves, list) or not self.moves or not all(isinstance(m, str) for m in self.moves):
+            raise ValueError("a variation holds at least one move, each a point name")
+        _check_comments(self.comments, len(self.moves))
+        _check_variations(self.variations, self.moves)
 
 
 @dataclass
@@ -111,6 +152,7 @@ class GameRecord:
     ``comments``: ply count -> comment, the comment after that many plies (0: before the
     first move).  ``result``: ``'L'``, ``'D'``, ``'draw'``, or None when not stated.
     ``swap``: the pie variant's second player took Light (see the module's text).
+    ``variations``: ply -> the :class:`Variation` s played instead of ``moves[ply]``, in order.
 
     Records compare equal when all of these are equal (positions by stones and side).
     Making one checks what the text can hold (header keys and values, comments, the
@@ -124,6 +166,7 @@ class GameRecord:
     comments: dict[int, str] = field(default_factory=dict)
     result: str | None = None
     swap: bool = False
+    variations: dict[int, list[Variation]] = field(default_factory=dict)
     #: whether the text named its board or start (the old format may not); not compared
     named_start: bool = field(default=True, compare=False, repr=False)
 
@@ -135,11 +178,8 @@ class GameRecord:
                 raise ValueError(f"header {key}: a value is one line of text, not {value!r}")
         if self.result not in (None, *RESULTS):
             raise ValueError(f"result must be one of {', '.join(RESULTS)} or None, not {self.result!r}")
-        for ply, text in self.comments.items():
-            if not isinstance(ply, int) or not 0 <= ply <= len(self.moves):
-                raise ValueError(f"a comment is attached to a ply from 0 to {len(self.moves)}, not {ply!r}")
-            if not isinstance(text, str) or "{" in text or "}" in text or text != " ".join(text.split()) or not text:
-                raise ValueError(f"a comment is non-empty text on one line, spaces single, no braces, not {text!r}")
+        _check_comments(self.comments, len(self.moves))
+        _check_variations(self.variations, self.moves)
         if not is_date(self.headers.get("Date", "????.??.??")):
             raise ValueError(f"Date is YYYY.MM.DD with ?? for unknown parts, not {self.headers['Date']!r}")
         if self.headers.get("Variant", "standard") not in VARIANTS:
@@ -196,6 +236,20 @@ class GameRecord:
             raise ValueError(f"ply {ply} is not in this game: it has {len(self.moves)} moves")
         return positions[ply]
 
+    def lines(self) -> list[list[str]]:
+        """Every line of the record whole, from the start: the main line first, then each
+        variation's (its moves after those of the line it leaves), depth first."""
+        out: list[list[str]] = []
+
+        def walk(before: list[str], moves: list[str], variations: dict) -> None:
+            out.append(before + moves)
+            for ply in sorted(variations):
+                for v in variations[ply]:
+                    walk(before + moves[:ply], v.moves, v.variations)
+
+        walk([], list(self.moves), self.variations)
+        return out
+
     # -- writing ----------------------------------------------------------------------
     def text(self) -> str:
         """The record as text; :func:`parse_record` of it gives an equal record."""
@@ -205,26 +259,80 @@ class GameRecord:
         if self.start != Position.start(self.board):
             lines.append(_header("Start", str(self.start)))
         lines.append("")
-        words: list[str] = []
-        if 0 in self.comments:
-            words.append("{" + self.comments[0] + "}")
-        dark_first = self.start.to_move == "D"
-        for i, m in enumerate(self.moves):
-            n = (i + dark_first) // 2 + 1
-            # a move number stays on the line of its move
-            if (i + dark_first) % 2 == 0:
-                words.append(f"{n}. {m}")
-            elif i == 0:
-                words.append(f"{n}... {m}")
-            else:
-                words.append(m)
-            if i == 1 and self.swap:
-                words.append(SWAP)
-            if i + 1 in self.comments:
-                words.append("{" + self.comments[i + 1] + "}")
+        words = _line_words(self.moves, self.comments, self.variations, 0, self.start.to_move == "D", self.swap)
         words.append(self.result or "*")
         lines += _wrap(words)
         return "\n".join(lines) + "\n"
+
+
+def _line_words(moves: list[str], comments: dict[int, str], variations: dict[int, list[Variation]],
+                base: int, dark_first: bool, swap: bool = False) -> list[str]:
+    """The words of a line whose first move is ply ``base`` of the game: its moves with
+    their numbers, comments and variations (each in parentheses after the move it replaces)."""
+    words: list[str] = []
+    if 0 in comments:
+        words.append("{" + comments[0] + "}")
+    restart = True  # Dark's move is numbered ("3... c4") at a line's start and after a variation
+    for i, m in enumerate(moves):
+        a = base + i
+        n = (a + dark_first) // 2 + 1
+        # a move number stays on the line of its move
+        if (a + dark_first) % 2 == 0:
+            words.append(f"{n}. {m}")
+        elif restart:
+            words.append(f"{n}... {m}")
+        else:
+            words.append(m)
+        restart = False
+        if i == 1 and swap:
+            words.append(SWAP)
+        if i + 1 in comments:
+            words.append("{" + comments[i + 1] + "}")
+        for v in variations.get(i, ()):
+            inner = _line_words(v.moves, v.comments, v.variations, a, dark_first)
+            inner[0] = "(" + inner[0]
+            inner[-1] += ")"  # (the same word when the variation is one move)
+            words += inner
+            restart = True
+    return words
+
+
+def variations_of(main: list[str], lines: list[list[str]]) -> dict[int, list[Variation]]:
+    """The variations of the line ``main`` that hold every line of ``lines`` (each whole, from
+    the start): a line that another holds (a beginning of it) adds nothing; a line that
+    branches from another branches from it in the variations too (the first line to reach a
+    position continues it).  A line that goes on where ``main`` ends is a ValueError: no
+    variation can hold it.  :meth:`GameRecord.lines` is the inverse (the set of lines)."""
+    root: dict = {}
+    for line in [main, *lines]:
+        node = root
+        for m in line:
+            node = node.setdefault(m, {})
+
+    def first_path(node: dict) -> list[str]:
+        path = []
+        while node:
+            m = next(iter(node))
+            path.append(m)
+            node = node[m]
+        return path
+
+    def branch(node: dict, path: list[str], offset: int) -> tuple[dict, dict]:
+        variations: dict[int, list[Variation]] = {}
+        for i, m in enumerate(path):
+            for other, child in node.items():
+                if other != m:
+                    rest = first_path(child)
+                    v = Variation([other, *rest], {}, branch(child, rest, 1)[0])
+                    variations.setdefault(i + offset, []).append(v)
+            node = node[m]
+        return variations, node
+
+    variations, end = branch(root, list(main), 0)
+    if end:
+        raise ValueError(f"a line goes on after the main line's last move ({' '.join(main[-1:]) or 'the start'}): "
+                         f"make it the main line, or the main line a variation")
+    return variations
 
 
 def is_date(value: str) -> bool:
@@ -320,6 +428,17 @@ def _check_result(result: str | None, end: Position, lineno: int) -> None:
                           f"and no position repeated ({end})")
 
 
+class _Open:
+    """A line being read: its moves, comments and variations (a :class:`Variation`, filled as
+    the text goes on), the positions from its start, the game's ply at its start and the
+    text line where it opened."""
+
+    def __init__(self, positions: list[Position], base: int, opened: int):
+        self.line = Variation.__new__(Variation)  # filled as read; checked whole by GameRecord
+        self.line.moves, self.line.comments, self.line.variations = [], {}, {}
+        self.positions, self.base, self.opened = positions, base, opened
+
+
 class _Reader:
     """The new format, read top to bottom."""
 
@@ -410,9 +529,8 @@ class _Reader:
               header_result: str | None, result_line: int | None) -> GameRecord:
         text = self.text
         pie = headers.get("Variant") == "pie"
-        pos = start
-        moves: list[str] = []
-        comments: dict[int, str] = {}
+        main = _Open([start], 0, 0)
+        stack = [main]  # the main line, then each variation open within the one before
         swap = token_seen = False
         token_result: str | None = None
         line = lineno
@@ -422,6 +540,7 @@ class _Reader:
             tok = m.group()
             i = m.end()
             kind = m.lastgroup
+            cur = stack[-1]
             if kind in ("space", "note"):
                 line += tok.count("\n")
                 continue
@@ -432,7 +551,7 @@ class _Reader:
                     raise self.fail(line, "a comment '{' without its closing '}'")
                 body = " ".join(text[i:end].split())
                 if body:
-                    ply = len(moves)
+                    ply, comments = len(cur.line.moves), cur.line.comments
                     comments[ply] = f"{comments[ply]} {body}" if ply in comments else body
                 line += text.count("\n", i, end)
                 i = end + 1
@@ -443,9 +562,28 @@ class _Reader:
                 raise self.fail(line, "a header after the moves: headers come first")
             if token_seen:
                 raise self.fail(line, f"{tok!r} after the result token: the result ends the record")
+            if kind == "lpar":
+                if not cur.line.moves:
+                    raise self.fail(line, "a variation '(' before any move of its line: a variation is played "
+                                          "instead of the move before it")
+                k = len(cur.line.moves) - 1
+                var = _Open([cur.positions[k]], cur.base + k, line)
+                cur.line.variations.setdefault(k, []).append(var.line)
+                stack.append(var)
+                continue
+            if kind == "rpar":
+                if len(stack) == 1:
+                    raise self.fail(line, "a ')' without its opening '('")
+                if not cur.line.moves:
+                    raise self.fail(line, "an empty variation '()': a variation holds at least one move")
+                stack.pop()
+                continue
             if _NUMBER.match(tok):
                 continue
             if tok in ("L", "D", "draw", "*"):
+                if len(stack) > 1:
+                    raise self.fail(line, f"the result {tok} inside a variation (opened on line {cur.opened}): "
+                                          "the result ends the main line")
                 token_seen = True
                 token_result = None if tok == "*" else tok
                 if header_result is not None and token_result is not None and token_result != header_result:
@@ -457,16 +595,22 @@ class _Reader:
             if tok.lower() == SWAP:
                 if not pie:
                     raise self.fail(line, "swap (the pie variant's colour choice) without [Variant \"pie\"]")
-                if len(moves) != 2 or swap:
+                if len(stack) > 1:
+                    raise self.fail(line, "swap inside a variation: the colour choice is the main line's")
+                if len(main.line.moves) != 2 or swap:
                     raise self.fail(line, f"swap comes once, right after the first two stones, not after "
-                                          f"{len(moves)} moves")
+                                          f"{len(main.line.moves)} moves")
                 swap = True
                 continue
-            pos = _play(pos, tok, len(moves), line)
-            moves.append(pos.last_move)
+            pos = _play(cur.positions[-1], tok, cur.base + len(cur.line.moves), line)
+            cur.line.moves.append(pos.last_move)
+            cur.positions.append(pos)
+        if len(stack) > 1:
+            raise self.fail(stack[-1].opened, "a variation '(' without its closing ')'")
         result = header_result if header_result is not None else token_result
-        _check_result(result, pos, result_line or line)
-        return GameRecord(headers, start, moves, comments, result, swap, named_start=named)
+        _check_result(result, main.positions[-1], result_line or line)
+        moves, comments = main.line.moves, main.line.comments
+        return GameRecord(headers, start, moves, comments, result, swap, main.line.variations, named_start=named)
 
 
 def old_format_items(text: str):

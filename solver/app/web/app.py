@@ -21,7 +21,7 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
   the position reached with its proven value and length from the opening database
   (:func:`solver.app.web.explore.explore`; no search);
 - ``POST /api/record`` with ``{text, board}`` -> a pasted game record's start, moves and positions;
-- ``POST /api/record-text`` with ``{start, moves, headers, result, swap}`` -> ``{text, result,
+- ``POST /api/record-text`` with ``{start, moves, headers, result, swap, variations}`` -> ``{text, result,
   filename}``: the game as a record in our format (:func:`~solver.app.web.work.write_record`);
 - ``GET /api/board?board=B`` -> the board's SVG ``<defs>`` and point geometry;
 - ``GET /api/puzzles?board=&n=&theme=&rating=`` -> the committed puzzles that match, with
@@ -376,7 +376,8 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
     async def api_record_text(request: Request):
         data = await _json_body(request)
         return JSONResponse(await run_in_threadpool(work.write_record, data.get("start"), data.get("moves"),
-                                                    data.get("headers"), data.get("result"), data.get("swap", False)))
+                                                    data.get("headers"), data.get("result"), data.get("swap", False),
+                                                    data.get("variations")))
 
     async def _search(request: Request, fn, **options):
         text = _param(request, "position")

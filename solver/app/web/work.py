@@ -115,8 +115,9 @@ def explain_move(text: object, move: object) -> dict:
 def read_record(text: object, board: object = None) -> dict:
     """A pasted game record (:func:`solver.rules.record.parse_record`, both formats, or
     Abstract Play's JSON, :func:`solver.app.importers.import_abstractplay`; every move
-    checked): ``{start, moves, positions, result, headers, swap}``, the positions after 0,
-    1, ... moves."""
+    checked): ``{start, moves, positions, result, headers, swap, variations}``, the positions
+    after 0, 1, ... moves; ``variations``: the record's other lines
+    (:meth:`~solver.rules.record.GameRecord.lines`), each ``{moves, positions}`` whole from the start."""
     from solver.rules.record import parse_record
 
     if not isinstance(text, str) or not text.strip():
@@ -133,29 +134,49 @@ def read_record(text: object, board: object = None) -> dict:
     else:
         default = board if isinstance(board, str) and board.strip() else "6/7"
         rec = parse_record(text, default_board=parse(default).board)
-    pos = rec.start
-    positions = [str(pos)]
-    for m in rec.moves:
-        pos = pos.play(m)
-        positions.append(str(pos))
-    return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions, "result": rec.result,
-            "headers": dict(rec.headers), "swap": rec.swap}
+
+    def positions(moves: list[str]) -> list[str]:
+        pos = rec.start
+        out = [str(pos)]
+        for m in moves:
+            pos = pos.play(m)
+            out.append(str(pos))
+        return out
+
+    return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions(rec.moves), "result": rec.result,
+            "headers": dict(rec.headers), "swap": rec.swap,
+            "variations": [{"moves": line, "positions": positions(line)} for line in rec.lines()[1:]]}
 
 
 def write_record(start: object, moves: object, headers: object = None, result: object = None,
-                 swap: object = False) -> dict:
+                 swap: object = False, variations: object = None) -> dict:
     """A game as a record in our format (:meth:`solver.rules.record.GameRecord.text`):
     ``{text, result, filename}``.  The moves are replayed from ``start``; the result is the
     game's end when it is over, else ``result`` as given (a resignation kept from a loaded
     record) or none; the text is read back and must give the same record.  Without
-    headers, ``Source`` and ``Date`` are set."""
+    headers, ``Source`` and ``Date`` are set.  ``variations``: the game's other lines, each a
+    list of moves whole from the start, replayed, then written as the record's variations
+    (:func:`~solver.rules.record.variations_of`)."""
     import datetime
 
-    from solver.rules.record import RESULTS, GameRecord, parse_record
+    from solver.rules.position import Game
+    from solver.rules.record import RESULTS, GameRecord, RecordError, parse_record, variations_of
 
     pos = parse(start)
     if not isinstance(moves, list) or len(moves) > 10_000 or not all(isinstance(m, str) for m in moves):
         raise ValueError("moves: give a list of point names")
+    lines = [] if variations is None else variations
+    if (not isinstance(lines, list) or len(lines) > 1000 or not all(isinstance(x, list) for x in lines)
+            or sum(len(x) for x in lines) > 100_000 or not all(isinstance(m, str) for x in lines for m in x)):
+        raise ValueError("variations: give a list of lines, each a list of point names from the start")
+    lines = [[_move_text(m) for m in x] for x in lines]
+    for n, line in enumerate(lines, 1):
+        game = Game(pos)
+        for i, m in enumerate(line):
+            try:
+                game.play(m)
+            except ValueError as e:
+                raise RecordError(f"variation {n}, move {i + 1} ({m}): {e}") from None
     if headers is None or headers == {}:
         headers = {"Source": "meridians serve", "Date": datetime.date.today().strftime("%Y.%m.%d")}
     if not isinstance(headers, dict) or len(headers) > 50:
@@ -163,6 +184,7 @@ def write_record(start: object, moves: object, headers: object = None, result: o
     if result is not None and result not in RESULTS:
         raise ValueError(f"result: one of {', '.join(RESULTS)} or null")
     rec = GameRecord(dict(headers), pos, [_move_text(m) for m in moves], swap=bool(swap))
+    rec.variations = variations_of(rec.moves, lines)  # a line that goes on past the game's end: a ValueError
     end = rec.game().outcome  # RecordError names the first illegal move
     rec.result = end if end is not None else result
     text = rec.text()

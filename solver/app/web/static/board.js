@@ -248,13 +248,16 @@
     var rec = game.record, moves = game.moves;
     var starts = function (n) { return rec && rec.moves.length >= n && moves.length >= n && rec.moves.slice(0, n).join() === moves.slice(0, n).join(); };
     var body = { start: game.infos[0].position, moves: moves, headers: rec ? rec.headers : null,
+                 variations: (game.lines || []).map(movesOf),  // each whole from the start: the server makes the tree
                  // a loaded record's stated result stands while its moves do; its colour choice while its first two do
                  result: rec && rec.moves.length === moves.length && starts(moves.length) ? rec.result : null,
                  swap: !!(rec && rec.swap && starts(2)) };
     M.api("POST", "/api/record-text", body).then(function (r) {
       if (!r.ok) { M.say($("status"), "Export: " + r.data.error, "error"); return; }
       download(r.data.filename, new Blob([r.data.text], { type: "text/plain;charset=utf-8" }));
-      M.say($("status"), "Exported the record (" + moves.length + " moves) as " + r.data.filename + ".", "");
+      var n = (game.lines || []).length;
+      M.say($("status"), "Exported the record (" + moves.length + " moves" + (n ? ", " + n + " variation" + (n > 1 ? "s" : "") : "") +
+            ") as " + r.data.filename + ".", "");
     });
   }
 
@@ -351,6 +354,7 @@
     game.infos.push(info);
     game.moves.push(info.last_move);
     game.cursor += 1;
+    adopt();
   }
 
   // -- variations: the other lines of the game, each whole from the start ---------------
@@ -360,6 +364,19 @@
     var ms = movesOf(line);
     game.lines = (game.lines || []).filter(function (l) { return !isPrefix(movesOf(l), ms); });
     if (!game.lines.some(function (l) { return isPrefix(ms, movesOf(l)); })) { game.lines.push(line); }
+  }
+  // The lines as a tree: no line holds another (as its beginning), the game's line included;
+  // a line that goes on where the game's line ends becomes the game's line (the move played
+  // was one of the tree's: its continuation is shown), the cursor staying where it is.
+  function adopt() {
+    game.lines = game.lines.filter(function (l) { return !isPrefix(movesOf(l), game.moves); });
+    for (var n = 0; n < game.lines.length; n++) {
+      if (isPrefix(game.moves, movesOf(game.lines[n]))) {
+        game.infos = game.lines.splice(n, 1)[0];
+        game.moves = movesOf(game.infos);
+        return;
+      }
+    }
   }
   function diverge(ms) {  // the number of moves a line shares with the game's
     var k = 0;
@@ -464,12 +481,15 @@
   }
 
   // cursor: the move to show (default: the last); record: a loaded record's headers,
-  // result and swap, kept for its export while its moves stand
-  function start(infos, moves, cursor, record) {
+  // result and swap, kept for its export while its moves stand; others: the variations'
+  // lines (infos, each whole from the start)
+  function start(infos, moves, cursor, record, others) {
     return M.board(infos[0].board).then(function (b) {
       geo = b;
       var at = cursor === undefined || cursor === null || isNaN(cursor) ? moves.length : Math.max(0, Math.min(moves.length, cursor));
       game = { infos: infos, moves: moves, cursor: at, record: record || null, lines: [] };
+      (others || []).forEach(keep);
+      adopt();
       $("board-size").value = b.name;
       changed(!!record);  // a new game lets the engine open; a loaded one is looked at first
     });
@@ -483,22 +503,39 @@
     });
   }
 
+  // The infos of a line's positions (each position asked of the server once: cache), with
+  // the moves that reached them; a promise, rejected with the server's error.
+  function infosOf(line, cache) {
+    return Promise.all(line.positions.map(function (p) {
+      if (!cache[p]) { cache[p] = M.api("GET", "/api/position?position=" + encodeURIComponent(p)); }
+      return cache[p];
+    })).then(function (rs) {
+      var bad = rs.filter(function (x) { return !x.ok; });
+      if (bad.length) { throw new Error(bad[0].data.error); }
+      var infos = rs.map(function (x) { var c = {}; Object.keys(x.data).forEach(function (k) { c[k] = x.data[k]; }); return c; });
+      line.moves.forEach(function (m, i) { infos[i + 1].last_move = m; });
+      return infos;
+    });
+  }
+  // lines: {moves, positions} of the game's line, then of the variations (whole from the start)
+  function startLines(lines, cursor, record) {
+    var cache = {};
+    return Promise.all(lines.map(function (l) { return infosOf(l, cache); })).then(function (all) {
+      return start(all[0], lines[0].moves, cursor, record, all.slice(1)).then(function () { return true; });
+    }, function (e) { M.say($("status"), "Not loaded: " + e.message, "error"); return false; });
+  }
+  function recordOf(data) {
+    return { headers: data.headers || {}, result: data.result, swap: !!data.swap, moves: data.moves.slice() };
+  }
+
   // A game record (either format) replayed by the server; a promise of whether it loaded.
   function loadRecord(text, cursor) {
     return M.api("POST", "/api/record", { text: text, board: $("board-size").value }).then(function (r) {
       if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return false; }
-      // the record's positions, each from the server's rules
-      return Promise.all(r.data.positions.map(function (p) {
-        return M.api("GET", "/api/position?position=" + encodeURIComponent(p));
-      })).then(function (rs) {
-        var bad = rs.filter(function (x) { return !x.ok; });
-        if (bad.length) { M.say($("status"), "Not loaded: " + bad[0].data.error, "error"); return false; }
-        var infos = rs.map(function (x) { return x.data; });
-        r.data.moves.forEach(function (m, i) { infos[i + 1].last_move = m; });
-        M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves.", "");
-        var record = { headers: r.data.headers || {}, result: r.data.result, swap: !!r.data.swap, moves: r.data.moves.slice() };
-        return start(infos, r.data.moves, cursor, record).then(function () { return true; });
-      });
+      var vs = r.data.variations || [];
+      M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves" +
+            (vs.length ? " and " + vs.length + " variation" + (vs.length > 1 ? "s" : "") : "") + ".", "");
+      return startLines([{ moves: r.data.moves, positions: r.data.positions }].concat(vs), cursor, recordOf(r.data));
     });
   }
 
@@ -524,6 +561,11 @@
     var first = game.infos[0];
     var q = "?position=" + enc(first.position === emptyOf(first.board) ? first.board : first.position);
     if (game.moves.length) { q += "&moves=" + game.moves.map(enc).join(","); }
+    // each variation: the number of the game's moves it shares, then its own moves
+    (game.lines || []).forEach(function (l) {
+      var ms = movesOf(l), k = diverge(ms);
+      q += "&var=" + k + ":" + ms.slice(k).map(enc).join(",");
+    });
     if (game.cursor < game.moves.length) { q += "&ply=" + game.cursor; }
     if (flipped) { q += "&flip=1"; }
     return location.pathname + q;
@@ -534,9 +576,9 @@
     var moves = (q.get("moves") || "").split(/[\s,]+/).filter(Boolean);
     var ply = q.get("ply");
     flipped = q.get("flip") === "1";
-    var shown = newGame;
+    var shown = newGame, at = ply === null ? null : parseInt(ply, 10);
     if (moves.length) {
-      shown = function () { return loadRecord(first + "\n" + moves.join(" "), ply === null ? null : parseInt(ply, 10)); };
+      shown = function () { return linked(first, moves, q.getAll("var"), at); };
     }
     return shown(first).then(function (ok) {
       if (ok) { return; }
@@ -544,6 +586,30 @@
       return (moves.length ? newGame(first) : Promise.resolve(false)).then(function (ok2) {
         return ok2 ? true : newGame($("board-size").value);
       }).then(function () { M.say($("status"), "The link was not loaded: " + why.replace(/^Not loaded: /, ""), "error"); });
+    });
+  }
+
+  // A link's game: its line and its variations ("K:m1,m2": the game's first K moves, then
+  // those), each replayed by the server; a variation that does not replay is left out, and said.
+  function linked(first, moves, vars, at) {
+    var lines = [moves], wrong = [];
+    vars.forEach(function (v) {
+      var m = /^(\d+):(.+)$/.exec(v), k = m ? parseInt(m[1], 10) : -1;
+      var own = m ? m[2].split(/[\s,]+/).filter(Boolean) : [];
+      if (!m || k >= moves.length || !own.length) { wrong.push("var=" + v + ": give K:moves, K fewer than the game's " + moves.length + " moves"); return; }
+      lines.push(moves.slice(0, k).concat(own));
+    });
+    return Promise.all(lines.map(function (ms) {
+      return M.api("POST", "/api/record", { text: first + "\n" + ms.join(" "), board: $("board-size").value });
+    })).then(function (rs) {
+      if (!rs[0].ok) { M.say($("status"), "Not loaded: " + rs[0].data.error, "error"); return false; }
+      rs.slice(1).forEach(function (r) { if (!r.ok) { wrong.push("a variation: " + r.data.error); } });
+      var ok = rs.filter(function (r) { return r.ok; }).map(function (r) { return { moves: r.data.moves, positions: r.data.positions }; });
+      M.say($("status"), "", "");
+      return startLines(ok, at, recordOf(rs[0].data)).then(function (done) {
+        if (done && wrong.length) { M.say($("status"), "Not all of the link was loaded: " + wrong[0], "error"); }
+        return done;
+      });
     });
   }
 
