@@ -20,6 +20,7 @@ import pytest
 from test_web import click, client, drawn, no_console_errors, server, text  # noqa: F401  (the same server)
 from test_book import driver, wait_for  # noqa: F401  (the same headless Chromium)
 
+from puzzles import glicko as G
 from puzzles.record import default_search_files, load_jsonl
 from solver import Position
 from solver.reference import rules as reference
@@ -27,54 +28,14 @@ from solver.app.web.app import _board_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-SCALE = 173.7178
-TAU, PUZZLE_RD, START = 0.5, 100.0, (1500.0, 350.0, 0.06)  # as trainer.js has them
+SCALE, TAU = G.SCALE, G.TAU
+PUZZLE_RD, START = 100.0, (1500.0, 350.0, 0.06)  # as trainer.js has them (and TAU)
 
 
 def glicko2(r: float, rd: float, vol: float, games: list[tuple[float, float, float]], tau: float = TAU):
-    """One rating period of Glicko-2 (Glickman 2012, steps 1-8): the player's (r, RD,
-    volatility) after ``games`` of (opponent's r, opponent's RD, score)."""
-    mu, phi = (r - 1500) / SCALE, rd / SCALE
-    if not games:
-        return r, SCALE * math.sqrt(phi ** 2 + vol ** 2), vol
-
-    def g(ph):
-        return 1 / math.sqrt(1 + 3 * ph ** 2 / math.pi ** 2)
-
-    def e(muj, phj):
-        return 1 / (1 + math.exp(-g(phj) * (mu - muj)))
-
-    opp = [((rj - 1500) / SCALE, rdj / SCALE, s) for rj, rdj, s in games]
-    v = 1 / sum(g(phj) ** 2 * e(muj, phj) * (1 - e(muj, phj)) for muj, phj, _ in opp)
-    delta = v * sum(g(phj) * (s - e(muj, phj)) for muj, phj, s in opp)
-    a = math.log(vol ** 2)
-
-    def f(x):
-        return (math.exp(x) * (delta ** 2 - phi ** 2 - v - math.exp(x)) / (2 * (phi ** 2 + v + math.exp(x)) ** 2)
-                - (x - a) / tau ** 2)
-
-    big_a = a
-    if delta ** 2 > phi ** 2 + v:
-        big_b = math.log(delta ** 2 - phi ** 2 - v)
-    else:
-        k = 1
-        while f(a - k * tau) < 0:
-            k += 1
-        big_b = a - k * tau
-    fa, fb = f(big_a), f(big_b)
-    while abs(big_b - big_a) > 1e-6:
-        c = big_a + (big_a - big_b) * fa / (fb - fa)
-        fc = f(c)
-        if fc * fb <= 0:
-            big_a, fa = big_b, fb
-        else:
-            fa /= 2
-        big_b, fb = c, fc
-    new_vol = math.exp(big_a / 2)
-    phi_star = math.sqrt(phi ** 2 + new_vol ** 2)
-    new_phi = 1 / math.sqrt(1 / phi_star ** 2 + 1 / v)
-    new_mu = mu + new_phi ** 2 * sum(g(phj) * (s - e(muj, phj)) for muj, phj, s in opp)
-    return SCALE * new_mu + 1500, SCALE * new_phi, new_vol
+    """The page's twin: the package's Glicko-2 (puzzles/glicko.py, checked against the paper
+    and a bisection twin in tests/test_attempts.py), as (r, RD, volatility)."""
+    return tuple(G.glicko2(G.Rating(r, rd, vol), games, tau))
 
 
 def puzzle_rating(n: int, difficulty: int | None) -> float:
