@@ -178,57 +178,22 @@ _JS = """
     f.g.forEach(function (p) { out.push(use("mark-" + q.b, "mark", b, p)); });
     f.dead.forEach(function (p) { out.push(use("dead-" + q.b, "dead", b, p)); });
     if (j > 0) { out.push(use("last-" + q.b, "last", b, ln[j - 1][0])); }
-    out.push(coordinates(b));
+    out.push(MeridiansCoords.coordinates(b));  // as the web board draws them (coords.js, before this script)
     for (var p = 0; p < b.names.length; p++) {
       out.push('<circle class="hit" data-point="' + b.names[p] + '" cx="' + b.xy[2 * p] + '" cy="' +
                b.xy[2 * p + 1] + '" r="' + b.hit + '"/>');
     }
     out.push("</svg>");
     cards[i].querySelector(".board-view").innerHTML = out.join("");
-    fit(cards[i].querySelector(".board-view svg"));
+    MeridiansCoords.fit(cards[i].querySelector(".board-view svg"));
     var stepper = cards[i].querySelector(".stepper");
     stepper.hidden = !(s.solved || s.open) || ln.length === 0;
     stepper.querySelector('[data-step="first"]').disabled = stepper.querySelector('[data-step="back"]').disabled = j === 0;
     stepper.querySelector('[data-step="last"]').disabled = stepper.querySelector('[data-step="fwd"]').disabled = j >= ln.length;
     stepper.querySelector(".ply").textContent = plyText(i, j);
   }
-  // The coordinates as the web board draws them (solver/app/web/static/common.js): each row's
-  // letter at both its ends, each point's number under it, over the stones on a halo of the
-  // page's colour, and at least MIN_PX pixels high however small the board is drawn.
-  function coordinates(b) {
-    var s = 2 * b.hit, rows = {}, out = ['<g class="coords" text-anchor="middle" dominant-baseline="central" fill="#3b2f20" ' +
-      'stroke="#fbf8f1" stroke-linejoin="round" paint-order="stroke" pointer-events="none" data-s="' + s + '">'];
-    b.names.forEach(function (n, p) { (rows[n[0]] = rows[n[0]] || []).push(p); });
-    Object.keys(rows).forEach(function (r) {
-      var lo = rows[r][0], hi = lo;
-      rows[r].forEach(function (p) { if (b.xy[2 * p] < b.xy[2 * lo]) { lo = p; } if (b.xy[2 * p] > b.xy[2 * hi]) { hi = p; } });
-      [[lo, -1], [hi, 1]].forEach(function (e) {
-        out.push('<text class="coord row" font-weight="bold" x="' + Math.round(100 * (b.xy[2 * e[0]] + e[1] * 1.15 * s)) / 100 +
-                 '" y="' + b.xy[2 * e[0] + 1] + '">' + r + "</text>");
-      });
-    });
-    b.names.forEach(function (n, p) {
-      out.push('<text class="coord col" x="' + b.xy[2 * p] + '" y="' + Math.round(100 * (b.xy[2 * p + 1] + 0.56 * s)) / 100 +
-               '">' + n.slice(1) + "</text>");
-    });
-    out.push("</g>");
-    return out.join("");
-  }
-  var MIN_PX = 11.5;
-  function fit(svg) {
-    var g = svg && svg.querySelector(".coords"), box = svg && svg.getBoundingClientRect(), vb = svg && svg.viewBox.baseVal;
-    if (!g || !box.width || !vb || !vb.width) { return; }
-    var scale = Math.min(box.width / vb.width, box.height / vb.height), s = parseFloat(g.getAttribute("data-s"));
-    [["row", 0.34], ["col", 0.24]].forEach(function (k) {
-      var size = Math.max(k[1] * s, MIN_PX / scale);
-      Array.prototype.forEach.call(g.querySelectorAll(".coord." + k[0]), function (t) {
-        t.setAttribute("font-size", Math.round(100 * size) / 100);
-        t.setAttribute("stroke-width", Math.round(100 * size / 4) / 100);
-      });
-    });
-  }
   window.addEventListener("resize", function () {
-    Array.prototype.forEach.call(document.querySelectorAll("article.card:not([hidden]) .board-view svg"), fit);
+    Array.prototype.forEach.call(document.querySelectorAll("article.card:not([hidden]) .board-view svg"), MeridiansCoords.fit);
   });
   function moveText(i, j, verb) {  // move j (0-based) of the line, in words
     var q = P[i], mv = lineOf(i)[j], who = NAME[j % 2 === 0 ? q.x : OTHER[q.x]], name = B[q.b].names[mv[0]];
@@ -653,6 +618,15 @@ def _options(values: list[tuple[str, str]], everything: str) -> str:
         f'<option value="{e(v)}">{e(label)}</option>' for v, label in values)
 
 
+@lru_cache(maxsize=1)
+def _coords_js() -> str:
+    """The web board's coordinates script (solver/app/web/static/coords.js), which the
+    book's script draws its coordinates with."""
+    from importlib import resources
+
+    return resources.files("solver.app.web").joinpath("static", "coords.js").read_text(encoding="utf-8")
+
+
 def book_html(puzzles: Iterable[Puzzle], title: str = DEFAULT_TITLE) -> str:
     """The whole page as a string (each puzzle is validated first)."""
     ps = [p.validate() for p in puzzles]
@@ -708,7 +682,8 @@ def book_html(puzzles: Iterable[Puzzle], title: str = DEFAULT_TITLE) -> str:
 marked stones within N of their own moves, whatever the defender plays. Click a point to play it.
 Made by meridians {e(solver.__version__)}.</footer>
 <script type="application/json" id="book-data">{blob}</script>
-<script>{_JS}</script>
+<script>{_coords_js()}
+{_JS}</script>
 </body>
 </html>
 """

@@ -41,6 +41,7 @@ then the smallest N, that shows it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -136,6 +137,21 @@ def rescore(only: list[str], jobs: int) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _held_state(f: Path):
+    """The state of committed set ``f`` and what it holds, with no generator writing the set
+    meanwhile; (None, None) when the set has no state file."""
+    from puzzles.generate import run_state
+
+    with run_state(str(f)) as st:
+        old = st.load()
+        if old is None:
+            yield None, None
+            return
+        st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records") if k in old}
+        yield st, old
+
+
 def only_moves(only: list[str], jobs: int, command: str) -> int:
     """Rewrite every set to its dual-free puzzles (:func:`puzzles.generate.only_moves`),
     recording ``command`` in its state file; a table row per set on stdout."""
@@ -145,7 +161,6 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
     from joblib import Parallel, delayed
 
     from puzzles.generate import only_moves as rewrite
-    from puzzles.generate import run_state
     from puzzles.record import code_version, load_jsonl, write_jsonl
     from solver.util.files import uninterrupted
     from solver.util.provenance import code_revision, provenance
@@ -155,13 +170,10 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
     print("| set | before | dual-free after | removed | new lines | CPU s |")
     print("|---|---|---|---|---|---|")
     for board, n, f in _committed(only):
-        with run_state(str(f)) as st:  # no generator writes the set meanwhile
-            old = st.load()
-            if old is None:
+        with _held_state(f) as (st, old):
+            if st is None:
                 print(f"{f}: no state file beside it", file=sys.stderr)
                 return 1
-            st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records")
-                           if k in old}
             ps = load_jsonl(f)
             t0 = time.process_time()
             out = (Parallel(n_jobs=jobs)(delayed(_only_moves)(p, version) for p in ps) if jobs > 1
@@ -209,7 +221,6 @@ def themes(command: str) -> int:
     import json
     import time
 
-    from puzzles.generate import run_state
     from puzzles.record import THEMES, Puzzle, PuzzleFormatError, write_jsonl
     from puzzles.themes import ThemeError
     from puzzles.themes import themes as compute
@@ -220,13 +231,10 @@ def themes(command: str) -> int:
     revision = code_revision()
     table, examples = {}, {}
     for board, n, f in sorted(_committed([]), key=lambda r: (r[0], r[1])):
-        with run_state(str(f)) as st:  # no generator writes the set meanwhile
-            old = st.load()
-            if old is None:
+        with _held_state(f) as (st, old):
+            if st is None:
                 print(f"{f}: no state file beside it", file=sys.stderr)
                 return 1
-            st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records")
-                           if k in old}
             t0 = time.process_time()
             ps, new = [], []
             try:

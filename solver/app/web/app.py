@@ -92,7 +92,7 @@ MAX_BODY = 200_000
 #: pages and static files: nothing leaves the server's origin
 _CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'"
 _STATIC = {"board.js": "text/javascript", "trainer.js": "text/javascript", "common.js": "text/javascript",
-           "style.css": "text/css"}
+           "coords.js": "text/javascript", "style.css": "text/css"}
 _PAGES = {"/": "board.html", "/trainer": "trainer.html"}
 _STATIC.update({"explorer.js": "text/javascript", "explorer.css": "text/css"})
 _PAGES["/explorer"] = "explorer.html"

@@ -105,44 +105,11 @@ var Meridians = (function () {
     fit(el.querySelector("svg"));
   }
 
-  // The coordinates: each row's letter at both its ends, each point's number (its place in
-  // its row) under it, drawn over the stones with a halo of the page's colour so that no
-  // stone hides them; fit() sizes them.
-  function coordinates(b) {
-    var s = 2 * b.hit, rows = {}, out = ['<g class="coords" text-anchor="middle" dominant-baseline="central" fill="#3b2f20" ' +
-      'stroke="#fbf8f1" stroke-linejoin="round" paint-order="stroke" pointer-events="none" data-s="' + s + '">'];
-    b.names.forEach(function (n, p) { (rows[n[0]] = rows[n[0]] || []).push(p); });
-    Object.keys(rows).forEach(function (r) {
-      var lo = rows[r][0], hi = lo;
-      rows[r].forEach(function (p) { if (b.xy[2 * p] < b.xy[2 * lo]) { lo = p; } if (b.xy[2 * p] > b.xy[2 * hi]) { hi = p; } });
-      [[lo, -1], [hi, 1]].forEach(function (e) {
-        out.push('<text class="coord row" font-weight="bold" x="' + Math.round(100 * (b.xy[2 * e[0]] + e[1] * 1.15 * s)) / 100 +
-                 '" y="' + b.xy[2 * e[0] + 1] + '">' + r + "</text>");
-      });
-    });
-    b.names.forEach(function (n, p) {
-      out.push('<text class="coord col" x="' + b.xy[2 * p] + '" y="' + Math.round(100 * (b.xy[2 * p + 1] + 0.56 * s)) / 100 +
-               '">' + n.slice(1) + "</text>");
-    });
-    out.push("</g>");
-    return out.join("");
-  }
-
-  // The coordinates' size: their drawing's size, or MIN_PX pixels where the board is drawn
-  // small (a phone, a large board), so that they stay readable.
-  var MIN_PX = 11.5;
+  // The coordinates (coords.js), and the value markers sized to the board's scale.
+  function coordinates(b) { return MeridiansCoords.coordinates(b); }
   function fit(svg) {
-    var g = svg && svg.querySelector(".coords"), box = svg && svg.getBoundingClientRect(), vb = svg && svg.viewBox.baseVal;
-    if (!g || !box.width || !vb || !vb.width) { return; }
-    var scale = Math.min(box.width / vb.width, box.height / vb.height), s = parseFloat(g.getAttribute("data-s"));
-    fitMarks(svg, scale);
-    [["row", 0.34], ["col", 0.24]].forEach(function (k) {
-      var size = Math.max(k[1] * s, MIN_PX / scale);
-      Array.prototype.forEach.call(g.querySelectorAll(".coord." + k[0]), function (t) {
-        t.setAttribute("font-size", Math.round(100 * size) / 100);
-        t.setAttribute("stroke-width", Math.round(100 * size / 4) / 100);
-      });
-    });
+    var scale = MeridiansCoords.fit(svg);
+    if (scale) { fitMarks(svg, scale); }
   }
   // the value markers grow where the board is drawn small, up to what the points' spacing leaves
   var MARK_PX = 10, MARK_MAX = 1.4;
