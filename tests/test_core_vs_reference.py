@@ -222,7 +222,7 @@ def test_whole_games_agree(m):
 
 
 @pytest.mark.slow  # 180 s
-@settings(max_examples=600)
+@settings(max_examples=400)
 @given(
     m=st.integers(MIN_M, MAX_M),
     seed=st.integers(0, 2**32 - 1),
