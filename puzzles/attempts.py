@@ -97,7 +97,7 @@ def parse_solver(name: str) -> Solver:
         if parts[0] == "engine" and len(parts) == 2 and parts[1].startswith("p"):
             return Solver("engine", playouts=int(parts[1][1:]))
     except (ValueError, IndexError):
-        pass
+        pass  # a number that does not parse: refused below, as any other unknown name
     raise AttemptError(f"not a solver name: {name!r} (policy-t<T>, look-w<W>-n<N>, engine-p<P>)")
 
 
