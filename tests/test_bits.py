@@ -86,3 +86,49 @@ def test_a_changed_kernel_source_empties_every_kernel_cache(tmp_path, monkeypatc
     (search / "k.f-2.py311.nbc").write_text("new")
     core._drop_stale_cache()
     assert (search / "k.f-2.py311.nbc").exists() and (cache / "core.sources-stamp").read_text() == stamp
+
+
+def _save_at(folder: str, me: int, start: float, saves: int, locked: bool, out) -> None:
+    import time
+
+    from numba.core.caching import IndexDataCacheFile
+
+    if locked:
+        import solver.rules.core  # noqa: F401  (its import locks the saves)
+    cache = IndexDataCacheFile(folder, "kernel", "one source stamp")
+    time.sleep(max(0.0, start - time.time()))
+    for i in range(saves):
+        cache.save(("signature", me, i), ("code of", me, i))
+    out.put(me)
+
+
+def _save_at_once(folder, processes: int, saves: int, locked: bool) -> list:
+    """The keys that do not load their own code from one kernel's cache (a lost entry, or
+    one naming another key's code) after ``processes`` processes each saved ``saves``
+    signatures of it at the same moment."""
+    import multiprocessing as mp
+    import time
+
+    from numba.core.caching import IndexDataCacheFile
+
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    start = time.time() + 3.0
+    procs = [ctx.Process(target=_save_at, args=(str(folder), me, start, saves, locked, out))
+             for me in range(processes)]
+    for p in procs:
+        p.start()
+    done = [out.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join()
+    assert sorted(done) == list(range(processes))
+    cache = IndexDataCacheFile(str(folder), "kernel", "one source stamp")
+    keys = [("signature", me, i) for me in range(processes) for i in range(saves)]
+    return [k for k in keys if cache.load(k) != ("code of", *k[1:])]
+
+
+def test_kernels_saved_at_the_same_moment_keep_their_own_code(tmp_path):
+    """(numba reads, extends and rewrites a kernel's cache index without a lock: two
+    processes saving two boards' signatures at once could pair one's entry with the
+    other's code; the core's import puts an flock around every save)"""
+    assert _save_at_once(tmp_path, processes=4, saves=200, locked=True) == []

@@ -743,4 +743,39 @@ def _drop_stale_cache() -> None:
         pass  # a read-only cache folder: numba will not write there either
 
 
+def _lock_cache_saves() -> None:
+    """Make numba's cache saves one at a time across processes (an exclusive ``flock``
+    on ``<index>.lock`` around each).
+
+    numba saves a compiled kernel by reading the kernel's index, adding an entry and
+    writing the index back, then writing the code to the file the entry names.  Two
+    processes that save different signatures of one kernel (two boards) at the same
+    moment can both read the same index and pick the same file name: one's entry then
+    names the other's code, which a later process loads for the wrong board.  Parallel
+    tests, match workers and pie processes share one cache, so the save is serialised;
+    loads need no lock (files are replaced whole, a missing file is a recompile).
+    """
+    try:
+        import fcntl
+        from numba.core.caching import IndexDataCacheFile
+    except ImportError:  # not POSIX, or numba's internals moved: saves stay as numba makes them
+        return
+    save = IndexDataCacheFile.save
+    if getattr(save, "locked_across_processes", False):
+        return
+
+    def locked_save(self, key, data):
+        try:
+            lock = open(self._index_path + ".lock", "a")
+        except OSError:  # a read-only cache folder: numba's save will not write either
+            return save(self, key, data)
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return save(self, key, data)
+
+    locked_save.locked_across_processes = True
+    IndexDataCacheFile.save = locked_save
+
+
+_lock_cache_saves()
 _drop_stale_cache()
