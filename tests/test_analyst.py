@@ -17,7 +17,7 @@ import time
 import pytest
 
 from solver import Position
-from solver.app.analyst import MIN_VISITS, Analysis, Estimate, analyse
+from solver.app.analyst import MIN_VISITS, Analysis, Estimate, MoveValue, analyse
 from solver.rules.board import Board
 from solver.rules.randomgame import endgames
 from solver.app.openings.database import database_for, lookup_entry, position_key, position_of_key
@@ -538,6 +538,10 @@ def test_lookup_shows_the_top_lines(run_cli):
     a = analyse(Position.start("2/3"), lines=2)
     rows = r.stdout.split("top lines (2")[1].splitlines()[2:4]
     assert [row.split()[-len(ln.moves):] for row, ln in zip(rows, a.lines)] == [ln.moves for ln in a.lines]
+    assert all(ln.move.shown(brief=True) in row for row, ln in zip(rows, a.lines))  # the value as the move says it
+    mv = MoveValue("c2", estimate=Estimate(0.6234, 80, 0.55))
+    assert (mv.shown(brief=True), mv.shown()) == ("55% (estimate)", f"estimate {mv.estimate}")
+    assert MoveValue("c2").shown(brief=True) == "not searched" == MoveValue("c2").shown()
     d = json.loads(run_cli("lookup", "2/3", "--lines", "4", "--json", code=0).stdout)
     assert len(d["lines"]) == 4 and d["lines"][0]["line"] == d["line"]
     assert "top lines" not in run_cli("lookup", "2/3", "--lines", "0", code=0).stdout

@@ -172,12 +172,14 @@ class MoveValue:
     def proven(self) -> bool:
         return self.value.decided
 
-    def shown(self) -> str:
-        """``'win (database)'``, ``'estimate 62% (51%-72%, 80 visits)'`` or ``'not searched'``."""
+    def shown(self, brief: bool = False) -> str:
+        """``'win (database)'``, ``'estimate 62% (51%-72%, 80 visits)'`` or ``'not searched'``;
+        ``brief``: an estimate as ``'62% (estimate)'`` (the probability shown, calibrated where
+        the board has a map), for a table that gives the visits beside it."""
         if self.proven:
             return f"{self.value} ({self.source})"
         if self.estimate is not None:
-            return f"estimate {self.estimate}"
+            return f"{self.estimate.probability:.0%} (estimate)" if brief else f"estimate {self.estimate}"
         return "not searched"
 
     def as_dict(self) -> dict:
