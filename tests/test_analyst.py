@@ -498,6 +498,20 @@ def test_the_lines_of_estimates_are_the_engines_by_visits():
     assert {k: v for k, v in d["lines"][1].items() if k != "line"} == a.lines[1].move.as_dict()
 
 
+@pytest.mark.parametrize("position", ["1LLD/LL3/1LDLDD/1L1DD1D/3LDL1L/1L1LDL1/2L1D1/1DLDD/3D D",
+                                      "3D/2DDL/DD1DLD/D2DL1L/DD1DLDDD/DDDLLL1/2DLLL/DLL2/DL2 L"])
+def test_every_line_of_an_undecided_position_estimates_before_losses(position):
+    # undecided 4/5 positions (from random games) with moves proven lost and moves
+    # estimated: asked for every move's line, the estimates come before the proven losses
+    p = Position.parse(position)
+    a = analyse(p, Limit(nodes=5_000, playouts=200), lines=100)
+    values = [ln.move.value for ln in a.lines]
+    assert a.value is Value.UNKNOWN and Value.LOSS in values and Value.UNKNOWN in values
+    assert len(a.lines) == len(p.legal_moves()) and broken_lines(p, a, 100) == []
+    kinds = [2 if v is Value.LOSS else 1 for v in values]
+    assert kinds == sorted(kinds), [(ln.move.move, ln.move.shown()) for ln in a.lines]
+
+
 def test_the_engines_line_through_each_root_move():
     # the tree's principal line through each root move: the move first, then the tree's
     # choices; through a move the tree proves winning (2/3 positions the database holds,
