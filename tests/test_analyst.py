@@ -349,6 +349,16 @@ def test_the_engine_holds_proven_moves_as_proven_nodes():
     assert (won.value, won.source, won.best) == (Value.WIN, "tree", "e5")
 
 
+def test_a_limit_of_nodes_alone_says_why_there_is_no_best_move():
+    # proofs only, no engine: an undecided position has no best move, which used to come
+    # back without a word (the Analysis says best is None when the game is over)
+    pos = Position.parse("4/5/D5/7/D7/7/6/1L2L/4 L")
+    a = analyse(pos, Limit(nodes=500))
+    assert (a.value, a.best, a.lines) == (Value.UNKNOWN, None, [])
+    assert any("neither seconds nor playouts" in n for n in a.notes), a.notes
+    assert not any("playouts" in n for n in analyse(pos, Limit(nodes=500, playouts=20)).notes)
+
+
 def test_the_proofs_share_one_node_budget():
     """With playouts and no time, the position's proof and its moves' proofs spend
     PROOF_NODES nodes all together (each of them had 20,000 before: a match's engine

@@ -207,7 +207,8 @@ class Analysis:
     """What :func:`analyse` found.  ``value`` is for the player to move, proven unless
     ``source`` is ``'engine'`` (then ``UNKNOWN`` with ``estimate``) or ``'none'``;
     ``moves`` (board order) for the players who play them; ``best`` the move to play
-    (None when the game is over); ``line`` a principal line starting with ``best``;
+    (None when the game is over, or when the limit gave the engine neither seconds nor
+    playouts and no proof named a move: a note says so); ``line`` a principal line starting with ``best``;
     ``lines`` the top moves' lines (multi-PV), best first (``lines[0].moves == line``),
     then as the moves rank: proven wins, the rest by the engine's visits, losses last
     (the most resisting first); empty when there is no best move."""
@@ -522,7 +523,10 @@ class _Run:
         seconds = None if left is None else max(left, 0.05)
         playouts = self.limit.playouts
         if seconds is None and playouts is None:
-            return  # nothing bounds an engine search: the undecided moves stay not searched
+            # nothing bounds an engine search: the undecided moves stay not searched, and
+            # what the proofs left open has no best move; the note says why
+            a.notes.append("the limit gives neither seconds nor playouts: the engine did not search")
+            return
         self._loaded(lambda: mcts.load_kernels(self.pos.board))
         if lost_choice:
             # every move loses: the one a search without the solver prefers keeps the most
