@@ -474,6 +474,19 @@ def test_record_text_takes_point_names_as_the_rules_read_them():
     assert "1. c1 e2 (1... d3) 2. c3 (2. c4)" in d["text"]
 
 
+def test_record_refusals_are_typed():
+    # the record functions' own refusals were plain ValueErrors: each is now the project's
+    # typed error (a RecordError, under MeridiansError)
+    from solver.app.web import work
+    from solver.rules.record import RecordError
+
+    for call in (lambda: work.read_record(""), lambda: work.read_record("x" * 100_001),
+                 lambda: work.write_record("3/4", "c1"), lambda: work.write_record("3/4", ["c1"], variations=["c1"]),
+                 lambda: work.write_record("3/4", [], headers=["x"]), lambda: work.write_record("3/4", [], result="W")):
+        with pytest.raises(RecordError):
+            call()
+
+
 @pytest.mark.subprocess
 def test_load_test_script(tmp_path, monkeypatch, capsys):
     from conftest import load_script, run_script

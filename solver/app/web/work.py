@@ -124,12 +124,12 @@ def read_record(text: object, board: object = None) -> dict:
     after 0, 1, ... moves; ``variations``: the record's other lines
     (:meth:`~solver.rules.record.GameRecord.lines`), each ``{moves, positions}`` whole from the start;
     at most :data:`MAX_LINES` lines of :data:`MAX_LINE_MOVES` moves in all."""
-    from solver.rules.record import parse_record, replay_lines
+    from solver.rules.record import RecordError, parse_record, replay_lines
 
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("give a game record: a start position or board, then the moves")
+        raise RecordError("give a game record: a start position or board, then the moves")
     if len(text) > 100_000:
-        raise ValueError(f"a record of {len(text):,} characters: at most 100,000")
+        raise RecordError(f"a record of {len(text):,} characters: at most 100,000")
     if text.lstrip().startswith("{"):  # Abstract Play's exported record (JSON)
         from ..importers import RecordImportError, import_abstractplay
 
@@ -185,15 +185,15 @@ def write_record(start: object, moves: object, headers: object = None, result: o
     (any case) and written as they write them."""
     import datetime
 
-    from solver.rules.record import RESULTS, GameRecord, parse_record, replay, replay_lines, variations_of
+    from solver.rules.record import RESULTS, GameRecord, RecordError, parse_record, replay, replay_lines, variations_of
 
     pos = parse(start)
     if not isinstance(moves, list) or len(moves) > 10_000 or not all(isinstance(m, str) for m in moves):
-        raise ValueError("moves: give a list of point names")
+        raise RecordError("moves: give a list of point names")
     lines = [] if variations is None else variations
     if (not isinstance(lines, list) or not all(isinstance(x, list) for x in lines)
             or not all(isinstance(m, str) for x in lines for m in x)):
-        raise ValueError("variations: give a list of lines, each a list of point names from the start")
+        raise RecordError("variations: give a list of lines, each a list of point names from the start")
     _check_size([moves, *lines])
     game = replay(pos, [_move_text(m) for m in moves])  # RecordError names the first illegal move
     lines = [[p.last_move for p in ps[1:]]
@@ -201,15 +201,15 @@ def write_record(start: object, moves: object, headers: object = None, result: o
     if headers is None or headers == {}:
         headers = {"Source": "meridians serve", "Date": datetime.date.today().strftime("%Y.%m.%d")}
     if not isinstance(headers, dict) or len(headers) > 50:
-        raise ValueError("headers: give an object of at most 50 names and values")
+        raise RecordError("headers: give an object of at most 50 names and values")
     if result is not None and result not in RESULTS:
-        raise ValueError(f"result: one of {', '.join(RESULTS)} or null")
+        raise RecordError(f"result: one of {', '.join(RESULTS)} or null")
     # a line that goes on past the game's end: a RecordError
     rec = GameRecord(dict(headers), pos, list(game.moves), swap=bool(swap), variations=variations_of(game.moves, lines))
     rec.result = game.outcome if game.outcome is not None else result
     text = rec.text()
     if parse_record(text) != rec:  # a result the end contradicts is refused here, with its line
-        raise ValueError("the record does not read back as the same game")
+        raise RecordError("the record does not read back as the same game")
     board = rec.board.name.replace("/", "-")
     return {"text": text, "result": rec.result, "filename": f"meridians-{board}-{len(rec.moves)}-moves.txt"}
 
