@@ -474,6 +474,51 @@ def test_record_text_takes_point_names_as_the_rules_read_them():
     assert "1. c1 e2 (1... d3) 2. c3 (2. c4)" in d["text"]
 
 
+def test_record_text_and_record_round_trip_random_trees():
+    # the export of a game with variations (whole lines in) reads back, through /api/record's
+    # function, as the same lines with the positions of each line replayed alone
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from solver.app.web import work
+    from solver.rules.randomgame import random_game
+
+    def moves_of(game):
+        return [p.last_move for p in list(game)[1:]]
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.integers(0, 10_000), st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99)), max_size=5))
+    def check(seed, branches):
+        start = Position.start("3/4")
+        lines = [moves_of(random_game("3/4", seed))]
+        for n, (which, at) in enumerate(branches):
+            base = lines[which % len(lines)]
+            k = at % len(base)
+            pos = start
+            for m in base[:k]:
+                pos = pos.play(m)
+            others = [m for m in pos.legal_moves() if m != base[k]]
+            if others:
+                first = others[(seed + n) % len(others)]
+                lines.append(base[:k] + [first] + moves_of(random_game("3/4", seed + n + 1, start=pos.play(first), plies=4)))
+        lines = [x for x in lines[1:] if not (len(x) > len(lines[0]) and x[:len(lines[0])] == lines[0])]
+        main = moves_of(random_game("3/4", seed))
+        text = work.write_record("3/4", [m.upper() for m in main], variations=lines)["text"]
+        d = work.read_record(text)
+        got = [d["moves"]] + [v["moves"] for v in d["variations"]]
+        held = {tuple(x) for x in [main, *lines]}
+        leaves = {t for t in held if not any(len(u) > len(t) and u[:len(t)] == t for u in held)}
+        assert got[0] == main and len(set(map(tuple, got))) == len(got) and set(map(tuple, got)) == leaves | {tuple(main)}
+        for line, v in zip(got, [d] + d["variations"]):
+            pos, want = start, [str(start)]
+            for m in line:
+                pos = pos.play(m)
+                want.append(str(pos))
+            assert v["positions"] == want
+
+    check()
+
+
 def test_record_refusals_are_typed():
     # the record functions' own refusals were plain ValueErrors: each is now the project's
     # typed error (a RecordError, under MeridiansError)
