@@ -17,7 +17,7 @@ import time
 import pytest
 
 from solver import Position
-from solver.app.analyst import MIN_VISITS, Analysis, Estimate, analyse
+from solver.app.analyst import MIN_VISITS, Analysis, Estimate, MoveValue, analyse
 from solver.rules.board import Board
 from solver.rules.randomgame import endgames
 from solver.app.openings.database import database_for, lookup_entry, position_key, position_of_key
@@ -349,6 +349,16 @@ def test_the_engine_holds_proven_moves_as_proven_nodes():
     assert (won.value, won.source, won.best) == (Value.WIN, "tree", "e5")
 
 
+def test_a_limit_of_nodes_alone_says_why_there_is_no_best_move():
+    # proofs only, no engine: an undecided position has no best move, which used to come
+    # back without a word (the Analysis says best is None when the game is over)
+    pos = Position.parse("4/5/D5/7/D7/7/6/1L2L/4 L")
+    a = analyse(pos, Limit(nodes=500))
+    assert (a.value, a.best, a.lines) == (Value.UNKNOWN, None, [])
+    assert any("neither seconds nor playouts" in n for n in a.notes), a.notes
+    assert not any("playouts" in n for n in analyse(pos, Limit(nodes=500, playouts=20)).notes)
+
+
 def test_the_proofs_share_one_node_budget():
     """With playouts and no time, the position's proof and its moves' proofs spend
     PROOF_NODES nodes all together (each of them had 20,000 before: a match's engine
@@ -498,6 +508,20 @@ def test_the_lines_of_estimates_are_the_engines_by_visits():
     assert {k: v for k, v in d["lines"][1].items() if k != "line"} == a.lines[1].move.as_dict()
 
 
+@pytest.mark.parametrize("position", ["1LLD/LL3/1LDLDD/1L1DD1D/3LDL1L/1L1LDL1/2L1D1/1DLDD/3D D",
+                                      "3D/2DDL/DD1DLD/D2DL1L/DD1DLDDD/DDDLLL1/2DLLL/DLL2/DL2 L"])
+def test_every_line_of_an_undecided_position_estimates_before_losses(position):
+    # undecided 4/5 positions (from random games) with moves proven lost and moves
+    # estimated: asked for every move's line, the estimates come before the proven losses
+    p = Position.parse(position)
+    a = analyse(p, Limit(nodes=5_000, playouts=200), lines=100)
+    values = [ln.move.value for ln in a.lines]
+    assert a.value is Value.UNKNOWN and Value.LOSS in values and Value.UNKNOWN in values
+    assert len(a.lines) == len(p.legal_moves()) and broken_lines(p, a, 100) == []
+    kinds = [2 if v is Value.LOSS else 1 for v in values]
+    assert kinds == sorted(kinds), [(ln.move.move, ln.move.shown()) for ln in a.lines]
+
+
 def test_the_engines_line_through_each_root_move():
     # the tree's principal line through each root move: the move first, then the tree's
     # choices; through a move the tree proves winning (2/3 positions the database holds,
@@ -538,6 +562,10 @@ def test_lookup_shows_the_top_lines(run_cli):
     a = analyse(Position.start("2/3"), lines=2)
     rows = r.stdout.split("top lines (2")[1].splitlines()[2:4]
     assert [row.split()[-len(ln.moves):] for row, ln in zip(rows, a.lines)] == [ln.moves for ln in a.lines]
+    assert all(ln.move.shown(brief=True) in row for row, ln in zip(rows, a.lines))  # the value as the move says it
+    mv = MoveValue("c2", estimate=Estimate(0.6234, 80, 0.55))
+    assert (mv.shown(brief=True), mv.shown()) == ("55% (estimate)", f"estimate {mv.estimate}")
+    assert MoveValue("c2").shown(brief=True) == "not searched" == MoveValue("c2").shown()
     d = json.loads(run_cli("lookup", "2/3", "--lines", "4", "--json", code=0).stdout)
     assert len(d["lines"]) == 4 and d["lines"][0]["line"] == d["line"]
     assert "top lines" not in run_cli("lookup", "2/3", "--lines", "0", code=0).stdout

@@ -488,7 +488,7 @@ def test_mutated_records_fail_only_with_a_record_error(data):
         at = data.draw(st.integers(0, len(text)))
         cut = data.draw(st.integers(0, 8))
         glue = data.draw(st.sampled_from(['', '[', ']', '"', '{', '}', '\\', '\n', ' ', '#', 'swap', '*', 'L',
-                                          'draw', '1.', '99999999999999999999', '(', ')', '(c1)', 'c3', '/', 'Start "', 'é']))
+                                          'draw', '1.', '99999999999999999999', '(', ')', '(c1)', 'c3', '/', 'Start "', 'é', '\r', '(c1 ' * 3]))
         text = text[:at] + glue + text[at + cut:]
     try:
         record = parse_record(text, default_board="3/4")
@@ -510,3 +510,149 @@ def test_cli_show_game_unreadable_files(tmp_path, run_cli, content, fragment):
     assert proc.code == 2 and proc.exception is None and proc.stdout == "", proc
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and fragment in lines[0], proc.stderr
+
+
+# -- review: random trees with comments, headers of any key, deep nesting, the one replay --------
+
+
+@st.composite
+def variation_records(draw, board: str, max_plies: int = 12, depth: int = 3) -> GameRecord:
+    """A record of a random game with random variations at every level, nested up to
+    ``depth``, each with comments of its own (a variation may begin with the move it replaces:
+    the text allows it); from the empty board or, for Dark to move, a position a few moves in."""
+    seed = draw(st.integers(0, 10_000))
+    start = Position.start(board)
+    if draw(st.booleans()):
+        start = Position.parse(str(_game(board, seed, 3)[-1]))  # Dark to move, no history
+
+    def line(pos: Position, plies: int, level: int) -> tuple[list[str], dict, dict]:
+        game = list(random_game(board, seed + level + plies, start=pos, plies=plies))
+        moves = _moves(game)
+        comments = draw(st.dictionaries(st.integers(0, len(moves)), _COMMENT, max_size=2))
+        variations: dict[int, list[Variation]] = {}
+        if level < depth:
+            for ply in draw(st.lists(st.integers(0, max(len(moves) - 1, 0)), max_size=3 if moves else 0)):
+                before = game[ply]
+                first = draw(st.sampled_from(before.legal_moves()))
+                rest, c, v = line(before.play(first), draw(st.integers(0, 4)), level + 1)
+                c = {k + 1: x for k, x in c.items()} | ({0: draw(_COMMENT)} if draw(st.booleans()) else {})
+                v = {k + 1: x for k, x in v.items()}
+                variations.setdefault(ply, []).append(Variation([first, *rest], c, v))
+        return moves, comments, variations
+
+    moves, comments, variations = line(start, draw(st.integers(1, max_plies)), 0)
+    return GameRecord({"Light": "Ann"}, start, moves, comments, None, variations=variations)
+
+
+@settings(max_examples=40)
+@given(variation_records("2/3"))
+def test_records_with_variations_round_trip(record):
+    text = record.text()
+    again = parse_record(text)
+    assert again == record and again.text() == text
+    # each line read back is the same line, and replays whole from the start
+    assert again.lines() == record.lines()
+    for moves in again.lines():
+        GameRecord({}, record.start, moves).game()
+
+
+@settings(max_examples=4)
+@given(variation_records("6/7", max_plies=80))
+def test_records_with_variations_round_trip_on_6_7(record):
+    again = parse_record(record.text())
+    assert again == record and again.lines() == record.lines()
+
+
+@settings(max_examples=60)
+@given(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,7}", fullmatch=True), st.sampled_from(["x", "a\rb", "a\x85b", ""]))
+def test_a_header_a_record_holds_reads_back(key, value):
+    # a record made with a header writes a text that reads back as it; else it cannot be made
+    try:
+        record = GameRecord({key: value}, Position.start("2/3"), ["c2"])
+    except RecordError:
+        return
+    assert parse_record(record.text()) == record
+
+
+def test_header_keys_that_differ_from_a_known_one_by_case_are_refused():
+    for key in ("LIGHT", "variant", "board", "START", "result", "date"):
+        with pytest.raises(RecordError, match="case"):
+            GameRecord({key: "x"}, Position.start("2/3"), ["c2"])
+
+
+@pytest.mark.parametrize("text, line", [('[Board "2/3"]\n[Light "a\rb"]\n1. c2\n', 2), ('[Light "a\rb"]\n1. c2\n', 1)])
+def test_a_header_value_holding_a_carriage_return_is_a_record_error(text, line):
+    with pytest.raises(RecordError, match=f"^line {line}: header Light"):
+        parse_record(text)
+
+
+def _nested(depth: int) -> str:
+    # each variation replaces the one move of the line it is in, with the same move
+    return '[Board "2/3"]\n\n1. c2 ' + "(1. c2 " * depth + ")" * depth + " *\n"
+
+
+def test_variations_nest_as_deep_as_the_limit_and_no_deeper():
+    from solver.rules.record import MAX_DEPTH
+
+    record = parse_record(_nested(MAX_DEPTH))
+    again = parse_record(record.text())
+    assert again == record and len(record.lines()) == MAX_DEPTH + 1 and repr(record)
+    assert variations_of(record.moves, record.lines()[1:]) == {}  # every line is the main line
+    for text in (_nested(MAX_DEPTH + 1), _nested(20_000)):
+        with pytest.raises(RecordError, match=f"^line 3: variations nested deeper than {MAX_DEPTH}"):
+            parse_record(text)
+    deep = Variation(["c2"])
+    for _ in range(MAX_DEPTH):
+        deep = Variation(["c2"], variations={0: [deep]})
+    with pytest.raises(RecordError, match="nested deeper"):
+        GameRecord({}, Position.start("2/3"), ["c2"], variations={0: [deep]})
+
+
+def test_variations_of_lines_nested_deeper_than_the_limit_is_a_record_error():
+    from solver.rules.record import MAX_DEPTH
+
+    # each line leaves the one before one move later: lines nested one level more each
+    game = _moves(_game("6/7", 1))
+    assert len(game) > MAX_DEPTH + 2
+    lines, pos = [], Position.start("6/7")
+    for k in range(MAX_DEPTH + 2):
+        other = next(m for m in pos.legal_moves() if m != game[k])
+        lines.append(game[:k] + [other])
+        pos = pos.play(game[k])
+    main = lines[0]
+    with pytest.raises(RecordError, match="nested deeper"):
+        variations_of(main, lines[1:])
+
+
+@settings(max_examples=30)
+@given(trees())
+def test_replay_lines_is_each_lines_replay(lines):
+    from solver.rules.record import replay, replay_lines
+
+    start = Position.start("2/3")
+    got = replay_lines(start, lines)
+    assert len(got) == len(lines)
+    for positions, moves in zip(got, lines):
+        twin = replay(start, moves).positions  # the slow twin: each line whole, alone
+        assert positions == twin and [p.last_move for p in positions[1:]] == moves
+        assert positions[-1].outcome == twin[-1].outcome
+
+
+def test_one_replay_names_the_illegal_move_everywhere():
+    from solver.app.verify import GameRecordError, replay as verify_replay
+    from solver.rules.record import replay, replay_lines
+
+    start = Position.start("2/3")
+    want = "move 3 (c2) is illegal for Light to move in 1D/3/L3/3/2 L: c2 does not see"
+    for call in (lambda: replay(start, ["c1", "e2", "c2"]),
+                 lambda: GameRecord({}, start, ["c1", "e2", "c2"]).game(),
+                 lambda: verify_replay(start, ["c1", "e2", "c2"])):
+        with pytest.raises(RecordError) as e:
+            call()
+        assert str(e.value).startswith(want), str(e.value)
+    with pytest.raises(GameRecordError):
+        verify_replay(start, ["c1", "e2", "c2"])
+    with pytest.raises(RecordError, match=r"^variation 2, move 3 \(c2\) is illegal for Light"):
+        replay_lines(start, [["c1", "e2", "c3"], ["c1", "e2", "c2"]], "variation")
+    # names as the rules read them (any case, spaces) come back as the rules write them
+    assert [p.last_move for p in replay_lines(start, [["C1", " e2"]])[0][1:]] == ["c1", "e2"]

@@ -47,7 +47,7 @@ def test_parse_game_formats():
 
 
 def test_replay_names_the_first_illegal_move():
-    with pytest.raises(GameRecordError, match=r"move 3 \(c2\) is illegal: c2 does not see"):
+    with pytest.raises(GameRecordError, match=r"move 3 \(c2\) is illegal for Light to move in 1D/3/L3/3/2 L: c2 does not see"):
         replay(start_position(None, "2/3"), ["c1", "e2", "c2", "a1"])
     g = replay(start_position("2/3", None), ["c1", "e2"])
     assert str(g.position) == "1D/3/L3/3/2 L"

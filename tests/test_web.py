@@ -426,6 +426,112 @@ def test_record_text_reads_back_as_the_same_game(client):
         assert words in one_line_error(client.post("/api/record-text", json=body)), body
 
 
+def test_records_with_many_variations_are_read_in_time_or_refused():
+    # the positions of every line, whole from the start, used to be replayed line by line:
+    # 200 one-move variations at the end of a 100-move 6/7 game took 3 s, and a pasted
+    # record of 100,000 characters holds 20,000 of them (minutes, and 200 MB of JSON)
+    from solver.app.web import work
+    from solver.rules.randomgame import random_game
+    from solver.rules.record import GameRecord, RecordError, parse_record
+
+    game = list(random_game("6/7", 3, plies=100))
+    moves = [p.last_move for p in game[1:]]
+    head = GameRecord({}, game[0], moves).text().rstrip().rstrip("*")
+
+    def with_variations(n: int) -> str:
+        return head + " ".join(f"({moves[-1]})" for _ in range(n)) + " *\n"
+
+    t = time.perf_counter()
+    d = work.read_record(with_variations(work.MAX_LINES - 1))
+    assert time.perf_counter() - t < 3.0  # was ~14 s
+    assert len(d["variations"]) == work.MAX_LINES - 1 and d["variations"][-1]["positions"] == d["positions"]
+    t = time.perf_counter()
+    with pytest.raises(RecordError, match=f"at most {work.MAX_LINES:,} lines"):
+        work.read_record(with_variations(work.MAX_LINES))
+    assert time.perf_counter() - t < 3.0
+    # the positions of nested lines are those of each line replayed alone, with its history
+    text = '[Board "3/4"]\n1. c1 e2 (1... d3 2. c3 (2. a1 b1) d1) 2. c3 (2. c4 e4) *\n'
+    d = work.read_record(text)
+    lines = parse_record(text).lines()
+    assert [d["moves"]] + [v["moves"] for v in d["variations"]] == lines
+    for v, line in zip([d] + d["variations"], lines):
+        pos = Position.start("3/4")
+        want = [str(pos)]
+        for m in line:
+            pos = pos.play(m)
+            want.append(str(pos))
+        assert v["positions"] == want
+
+
+def test_record_text_takes_point_names_as_the_rules_read_them():
+    # names the rules read (any case, spaces around) used to fail the read-back check with a
+    # plain ValueError, "the record does not read back as the same game"
+    from solver.app.web import work
+    from solver.rules.record import parse_record
+
+    d = work.write_record("3/4", ["C1", " e2", "c3"], variations=[["C1", "D3 "], [" c1", "E2", "c4"]])
+    assert parse_record(d["text"]).lines() == [["c1", "e2", "c3"], ["c1", "d3"], ["c1", "e2", "c4"]]
+    assert "1. c1 e2 (1... d3) 2. c3 (2. c4)" in d["text"]
+
+
+def test_record_text_and_record_round_trip_random_trees():
+    # the export of a game with variations (whole lines in) reads back, through /api/record's
+    # function, as the same lines with the positions of each line replayed alone
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from solver.app.web import work
+    from solver.rules.randomgame import random_game
+
+    def moves_of(game):
+        return [p.last_move for p in list(game)[1:]]
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.integers(0, 10_000), st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99)), max_size=5))
+    def check(seed, branches):
+        start = Position.start("3/4")
+        lines = [moves_of(random_game("3/4", seed))]
+        for n, (which, at) in enumerate(branches):
+            base = lines[which % len(lines)]
+            k = at % len(base)
+            pos = start
+            for m in base[:k]:
+                pos = pos.play(m)
+            others = [m for m in pos.legal_moves() if m != base[k]]
+            if others:
+                first = others[(seed + n) % len(others)]
+                lines.append(base[:k] + [first] + moves_of(random_game("3/4", seed + n + 1, start=pos.play(first), plies=4)))
+        lines = [x for x in lines[1:] if not (len(x) > len(lines[0]) and x[:len(lines[0])] == lines[0])]
+        main = moves_of(random_game("3/4", seed))
+        text = work.write_record("3/4", [m.upper() for m in main], variations=lines)["text"]
+        d = work.read_record(text)
+        got = [d["moves"]] + [v["moves"] for v in d["variations"]]
+        held = {tuple(x) for x in [main, *lines]}
+        leaves = {t for t in held if not any(len(u) > len(t) and u[:len(t)] == t for u in held)}
+        assert got[0] == main and len(set(map(tuple, got))) == len(got) and set(map(tuple, got)) == leaves | {tuple(main)}
+        for line, v in zip(got, [d] + d["variations"]):
+            pos, want = start, [str(start)]
+            for m in line:
+                pos = pos.play(m)
+                want.append(str(pos))
+            assert v["positions"] == want
+
+    check()
+
+
+def test_record_refusals_are_typed():
+    # the record functions' own refusals were plain ValueErrors: each is now the project's
+    # typed error (a RecordError, under MeridiansError)
+    from solver.app.web import work
+    from solver.rules.record import RecordError
+
+    for call in (lambda: work.read_record(""), lambda: work.read_record("x" * 100_001),
+                 lambda: work.write_record("3/4", "c1"), lambda: work.write_record("3/4", ["c1"], variations=["c1"]),
+                 lambda: work.write_record("3/4", [], headers=["x"]), lambda: work.write_record("3/4", [], result="W")):
+        with pytest.raises(RecordError):
+            call()
+
+
 @pytest.mark.subprocess
 def test_load_test_script(tmp_path, monkeypatch, capsys):
     from conftest import load_script, run_script

@@ -172,12 +172,14 @@ class MoveValue:
     def proven(self) -> bool:
         return self.value.decided
 
-    def shown(self) -> str:
-        """``'win (database)'``, ``'estimate 62% (51%-72%, 80 visits)'`` or ``'not searched'``."""
+    def shown(self, brief: bool = False) -> str:
+        """``'win (database)'``, ``'estimate 62% (51%-72%, 80 visits)'`` or ``'not searched'``;
+        ``brief``: an estimate as ``'62% (estimate)'`` (the probability shown, calibrated where
+        the board has a map), for a table that gives the visits beside it."""
         if self.proven:
             return f"{self.value} ({self.source})"
         if self.estimate is not None:
-            return f"estimate {self.estimate}"
+            return f"{self.estimate.probability:.0%} (estimate)" if brief else f"estimate {self.estimate}"
         return "not searched"
 
     def as_dict(self) -> dict:
@@ -205,7 +207,8 @@ class Analysis:
     """What :func:`analyse` found.  ``value`` is for the player to move, proven unless
     ``source`` is ``'engine'`` (then ``UNKNOWN`` with ``estimate``) or ``'none'``;
     ``moves`` (board order) for the players who play them; ``best`` the move to play
-    (None when the game is over); ``line`` a principal line starting with ``best``;
+    (None when the game is over, or when the limit gave the engine neither seconds nor
+    playouts and no proof named a move: a note says so); ``line`` a principal line starting with ``best``;
     ``lines`` the top moves' lines (multi-PV), best first (``lines[0].moves == line``),
     then as the moves rank: proven wins, the rest by the engine's visits, losses last
     (the most resisting first); empty when there is no best move."""
@@ -520,7 +523,10 @@ class _Run:
         seconds = None if left is None else max(left, 0.05)
         playouts = self.limit.playouts
         if seconds is None and playouts is None:
-            return  # nothing bounds an engine search: the undecided moves stay not searched
+            # nothing bounds an engine search: the undecided moves stay not searched, and
+            # what the proofs left open has no best move; the note says why
+            a.notes.append("the limit gives neither seconds nor playouts: the engine did not search")
+            return
         self._loaded(lambda: mcts.load_kernels(self.pos.board))
         if lost_choice:
             # every move loses: the one a search without the solver prefers keeps the most

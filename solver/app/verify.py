@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, field, replace
 
 from solver.rules.board import Board
-from solver.util.errors import MeridiansError
-from solver.rules.position import Game, IllegalMoveError, Position
+from solver.rules.position import Game, Position
 from solver.rules.record import RecordError, old_format_items
+from solver.rules.record import replay as _replay
 from solver.search.limit import Limit, check_limit
 from solver.search.values import Value
 
@@ -30,7 +30,7 @@ EXIT = {"proven": 0, "refuted": 1, "unknown": 3}
 DEFAULT_SECONDS = 60.0
 
 
-class GameRecordError(MeridiansError):
+class GameRecordError(RecordError):
     """A game record that cannot be read or replayed; the message names the move."""
 
 
@@ -219,15 +219,13 @@ def start_position(text: str | None, board: str | None) -> Position:
 
 
 def replay(start: Position, moves: list[str]) -> Game:
-    """The game of ``moves`` from ``start``, every move checked; :class:`GameRecordError`
-    names the first illegal one (its number from 1, the point, the rule)."""
-    game = Game(start)
-    for i, m in enumerate(moves):
-        try:
-            game.play(m)
-        except IllegalMoveError as e:
-            raise GameRecordError(f"move {i + 1} ({m}) is illegal: {e}") from None
-    return game
+    """The game of ``moves`` from ``start``, every move checked, as a record's
+    (:func:`solver.rules.record.replay`); :class:`GameRecordError` names the first illegal
+    one (its number from 1, the point, who was to move where, the rule)."""
+    try:
+        return _replay(start, moves)
+    except RecordError as e:
+        raise GameRecordError(str(e)) from None
 
 
 def territory(position: Position) -> dict | None:

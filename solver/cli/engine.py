@@ -147,15 +147,7 @@ def _echo_lines(a) -> None:
     """An analysis's top lines, best first: each move's value, its visits, the line."""
     if not a.lines:
         return
-
-    def value(mv) -> str:
-        if mv.proven:
-            return f"{mv.value} ({mv.source})"
-        if mv.estimate is not None:
-            return f"{mv.estimate.probability:.0%} (estimate)"
-        return "not searched"
-
-    rows = [(f"{i}.", value(ln.move), f"{ln.move.visits:,}" if ln.move.visits else "-", " ".join(ln.moves))
+    rows = [(f"{i}.", ln.move.shown(brief=True), f"{ln.move.visits:,}" if ln.move.visits else "-", " ".join(ln.moves))
             for i, ln in enumerate(a.lines, 1)]
     click.echo(f"  top lines ({len(a.lines)}; visits: the engine's):")
     _echo_table([("", "right"), ("value", "left"), ("visits", "right"), ("line", "left")], rows, indent="    ")

@@ -81,14 +81,18 @@ from .board import Board
 from solver.util.errors import MeridiansError
 from .position import Game, IllegalMoveError, Position
 
-__all__ = ["GameRecord", "Variation", "RecordError", "parse_record", "variations_of", "old_format_items", "is_date",
-           "RESULTS", "SWAP", "VARIANTS"]
+__all__ = ["GameRecord", "Variation", "RecordError", "parse_record", "variations_of", "replay", "replay_lines",
+           "old_format_items", "is_date", "RESULTS", "SWAP", "VARIANTS", "MAX_DEPTH"]
 
 #: the results a record states: the winner, a draw, or None (not stated, ``*``)
 RESULTS = ("L", "D", "draw")
 #: the pie variant's colour choice: the second player takes Light
 SWAP = "swap"
 VARIANTS = ("standard", "pie")
+#: the deepest variations nest (a variation within a variation ... of the main line):
+#: reading, writing, listing and comparing records recurse once a level, and Python's
+#: stack holds about 1,000 frames; PGN's collections nest a handful deep
+MAX_DEPTH = 64
 _FIELDS = ("Board", "Start", "Result")  # headers held as GameRecord's own fields
 _NAME = {"L": "Light", "D": "Dark"}
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
@@ -112,17 +116,36 @@ class RecordError(MeridiansError):
 def _check_comments(comments: dict, plies: int) -> None:
     for ply, text in comments.items():
         if not isinstance(ply, int) or not 0 <= ply <= plies:
-            raise ValueError(f"a comment is attached to a ply from 0 to {plies}, not {ply!r}")
+            raise RecordError(f"a comment is attached to a ply from 0 to {plies}, not {ply!r}")
         if not isinstance(text, str) or "{" in text or "}" in text or text != " ".join(text.split()) or not text:
-            raise ValueError(f"a comment is non-empty text on one line, spaces single, no braces, not {text!r}")
+            raise RecordError(f"a comment is non-empty text on one line, spaces single, no braces, not {text!r}")
+
+
+def _case_twin(key: str) -> str | None:
+    """The known key that ``key`` spells with other cases (the reader refuses it as a
+    likely typo), else None."""
+    return next((k for k in _KNOWN if k.lower() == key.lower() and k != key), None)
+
+
+def _depth(variations: dict) -> int:
+    """How deep ``variations`` nest (0: none), without recursion: a tree made in code may
+    nest deeper than the stack."""
+    deepest, todo = 0, [(variations, 1)]
+    while todo:
+        vs, level = todo.pop()
+        for line in vs.values():
+            for v in line:
+                deepest = max(deepest, level)
+                todo.append((v.variations, level + 1))
+    return deepest
 
 
 def _check_variations(variations: dict, moves: list[str]) -> None:
     for ply, vs in variations.items():
         if not isinstance(ply, int) or not 0 <= ply < len(moves):
-            raise ValueError(f"a variation replaces a move of its line, ply 0 to {len(moves) - 1}, not {ply!r}")
+            raise RecordError(f"a variation replaces a move of its line, ply 0 to {len(moves) - 1}, not {ply!r}")
         if not isinstance(vs, list) or not vs or not all(isinstance(v, Variation) for v in vs):
-            raise ValueError(f"the variations at ply {ply}: a non-empty list of Variation")
+            raise RecordError(f"the variations at ply {ply}: a non-empty list of Variation")
 
 
 @dataclass
@@ -137,7 +160,7 @@ class Variation:
 
     def __post_init__(self) -> None:
         if not isinstance(self.moves, list) or not self.moves or not all(isinstance(m, str) for m in self.moves):
-            raise ValueError("a variation holds at least one move, each a point name")
+            raise RecordError("a variation holds at least one move, each a point name")
         _check_comments(self.comments, len(self.moves))
         _check_variations(self.variations, self.moves)
 
@@ -173,23 +196,27 @@ class GameRecord:
     def __post_init__(self) -> None:
         for key, value in self.headers.items():
             if not isinstance(key, str) or not _KEY.match(key) or key in _FIELDS:
-                raise ValueError(f"header key {key!r}: a word of letters, digits and _, not Board, Start or Result")
+                raise RecordError(f"header key {key!r}: a word of letters, digits and _, not Board, Start or Result")
+            if _case_twin(key):
+                raise RecordError(f"header key {key!r}: {_case_twin(key)} in other cases (keys are case-sensitive)")
             if not isinstance(value, str) or "\n" in value or "\r" in value:
-                raise ValueError(f"header {key}: a value is one line of text, not {value!r}")
+                raise RecordError(f"header {key}: a value is one line of text, not {value!r}")
         if self.result not in (None, *RESULTS):
-            raise ValueError(f"result must be one of {', '.join(RESULTS)} or None, not {self.result!r}")
+            raise RecordError(f"result must be one of {', '.join(RESULTS)} or None, not {self.result!r}")
         _check_comments(self.comments, len(self.moves))
         _check_variations(self.variations, self.moves)
+        if _depth(self.variations) > MAX_DEPTH:
+            raise RecordError(f"variations nested deeper than {MAX_DEPTH}")
         if not is_date(self.headers.get("Date", "????.??.??")):
-            raise ValueError(f"Date is YYYY.MM.DD with ?? for unknown parts, not {self.headers['Date']!r}")
+            raise RecordError(f"Date is YYYY.MM.DD with ?? for unknown parts, not {self.headers['Date']!r}")
         if self.headers.get("Variant", "standard") not in VARIANTS:
-            raise ValueError(f"Variant is one of {', '.join(VARIANTS)}, not {self.headers['Variant']!r}")
+            raise RecordError(f"Variant is one of {', '.join(VARIANTS)}, not {self.headers['Variant']!r}")
         if self.swap and not self.pie:
-            raise ValueError("swap (the colour choice) is only in the pie variant")
+            raise RecordError("swap (the colour choice) is only in the pie variant")
         if self.swap and len(self.moves) < 2:
-            raise ValueError("swap (the colour choice) comes after the first two stones")
+            raise RecordError("swap (the colour choice) comes after the first two stones")
         if self.pie and self.start != Position.start(self.start.board):
-            raise ValueError("the pie variant starts from the empty board")
+            raise RecordError("the pie variant starts from the empty board")
 
     @classmethod
     def from_game(cls, game: Game, headers: dict[str, str] | None = None,
@@ -215,13 +242,7 @@ class GameRecord:
     def game(self) -> Game:
         """The game replayed from :attr:`start` with the position history kept, so that
         a repeated position is a draw.  :class:`RecordError` names the first illegal move."""
-        game = Game(self.start)
-        for i, m in enumerate(self.moves):
-            try:
-                game.play(m)
-            except IllegalMoveError as e:
-                raise RecordError(_illegal(i, m, game.position, e)) from None
-        return game
+        return replay(self.start, self.moves)
 
     def positions(self) -> list[Position]:
         """The start and the position after each move (the last one knows the history)."""
@@ -301,8 +322,8 @@ def variations_of(main: list[str], lines: list[list[str]]) -> dict[int, list[Var
     """The variations of the line ``main`` that hold every line of ``lines`` (each whole, from
     the start): a line that another holds (a beginning of it) adds nothing; a line that
     branches from another branches from it in the variations too (the first line to reach a
-    position continues it).  A line that goes on where ``main`` ends is a ValueError: no
-    variation can hold it.  :meth:`GameRecord.lines` is the inverse (the set of lines)."""
+    position continues it).  A line that goes on where ``main`` ends is a :class:`RecordError`:
+    no variation can hold it; so are variations nested deeper than :data:`MAX_DEPTH`.  :meth:`GameRecord.lines` is the inverse (the set of lines)."""
     root: dict = {}
     for line in [main, *lines]:
         node = root
@@ -317,22 +338,58 @@ def variations_of(main: list[str], lines: list[list[str]]) -> dict[int, list[Var
             node = node[m]
         return path
 
-    def branch(node: dict, path: list[str], offset: int) -> tuple[dict, dict]:
+    def branch(node: dict, path: list[str], offset: int, depth: int = 0) -> tuple[dict, dict]:
         variations: dict[int, list[Variation]] = {}
         for i, m in enumerate(path):
             for other, child in node.items():
                 if other != m:
+                    if depth == MAX_DEPTH:  # checked here: the recursion below is as deep
+                        raise RecordError(f"variations nested deeper than {MAX_DEPTH}")
                     rest = first_path(child)
-                    v = Variation([other, *rest], {}, branch(child, rest, 1)[0])
+                    v = Variation([other, *rest], {}, branch(child, rest, 1, depth + 1)[0])
                     variations.setdefault(i + offset, []).append(v)
             node = node[m]
         return variations, node
 
     variations, end = branch(root, list(main), 0)
     if end:
-        raise ValueError(f"a line goes on after the main line's last move ({' '.join(main[-1:]) or 'the start'}): "
+        raise RecordError(f"a line goes on after the main line's last move ({' '.join(main[-1:]) or 'the start'}): "
                          f"make it the main line, or the main line a variation")
     return variations
+
+
+def replay(start: Position, moves: list[str]) -> Game:
+    """The game of ``moves`` from ``start``, with the position history kept (a repeated
+    position is a draw); :class:`RecordError` names the first illegal move (its number
+    from 1, the point, who was to move where, the rule)."""
+    game = Game(start)
+    for i, m in enumerate(moves):
+        try:
+            game.play(m)
+        except IllegalMoveError as e:
+            raise RecordError(_illegal(i, m, game.position, e)) from None
+    return game
+
+
+def replay_lines(start: Position, lines: list[list[str]], label: str = "line") -> list[list[Position]]:
+    """Each line's positions from ``start`` (each line whole, as :func:`replay` gives them,
+    with the history), the moves that lines begin with alike played once, so that many
+    lines of a tree cost what the tree's moves cost; :class:`RecordError` names the line
+    (``label`` and its number from 1) and its first illegal move."""
+    root: dict = {}  # move -> (the position after it, its own node)
+    out = []
+    for n, line in enumerate(lines, 1):
+        node, positions = root, [start]
+        for i, m in enumerate(line):
+            if m not in node:
+                try:
+                    node[m] = (positions[-1].play(m), {})
+                except IllegalMoveError as e:
+                    raise RecordError(f"{label} {n}, {_illegal(i, m, positions[-1], e)}") from None
+            pos, node = node[m]
+            positions.append(pos)
+        out.append(positions)
+    return out
 
 
 def is_date(value: str) -> bool:
@@ -465,9 +522,10 @@ class _Reader:
             if not line or line.startswith("#"):
                 continue
             key, value = self.header(line, lineno)
-            known = [k for k in _KNOWN if k.lower() == key.lower() and k != key]
-            if known:
-                raise self.fail(lineno, f"header {key}: did you mean {known[0]}? (keys are case-sensitive)")
+            if _case_twin(key):
+                raise self.fail(lineno, f"header {key}: did you mean {_case_twin(key)}? (keys are case-sensitive)")
+            if "\r" in value:  # another system's line break inside the line: a value is one line
+                raise self.fail(lineno, f"header {key}: a value is one line of text, not {value!r}")
             if key in seen:
                 raise self.fail(lineno, f"header {key} given twice (first on line {seen[key]})")
             seen[key] = lineno
@@ -566,6 +624,8 @@ class _Reader:
                 if not cur.line.moves:
                     raise self.fail(line, "a variation '(' before any move of its line: a variation is played "
                                           "instead of the move before it")
+                if len(stack) > MAX_DEPTH:
+                    raise self.fail(line, f"variations nested deeper than {MAX_DEPTH}")
                 k = len(cur.line.moves) - 1
                 var = _Open([cur.positions[k]], cur.base + k, line)
                 cur.line.variations.setdefault(k, []).append(var.line)

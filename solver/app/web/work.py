@@ -31,6 +31,11 @@ __all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", 
 
 #: the longest position text accepted (a 7/8 position is under 200 characters)
 MAX_TEXT = 1000
+#: the most lines (the game's and its variations') of a record read or written here, and the
+#: most moves of those lines counted whole from the start: the page is sent, and loads,
+#: every position of every line
+MAX_LINES = 1000
+MAX_LINE_MOVES = 100_000
 
 
 def parse(text: object) -> Position:
@@ -117,13 +122,14 @@ def read_record(text: object, board: object = None) -> dict:
     Abstract Play's JSON, :func:`solver.app.importers.import_abstractplay`; every move
     checked): ``{start, moves, positions, result, headers, swap, variations}``, the positions
     after 0, 1, ... moves; ``variations``: the record's other lines
-    (:meth:`~solver.rules.record.GameRecord.lines`), each ``{moves, positions}`` whole from the start."""
-    from solver.rules.record import parse_record
+    (:meth:`~solver.rules.record.GameRecord.lines`), each ``{moves, positions}`` whole from the start;
+    at most :data:`MAX_LINES` lines of :data:`MAX_LINE_MOVES` moves in all."""
+    from solver.rules.record import RecordError, parse_record, replay_lines
 
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("give a game record: a start position or board, then the moves")
+        raise RecordError("give a game record: a start position or board, then the moves")
     if len(text) > 100_000:
-        raise ValueError(f"a record of {len(text):,} characters: at most 100,000")
+        raise RecordError(f"a record of {len(text):,} characters: at most 100,000")
     if text.lstrip().startswith("{"):  # Abstract Play's exported record (JSON)
         from ..importers import RecordImportError, import_abstractplay
 
@@ -135,17 +141,35 @@ def read_record(text: object, board: object = None) -> dict:
         default = board if isinstance(board, str) and board.strip() else "6/7"
         rec = parse_record(text, default_board=parse(default).board)
 
-    def positions(moves: list[str]) -> list[str]:
-        pos = rec.start
-        out = [str(pos)]
-        for m in moves:
-            pos = pos.play(m)
-            out.append(str(pos))
-        return out
+    lines = rec.lines()
+    _check_size(lines)
+    # the lines' shared beginnings played and written once: a line replayed whole from the
+    # start for each variation cost (variations x plies) moves, minutes for a pasted record
+    shown: dict[int, str] = {}  # by id: the positions are shared between lines, and live on
 
-    return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions(rec.moves), "result": rec.result,
+    def text_of(p: Position) -> str:
+        if id(p) not in shown:
+            shown[id(p)] = str(p)
+        return shown[id(p)]
+
+    positions = [[text_of(p) for p in ps] for ps in replay_lines(rec.start, lines)]
+    return {"start": str(rec.start), "moves": list(rec.moves), "positions": positions[0], "result": rec.result,
             "headers": dict(rec.headers), "swap": rec.swap,
-            "variations": [{"moves": line, "positions": positions(line)} for line in rec.lines()[1:]]}
+            "variations": [{"moves": line, "positions": ps} for line, ps in zip(lines[1:], positions[1:])]}
+
+
+def _check_size(lines: list[list[str]]) -> None:
+    """A :class:`~solver.rules.record.RecordError` for more lines than :data:`MAX_LINES` or
+    more moves in them than :data:`MAX_LINE_MOVES`."""
+    from solver.rules.record import RecordError
+
+    if len(lines) > MAX_LINES:
+        raise RecordError(f"a record of {len(lines):,} lines (the game's and its variations'): "
+                          f"at most {MAX_LINES:,} lines")
+    total = sum(len(x) for x in lines)
+    if total > MAX_LINE_MOVES:
+        raise RecordError(f"a record whose lines, each counted from the start, hold {total:,} moves: "
+                          f"at most {MAX_LINE_MOVES:,}")
 
 
 def write_record(start: object, moves: object, headers: object = None, result: object = None,
@@ -156,40 +180,36 @@ def write_record(start: object, moves: object, headers: object = None, result: o
     record) or none; the text is read back and must give the same record.  Without
     headers, ``Source`` and ``Date`` are set.  ``variations``: the game's other lines, each a
     list of moves whole from the start, replayed, then written as the record's variations
-    (:func:`~solver.rules.record.variations_of`)."""
+    (:func:`~solver.rules.record.variations_of`); at most :data:`MAX_LINES` lines of
+    :data:`MAX_LINE_MOVES` moves in all.  Point names are taken as the rules read them
+    (any case) and written as they write them."""
     import datetime
 
-    from solver.rules.position import Game
-    from solver.rules.record import RESULTS, GameRecord, RecordError, parse_record, variations_of
+    from solver.rules.record import RESULTS, GameRecord, RecordError, parse_record, replay, replay_lines, variations_of
 
     pos = parse(start)
     if not isinstance(moves, list) or len(moves) > 10_000 or not all(isinstance(m, str) for m in moves):
-        raise ValueError("moves: give a list of point names")
+        raise RecordError("moves: give a list of point names")
     lines = [] if variations is None else variations
-    if (not isinstance(lines, list) or len(lines) > 1000 or not all(isinstance(x, list) for x in lines)
-            or sum(len(x) for x in lines) > 100_000 or not all(isinstance(m, str) for x in lines for m in x)):
-        raise ValueError("variations: give a list of lines, each a list of point names from the start")
-    lines = [[_move_text(m) for m in x] for x in lines]
-    for n, line in enumerate(lines, 1):
-        game = Game(pos)
-        for i, m in enumerate(line):
-            try:
-                game.play(m)
-            except ValueError as e:
-                raise RecordError(f"variation {n}, move {i + 1} ({m}): {e}") from None
+    if (not isinstance(lines, list) or not all(isinstance(x, list) for x in lines)
+            or not all(isinstance(m, str) for x in lines for m in x)):
+        raise RecordError("variations: give a list of lines, each a list of point names from the start")
+    _check_size([moves, *lines])
+    game = replay(pos, [_move_text(m) for m in moves])  # RecordError names the first illegal move
+    lines = [[p.last_move for p in ps[1:]]
+             for ps in replay_lines(pos, [[_move_text(m) for m in x] for x in lines], "variation")]
     if headers is None or headers == {}:
         headers = {"Source": "meridians serve", "Date": datetime.date.today().strftime("%Y.%m.%d")}
     if not isinstance(headers, dict) or len(headers) > 50:
-        raise ValueError("headers: give an object of at most 50 names and values")
+        raise RecordError("headers: give an object of at most 50 names and values")
     if result is not None and result not in RESULTS:
-        raise ValueError(f"result: one of {', '.join(RESULTS)} or null")
-    rec = GameRecord(dict(headers), pos, [_move_text(m) for m in moves], swap=bool(swap))
-    rec.variations = variations_of(rec.moves, lines)  # a line that goes on past the game's end: a ValueError
-    end = rec.game().outcome  # RecordError names the first illegal move
-    rec.result = end if end is not None else result
+        raise RecordError(f"result: one of {', '.join(RESULTS)} or null")
+    # a line that goes on past the game's end: a RecordError
+    rec = GameRecord(dict(headers), pos, list(game.moves), swap=bool(swap), variations=variations_of(game.moves, lines))
+    rec.result = game.outcome if game.outcome is not None else result
     text = rec.text()
     if parse_record(text) != rec:  # a result the end contradicts is refused here, with its line
-        raise ValueError("the record does not read back as the same game")
+        raise RecordError("the record does not read back as the same game")
     board = rec.board.name.replace("/", "-")
     return {"text": text, "result": rec.result, "filename": f"meridians-{board}-{len(rec.moves)}-moves.txt"}
 
