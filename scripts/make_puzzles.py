@@ -47,17 +47,23 @@ import sys
 from pathlib import Path
 
 #: (board, n, count, seed source), cheapest first: every set is seeded from the engine's
-#: self-play games (issue 21; ``random`` is the generator's baseline source)
+#: self-play games (issue 21; ``random`` is the generator's baseline source).  The counts
+#: are issue 36's: 5/6, 6/7 and 7/8 with 500 puzzles for each n = 1..4, 200 for n = 5 and
+#: 100 for n = 6; 4/5's sets as they were.  A count is what a set grows to, resumably.
 SETS = [
     ("4/5", 1, 200, "selfplay"), ("4/5", 2, 200, "selfplay"), ("4/5", 3, 200, "selfplay"),
     ("4/5", 4, 200, "selfplay"), ("6/7", 1, 500, "selfplay"), ("6/7", 2, 500, "selfplay"),
-    ("6/7", 3, 500, "selfplay"), ("5/6", 1, 200, "selfplay"), ("5/6", 2, 200, "selfplay"),
-    ("5/6", 3, 200, "selfplay"), ("5/6", 4, 200, "selfplay"), ("6/7", 4, 500, "selfplay"),
-    ("6/7", 5, 200, "selfplay"), ("6/7", 6, 50, "selfplay"),
+    ("6/7", 3, 500, "selfplay"), ("5/6", 1, 500, "selfplay"), ("5/6", 2, 500, "selfplay"),
+    ("5/6", 3, 500, "selfplay"), ("7/8", 1, 500, "selfplay"), ("7/8", 2, 500, "selfplay"),
+    ("5/6", 4, 500, "selfplay"), ("6/7", 4, 500, "selfplay"), ("7/8", 3, 500, "selfplay"),
+    ("7/8", 4, 500, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 200, "selfplay"),
+    ("7/8", 5, 200, "selfplay"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "selfplay"),
+    ("7/8", 6, 100, "selfplay"),
 ]
-#: the generator of each set not made by ``sat``: 6/7 c6 by ``extend`` (sat's 5-movers
-#: changed in one point), because sat found 1 puzzle in 722 CPU s at n = 6 (issue 21)
-METHODS = {("6/7", 6): "extend"}
+#: the generator of each set not made by ``sat``: the 6-movers by ``extend`` (sat's
+#: 5-movers changed in one point), because sat found 1 puzzle in 722 CPU s at n = 6 on 6/7
+#: (issue 21)
+METHODS = {(board, 6): "extend" for board in ("5/6", "6/7", "7/8")}
 
 
 #: the committed sets, beside this script's checkout (whatever the current folder)
