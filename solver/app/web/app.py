@@ -285,6 +285,7 @@ class _Puzzles:
 
     def summary(self, p) -> dict:
         return {"id": p.id, "board": _board_of(p.position), "n": p.n, "rating": p.difficulty,
+                "puzzle_rating": p.rating,
                 "themes": list(p.themes or ()), "dual_free": bool(p.dual_free)}
 
     def find(self, pid: str):
