@@ -27,20 +27,20 @@ prints a table.  Ctrl-C stops the check and writes what was measured
 ``--per-set`` puzzles evenly spread over each set, split alternately into a rating half
 and a held-out half; every solver of ``--rating-solvers`` and ``--held-solvers`` tries
 every sampled puzzle (the drawn solvers with :data:`DRAWN_SEEDS` seeds), and the engine's
-effort (as above, up to ``--max-playouts``) and the capture-goal solver's effort (the nodes
-the model-ordered exact capture search, :func:`puzzles.attempts.key_effort`, spends before
-the key is proven, up to ``--read-budget``; not found counts as twice it) are measured on
-the held-out half.  Each
-attempt is appended to ``--log`` as it ends (``results/puzzles/attempts/log.jsonl``, not
-committed), so a run resumes where it stopped; ``--jobs`` workers run them.  The rating
-solvers are fitted with the rating half (:func:`puzzles.attempts.rate`), the held-out
-puzzles rated against them (:func:`puzzles.attempts.rate_against`), and Spearman's
-correlation of those ratings with the held-out solvers' failure rate, with the engine's
-effort, with its missed share and with the capture-goal solver's effort is reported over
-all held-out puzzles and per board and N (the recorded ``score`` beside it).  With
-``--all`` the rating solvers also try every other committed puzzle, which is rated against
-the fitted solvers as the held-out ones are (a puzzle is rated only when all its rating
-attempts have run); ``--write`` then puts each rating into the ``rating`` field of its
+effort (as above, up to ``--max-playouts``) and the capture-goal solver's effort (the
+nodes the model-ordered exact capture search, :func:`puzzles.attempts.key_effort`,
+spends before the key is proven, up to ``--read-budget``; not found counts as twice it)
+are measured on the held-out half.  Each attempt is appended to ``--log`` as it ends
+(``results/puzzles/attempts/log.jsonl``, not committed), so a run resumes where it
+stopped; ``--jobs`` workers run them.  The rating solvers are fitted with the rating
+half (:func:`puzzles.attempts.rate`), the held-out puzzles rated against them
+(:func:`puzzles.attempts.rate_against`), and Spearman's correlation of those ratings with
+the held-out solvers' failure rate, with the engine's effort, with its missed share and
+with the capture-goal solver's effort is reported over all held-out puzzles and per board
+and N (the recorded ``score`` beside it).  With ``--all`` the rating solvers also try
+every other committed puzzle, which joins the fit (a puzzle is rated only when all its
+rating attempts have run; the held-out half stays out of the fit and is rated against
+the fitted solvers); ``--write`` then puts each rating into the ``rating`` field of its
 record, for the sets whose every puzzle is rated (no other byte of a record changes; an
 interrupted run writes no record).  Writes ``results/puzzles/ratings-attempts.json``
 with the ratings per set (count, range, histogram), the per-attempt CPU seconds by board
@@ -199,14 +199,17 @@ def attempts_main(args, rated: dict) -> None:
             for r in done.values() if r["kind"] == "attempt" and r["puzzle"] in every]
     rnames = {s.name for s in rating_s}
     hnames = {s.name for s in held_s}
-    try:
-        fit = rate([a for a in atts if a.solver in rnames and a.puzzle in by_id and a.puzzle not in held])
-    except AttemptError as e:
-        sys.exit(f"measure_ratings: {e}")
     # a puzzle is rated only when every rating solver's every attempt at it has run
     want = sum(len(_seeds(s)) for s in rating_s)
     got = Counter(a.puzzle for a in atts if a.solver in rnames)
     complete = {i for i in every if got[i] == want}
+    # the solvers are fitted with every rated puzzle but the held-out ones (--all: the
+    # committed sets' own mix; else the sample's rating half)
+    fit_ids = (complete if args.all else {i for i in by_id if got[i] == want}) - held
+    try:
+        fit = rate([a for a in atts if a.solver in rnames and a.puzzle in fit_ids])
+    except AttemptError as e:
+        sys.exit(f"measure_ratings: {e}")
     outside = rate_against([a for a in atts if a.puzzle not in fit.puzzles and a.puzzle in complete], fit)
     ratings = {**{i: r for i, r in fit.puzzles.items() if i in complete}, **outside}
     held_r = {i: r for i, r in outside.items() if i in held}
