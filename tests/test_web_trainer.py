@@ -154,9 +154,9 @@ def a_wrong_move(p) -> str:
     return next(m for m in Position.parse(p.position).legal_moves() if m != p.key)
 
 
-def nearest(driver, board: str, n: int, rating: float) -> set[str]:
-    """The ids of the committed puzzles of ``board`` and ``n`` whose puzzle rating is nearest ``rating``."""
-    ps = [p for p in committed().values() if p.n == n and _board_of(p.position) == board]
+def nearest(driver, board: str, n: int, rating: float, done: tuple[str, ...] = ()) -> set[str]:
+    """The ids of the committed puzzles of ``board`` and ``n`` not ``done`` whose puzzle rating is nearest ``rating``."""
+    ps = [p for p in committed().values() if p.n == n and _board_of(p.position) == board and p.id not in done]
     best = min(abs(strength(p) - rating) for p in ps)
     return {p.id for p in ps if abs(strength(p) - rating) == best}
 
@@ -178,7 +178,7 @@ def test_rating_goes_up_after_a_solve_and_down_after_a_miss(server, driver):
     press(driver, "n")  # the next puzzle, near the new rating
     wait_for(driver, lambda: text(driver, "puzzle-id") != p.id)
     q = shown(driver)
-    assert q.n == 1 and q.id in nearest(driver, "4/5", 1, r1["r"])
+    assert q.n == 1 and q.id in nearest(driver, "4/5", 1, r1["r"], (p.id,))
     wrong = a_wrong_move(q)
     click(driver, wrong)
     assert text(driver, "status") == f"Wrong: {wrong} is not the key."
