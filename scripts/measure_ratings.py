@@ -53,6 +53,7 @@ import argparse
 import json
 import sys
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -99,32 +100,40 @@ def _seeds(solver) -> range:
     return range(1, DRAWN_SEEDS + 1) if solver.kind == "policy" and solver.t > 0 else range(1, 2)
 
 
+def _fp(p) -> str:
+    """The puzzle's fingerprint in the log: a rebuilt set may give an id to another puzzle,
+    whose attempts must then run again."""
+    what = f"{p.position}|{p.target}|{p.n}|{p.key}|{' '.join(p.line)}|{' '.join(p.last_moves or ())}"
+    return f"{zlib.crc32(what.encode()):08x}"
+
+
 def _work(task):
-    """One task in a worker: ('attempt', solver name, puzzle, seed) or ('effort', puzzle, max playouts)."""
+    """One task in a worker: ('attempt', solver name, puzzle, seed), ('effort', puzzle, max
+    playouts) or ('read', puzzle, budget)."""
     from puzzles.attempts import attempt, parse_solver
     t0 = time.process_time()
     if task[0] == "attempt":
         _, name, p, seed = task
         a = attempt(parse_solver(name), p, seed)
-        return {"kind": "attempt", "solver": name, "puzzle": p.id, "seed": seed, "solved": a.solved,
+        return {"kind": "attempt", "solver": name, "puzzle": p.id, "fp": _fp(p), "seed": seed, "solved": a.solved,
                 "failed_at": a.failed_at, "cpu": round(time.process_time() - t0, 4)}
     if task[0] == "read":
         from puzzles.attempts import key_effort
         _, p, budget = task
-        return {"kind": "read", "puzzle": p.id, "budget": budget, "found_at": key_effort(p, budget),
+        return {"kind": "read", "puzzle": p.id, "fp": _fp(p), "budget": budget, "found_at": key_effort(p, budget),
                 "cpu": round(time.process_time() - t0, 4)}
     _, p, mp = task
     fk = find_key(p.to_position(), p.key, mp)
-    return {"kind": "effort", "puzzle": p.id, "max_playouts": mp, "found_at": fk.at, "share": fk.share,
-            "cpu": round(time.process_time() - t0, 4)}
+    return {"kind": "effort", "puzzle": p.id, "fp": _fp(p), "max_playouts": mp, "found_at": fk.at,
+            "share": fk.share, "cpu": round(time.process_time() - t0, 4)}
 
 
 def _done_key(row: dict) -> tuple:
     if row["kind"] == "attempt":
-        return ("attempt", row["solver"], row["puzzle"], row["seed"])
+        return ("attempt", row["solver"], row["puzzle"], row["fp"], row["seed"])
     if row["kind"] == "read":
-        return ("read", row["puzzle"], row["budget"])
-    return ("effort", row["puzzle"], row["max_playouts"])
+        return ("read", row["puzzle"], row["fp"], row["budget"])
+    return ("effort", row["puzzle"], row["fp"], row["max_playouts"])
 
 
 def attempts_main(args, rated: dict) -> None:
@@ -155,6 +164,10 @@ def attempts_main(args, rated: dict) -> None:
                 done[_done_key(row)] = row
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"measure_ratings: {log}: not a log of attempts (line {i + 1}: {e})")
+    # only the rows of the puzzles as they are now (an id a rebuilt set gave to another
+    # puzzle runs again)
+    now = {p.id: _fp(p) for rows in rated.values() for p, _, _ in rows}
+    done = {k: r for k, r in done.items() if now.get(r["puzzle"]) == r["fp"]}
     sample_ids = {p.id for _, p, _ in sample}
     tasks = [("attempt", s.name, p, seed) for _, p, _ in sample for s in rating_s + held_s for seed in _seeds(s)]
     tasks += [("effort", p, args.max_playouts) for _, p, _ in sample if p.id in held]
@@ -165,8 +178,8 @@ def attempts_main(args, rated: dict) -> None:
 
     def task_key(t: tuple) -> tuple:
         if t[0] == "attempt":
-            return ("attempt", t[1], t[2].id, t[3])
-        return (t[0], t[1].id, t[2])
+            return ("attempt", t[1], t[2].id, _fp(t[2]), t[3])
+        return (t[0], t[1].id, _fp(t[1]), t[2])
 
     todo = [t for t in tasks if task_key(t) not in done]
     print(f"measure_ratings: {len(sample)} puzzles, {len(tasks)} tasks, {len(todo)} to run", file=sys.stderr)

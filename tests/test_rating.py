@@ -241,7 +241,8 @@ def test_the_script_rates_from_attempts_and_resumes(script, tmp_path, monkeypatc
 def test_the_script_rates_every_puzzle_and_writes_only_the_rating_field(script, tmp_path, monkeypatch, capsys):
     before = {}
     for name, k in (("4-5-c1", 5), ("4-5-c2", 3)):
-        write_jsonl(tmp_path / f"{name}.jsonl", load_jsonl(COMMITTED / f"{name}.jsonl")[:k])
+        write_jsonl(tmp_path / f"{name}.jsonl",
+                    [dataclasses.replace(p, rating=None) for p in load_jsonl(COMMITTED / f"{name}.jsonl")[:k]])
         before[name] = (tmp_path / f"{name}.jsonl").read_text().splitlines()
     args = ("--attempts", "--all", "--write", "--per-set", "2", "--max-playouts", "16", "--read-budget", "5000",
             "--rating-solvers", "policy-t0,read-n30,read-n3000", "--held-solvers", "read-n300")
@@ -272,3 +273,11 @@ def test_the_script_rates_every_puzzle_and_writes_only_the_rating_field(script, 
     run_script(script, monkeypatch, *args)  # again: nothing to run, the same ratings (the field replaced, not added)
     assert {p.id: p.rating for f in ("4-5-c1", "4-5-c2") for p in load_jsonl(tmp_path / f"{f}.jsonl")} == written
     assert all(x.count('"rating"') == 1 for x in (tmp_path / "4-5-c1.jsonl").read_text().splitlines())
+    # a rebuilt set that gives an id to another puzzle: its attempts run again, the others' do not
+    ps = load_jsonl(tmp_path / "4-5-c2.jsonl")
+    other = dataclasses.replace(load_jsonl(COMMITTED / "4-5-c2.jsonl")[10], id=ps[0].id, rating=None)
+    write_jsonl(tmp_path / "4-5-c2.jsonl", [other] + ps[1:])
+    n = len((tmp_path / "attempts" / "log.jsonl").read_text().splitlines())
+    run_script(script, monkeypatch, *args)
+    new = [json.loads(x) for x in (tmp_path / "attempts" / "log.jsonl").read_text().splitlines()[n:]]
+    assert len(new) == 4 and {r["puzzle"] for r in new} == {other.id}  # 3 rating solvers, 1 held out
