@@ -49,7 +49,8 @@ from solver.util.errors import MeridiansError
 from .glicko import START, Rating, glicko2
 from .record import ANY, Puzzle
 
-__all__ = ["Solver", "Attempt", "attempt", "read_move", "Read", "READ_FIRST", "key_effort", "rate", "rate_against", "parse_solver", "AttemptError",
+__all__ = ["Solver", "Attempt", "attempt", "read_move", "Read", "READ_FIRST", "key_effort", "rate", "rate_against",
+           "parse_solver", "AttemptError",
            "ANCHOR", "KINDS", "Fit"]
 
 #: where the weakest solver of a rating is put on the scale
@@ -80,7 +81,8 @@ class Solver:
     def __post_init__(self) -> None:
         ok = {"policy": math.isfinite(self.t) and 0 <= self.t <= 100,
               "look": 1 <= self.width <= 100 and 1 <= self.nodes <= 10**8,
-              "engine": 1 <= self.playouts <= 10**7, "read": 1 <= self.nodes <= 10**9, "line": True, "wrong": True}.get(self.kind)
+              "engine": 1 <= self.playouts <= 10**7, "read": 1 <= self.nodes <= 10**9,
+              "line": True, "wrong": True}.get(self.kind)
         if not ok:
             raise AttemptError(f"not a solver: {self!r}")
 

@@ -155,7 +155,8 @@ def a_wrong_move(p) -> str:
 
 
 def nearest(driver, board: str, n: int, rating: float, done: tuple[str, ...] = ()) -> set[str]:
-    """The ids of the committed puzzles of ``board`` and ``n`` not ``done`` whose puzzle rating is nearest ``rating``."""
+    """The ids of the committed puzzles of ``board`` and ``n``, but ``done``, whose puzzle
+    rating is nearest ``rating``."""
     ps = [p for p in committed().values() if p.n == n and _board_of(p.position) == board and p.id not in done]
     best = min(abs(strength(p) - rating) for p in ps)
     return {p.id for p in ps if abs(strength(p) - rating) == best}
