@@ -11,7 +11,13 @@ A **solver** (:class:`Solver`) chooses the attacker's move at each of its turns:
   the first of which a capture search of ``nodes`` nodes finds to capture in the turns
   left, else the most likely move (a solver that reads a little);
 - ``engine`` with ``playouts``: the engine's best move (:func:`solver.search.mcts.search`,
-  the tree alone as :func:`puzzles.rating.find_key` runs it, no df-pn, its seed drawn).
+  the tree alone as :func:`puzzles.rating.find_key` runs it, no df-pn, its seed drawn);
+- ``read`` with ``nodes``: the exact capture search (:mod:`solver.search.capture`, the
+  generator's and the verdict's) over every legal move in the model's order, each move
+  given 16 nodes, then twice as many, ... (:func:`read_move`), until a move is proven to
+  capture in the turns left or ``nodes`` nodes a turn are spent; it plays the first move
+  proven to capture, else the likeliest move not proven to fail (a solver that reads as
+  far as its budget lets it, so that only the largest budgets solve the hardest puzzles).
 
 An **attempt** (:func:`attempt`) is one solver trying one puzzle with one seed: it plays
 the attacker's moves and the defender replies as the line says; it is solved when at each
@@ -43,13 +49,18 @@ from solver.util.errors import MeridiansError
 from .glicko import START, Rating, glicko2
 from .record import ANY, Puzzle
 
-__all__ = ["Solver", "Attempt", "attempt", "rate", "rate_against", "parse_solver", "AttemptError",
+__all__ = ["Solver", "Attempt", "attempt", "read_move", "Read", "READ_FIRST", "key_effort", "rate", "rate_against",
+           "parse_solver", "AttemptError",
            "ANCHOR", "KINDS", "Fit"]
 
 #: where the weakest solver of a rating is put on the scale
 ANCHOR = 800.0
 #: the solver kinds
-KINDS = ("policy", "look", "engine", "line", "wrong")
+KINDS = ("policy", "look", "engine", "read", "line", "wrong")
+#: the first per-move budget of a ``read`` solver's rounds (doubled each round)
+READ_FIRST = 16
+#: the table of a ``read`` solver's capture searches, in MiB
+READ_TT_MB = 16
 
 
 class AttemptError(MeridiansError):
@@ -64,13 +75,14 @@ class Solver:
     kind: str
     t: float = 0.0         # policy: the temperature (0: the most likely move)
     width: int = 0         # look: the moves read
-    nodes: int = 0         # look: the capture search's nodes a move
+    nodes: int = 0         # look: the capture search's nodes a move; read: the nodes a turn
     playouts: int = 0      # engine: the playouts a move
 
     def __post_init__(self) -> None:
         ok = {"policy": math.isfinite(self.t) and 0 <= self.t <= 100,
               "look": 1 <= self.width <= 100 and 1 <= self.nodes <= 10**8,
-              "engine": 1 <= self.playouts <= 10**7, "line": True, "wrong": True}.get(self.kind)
+              "engine": 1 <= self.playouts <= 10**7, "read": 1 <= self.nodes <= 10**9,
+              "line": True, "wrong": True}.get(self.kind)
         if not ok:
             raise AttemptError(f"not a solver: {self!r}")
 
@@ -78,7 +90,7 @@ class Solver:
     def name(self) -> str:
         """A short name, e.g. ``policy-t0.5``, ``look-w3-n200``, ``engine-p256``."""
         return {"policy": f"policy-t{self.t:g}", "look": f"look-w{self.width}-n{self.nodes}",
-                "engine": f"engine-p{self.playouts}"}.get(self.kind, self.kind)
+                "engine": f"engine-p{self.playouts}", "read": f"read-n{self.nodes}"}.get(self.kind, self.kind)
 
     @property
     def random(self) -> bool:
@@ -96,9 +108,11 @@ def parse_solver(name: str) -> Solver:
             return Solver("look", width=int(parts[1][1:]), nodes=int(parts[2][1:]))
         if parts[0] == "engine" and len(parts) == 2 and parts[1].startswith("p"):
             return Solver("engine", playouts=int(parts[1][1:]))
+        if parts[0] == "read" and len(parts) == 2 and parts[1].startswith("n"):
+            return Solver("read", nodes=int(parts[1][1:]))
     except (ValueError, IndexError):
         pass  # a number that does not parse: refused below, as any other unknown name
-    raise AttemptError(f"not a solver name: {name!r} (policy-t<T>, look-w<W>-n<N>, engine-p<P>)")
+    raise AttemptError(f"not a solver name: {name!r} (policy-t<T>, look-w<W>-n<N>, engine-p<P>, read-n<N>)")
 
 
 class Attempt(NamedTuple):
@@ -146,6 +160,8 @@ def _choose(s: Solver, p: Puzzle, position, turn: int, rng: np.random.Generator,
         # the search's seed is drawn, so that it is not the seed 1 of the engine-effort check
         return search(position, Limit(playouts=s.playouts), seed=int(rng.integers(1, 2**31)), dfpn_nodes=0).best
     moves, probs = _ranked(position)
+    if s.kind == "read":
+        return read_move(position, p.target, p.n - turn, s.nodes, moves).move
     if s.kind == "policy":
         if s.t == 0:
             return moves[0]
@@ -161,6 +177,58 @@ def _choose(s: Solver, p: Puzzle, position, turn: int, rng: np.random.Generator,
         if cs.move_captures(m, left):
             return m
     return moves[0]
+
+
+class Read(NamedTuple):
+    """A ``read`` turn (:func:`read_move`): the move played, whether it was proven to
+    capture, the nodes spent, and the nodes spent when ``want`` was proven to capture
+    (None: not within the budget)."""
+
+    move: str
+    proven: bool
+    nodes: int
+    want_at: int | None = None
+
+
+def read_move(position, target: str, k: int, budget: int, moves: list[str] | None = None, *,
+              want: str | None = None) -> Read:
+    """The ``read`` solver's turn: ``moves`` (default: every legal move, the model's
+    likeliest first) searched by the exact capture search for a capture of ``target``
+    within ``k`` moves, each undecided move given :data:`READ_FIRST` nodes a round and
+    twice as many each round, the rounds stopping at the first move proven to capture
+    (with ``want``: at ``want`` proven) or at ``budget`` nodes in all.  Starts from an
+    empty table, so the answer is the same whatever ran before."""
+    from solver.search.capture import CaptureSearch, forget
+    from solver.search.limit import Limit
+    if moves is None:
+        moves = _ranked(position)[0]
+    forget()
+    cs = CaptureSearch(position, target, limit=Limit(nodes=budget, tt_mb=READ_TT_MB))
+    open_ = list(moves)
+    per = READ_FIRST
+    chosen = None
+    while open_ and cs.nodes < budget:
+        left = []
+        for m in open_:
+            if cs.nodes >= budget:
+                left.append(m)
+                continue
+            cs.node_limit = min(budget, cs.nodes + per)
+            cs.clear_aborted()
+            r = cs.move_captures(m, k)
+            if r is None:
+                left.append(m)
+            elif r:
+                if chosen is None:
+                    chosen = m
+                if want is None or m == want:
+                    return Read(chosen, True, cs.nodes, cs.nodes if m == want else None)
+            # proven to fail: dropped
+        open_ = left
+        per *= 2
+    if chosen is not None:
+        return Read(chosen, True, cs.nodes, None)
+    return Read(open_[0] if open_ else moves[0], False, cs.nodes, None)
 
 
 def _rng(s: Solver, p: Puzzle, seed: int) -> np.random.Generator:
@@ -189,6 +257,13 @@ def attempt(s: Solver, p: Puzzle, seed: int = 1) -> Attempt:
             break
         position = position.play(reply)
     return Attempt(s.name, p.id, seed, True, None, tuple(played))
+
+
+def key_effort(p: Puzzle, budget: int) -> int | None:
+    """The nodes the strongest ``read`` solver (budget ``budget``) spends on ``p``'s first
+    turn before the key is proven to capture (None: not within ``budget``): the
+    capture-goal solver's effort to find the key."""
+    return read_move(p.to_position(), p.target, p.n, budget, want=p.key).want_at
 
 
 def _period(games_of: dict, other: dict, prior: Rating = START) -> dict:

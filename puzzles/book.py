@@ -35,11 +35,12 @@ and the solution lists them.  The defender's last reply is shown as
 "any" when every legal reply loses the group (the record may say ``any`` itself, or
 name one of them); the board then shows one of those replies.
 
-Cards carry ``data-id``, ``data-target``, ``data-n``, ``data-key``, ``data-difficulty``
-and ``data-themes``; the board is drawn in ``.board-view``, the answers go to
-``.status``; the solution block ``.solution`` holds ``.solution-key`` and
-``.solution-line``.  Themes come from an optional ``themes`` field of the record (a
-tuple of names; none when the records have no such field).
+Cards carry ``data-id``, ``data-target``, ``data-n``, ``data-key``, ``data-difficulty``,
+``data-rating`` (the record's rating from attempts, when it has one) and ``data-themes``;
+the board is drawn in ``.board-view``, the answers go to ``.status``; the solution block
+``.solution`` holds ``.solution-key`` and ``.solution-line``.  Themes come from an
+optional ``themes`` field of the record (a tuple of names; none when the records have no
+such field).
 
 >>> import tempfile
 >>> p = Puzzle(id="m23-c1-0001", position="2/1D1/4/L2/2 L", target="d2", n=1, key="b3", line=("b3",))
@@ -575,8 +576,10 @@ def _card(i: int, p: Puzzle, hidden: bool, moves: list[tuple[str, bool]]) -> str
     line_html = f'<p class="solution-line">Line: {e(_line_text(p, moves))}</p>' if p.line else ""
     themes = [str(t) for t in (getattr(p, "themes", ()) or ())]
     facts = []
-    if p.difficulty is not None:
-        facts.append(f"rating {p.difficulty}/5")
+    if p.rating is not None:  # from solvers' attempts, one scale across boards and N
+        facts.append(f"rating {p.rating}")
+    if p.difficulty is not None:  # the older band within the set's board and N
+        facts.append(f"difficulty {p.difficulty}/5")
     facts.append("dual-free" if p.dual_free else "with duals (later moves may have alternatives)")
     if p.last_moves and len(p.last_moves) > 1:
         facts.append(f"last move: any that captures ({', '.join(p.last_moves)})")
@@ -585,6 +588,8 @@ def _card(i: int, p: Puzzle, hidden: bool, moves: list[tuple[str, bool]]) -> str
     facts_html = f'<p class="facts">{e("; ".join(facts))}</p>'
     key_attr = "" if p.key is None else f' data-key="{e(p.key)}"'
     diff_attr = "" if p.difficulty is None else f' data-difficulty="{p.difficulty}"'
+    if p.rating is not None:
+        diff_attr += f' data-rating="{p.rating}"'
     m = p.to_position().board.m
     return (
         f'<article class="card" id="card-{i}" data-id="{e(p.id)}" data-target="{e(p.target)}" '

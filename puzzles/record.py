@@ -82,7 +82,10 @@ FIELDS = ("id", "position", "target", "n", "key", "line", "dual_free", "difficul
           "nodes", "generator", "version")
 
 #: fields written only when they hold something (after :data:`FIELDS`, in this order)
-OPTIONAL = ("themes", "source", "last_moves")
+OPTIONAL = ("themes", "source", "last_moves", "rating")
+
+#: the range of a record's ``rating`` (a Lichess-like number, :mod:`puzzles.attempts`)
+RATING_RANGE = (0, 5000)
 
 #: a JSON line nested deeper than this is refused before it is parsed (a record needs 2)
 MAX_DEPTH = 32
@@ -133,6 +136,9 @@ class Puzzle:
     attacker's move is the only one at every turn but the last, where any move that
     captures counts); ``last_moves`` lists those moves of the last turn (every attacker
     move that captures there, board order), None when not computed (not written).
+    ``rating`` is the puzzle's rating from solvers' attempts (:mod:`puzzles.attempts`, one
+    Lichess-like scale across boards and N), None when not rated (not written);
+    ``difficulty`` is the older rating 1..5 within the set's board and N.
     Fields outside
     :data:`FIELDS` read from a file are kept in ``extra`` and written back.
     """
@@ -152,6 +158,7 @@ class Puzzle:
     themes: tuple[str, ...] | None = None
     source: Mapping[str, Any] | None = field(default=None, hash=False)
     last_moves: tuple[str, ...] | None = None
+    rating: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -323,6 +330,8 @@ class Puzzle:
             d["source"] = dict(self.source)
         if self.last_moves is not None:  # not computed: the records of before issue 36 stay as they were
             d["last_moves"] = list(self.last_moves)
+        if self.rating is not None:  # not rated: the records of before ratings from attempts stay as they were
+            d["rating"] = self.rating
         d.update((k, v) for k, v in self.extra.items() if k not in FIELDS + OPTIONAL)
         return d
 
@@ -461,6 +470,9 @@ def _check_types(d: Mapping[str, Any]) -> None:
     v = d.get("last_moves")
     need(v is None or (isinstance(v, (list, tuple)) and all(isinstance(m, str) for m in v)),
          f"last_moves must be a list of point names, not {_short(v)}")
+    v = d.get("rating")
+    need(v is None or (is_int(v) and RATING_RANGE[0] <= v <= RATING_RANGE[1]),
+         f"rating must be a whole number from {RATING_RANGE[0]} to {RATING_RANGE[1]}, not {_short(v)}")
     v = d.get("source")
     need(v is None or _source_ok(v),
          f"source must be an object with kind {', '.join(SOURCES)} and that kind's fields "

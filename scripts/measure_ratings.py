@@ -5,6 +5,7 @@ engine's effort to find the key (issue 21).
     python scripts/measure_ratings.py --sample 10 --max-playouts 2048
     python scripts/measure_ratings.py --cuts              # the quantile cuts of puzzles.rating.CUTS
     python scripts/measure_ratings.py --attempts --per-set 40   # ratings from solvers' attempts (issue 36)
+    python scripts/measure_ratings.py --attempts --all --write --jobs 2   # ... of every committed puzzle, written
 
 Reads every ``results/puzzles/*.jsonl`` and computes each puzzle's new score and rating
 (:func:`puzzles.rating.record_features`: the record's nodes, its late-failing tries read
@@ -26,15 +27,24 @@ prints a table.  Ctrl-C stops the check and writes what was measured
 ``--per-set`` puzzles evenly spread over each set, split alternately into a rating half
 and a held-out half; every solver of ``--rating-solvers`` and ``--held-solvers`` tries
 every sampled puzzle (the drawn solvers with :data:`DRAWN_SEEDS` seeds), and the engine's
-effort (as above, up to ``--max-playouts``) is measured on the held-out half.  Each
-attempt is appended to ``--log`` as it ends (``results/puzzles/attempts/log.jsonl``, not
-committed), so a run resumes where it stopped; ``--jobs`` workers run them.  The rating
-solvers are fitted with the rating half (:func:`puzzles.attempts.rate`), the held-out
-puzzles rated against them (:func:`puzzles.attempts.rate_against`), and Spearman's
-correlation of those ratings with the held-out solvers' failure rate, with the engine's
-effort and with its missed share is reported over all held-out puzzles and per board and
-N (the recorded ``score`` beside it).  Writes ``results/puzzles/ratings-attempts.json``
-with the per-attempt CPU seconds by board and N; the records are not rewritten.
+effort (as above, up to ``--max-playouts``) and the capture-goal solver's effort (the
+nodes the model-ordered exact capture search, :func:`puzzles.attempts.key_effort`,
+spends before the key is proven, up to ``--read-budget``; not found counts as twice it)
+are measured on the held-out half.  Each attempt is appended to ``--log`` as it ends
+(``results/puzzles/attempts/log.jsonl``, not committed), so a run resumes where it
+stopped; ``--jobs`` workers run them.  The rating solvers are fitted with the rating
+half (:func:`puzzles.attempts.rate`), the held-out puzzles rated against them
+(:func:`puzzles.attempts.rate_against`), and Spearman's correlation of those ratings with
+the held-out solvers' failure rate, with the engine's effort, with its missed share and
+with the capture-goal solver's effort is reported over all held-out puzzles and per board
+and N (the recorded ``score`` beside it).  With ``--all`` the rating solvers also try
+every other committed puzzle, which joins the fit (a puzzle is rated only when all its
+rating attempts have run; the held-out half stays out of the fit and is rated against
+the fitted solvers); ``--write`` then puts each rating into the ``rating`` field of its
+record, for the sets whose every puzzle is rated (no other byte of a record changes; an
+interrupted run writes no record).  Writes ``results/puzzles/ratings-attempts.json``
+with the ratings per set (count, range, histogram), the per-attempt CPU seconds by board
+and N, and the sets written.
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ import argparse
 import json
 import sys
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -69,13 +80,18 @@ def _rhos(found: list[dict], max_playouts: int) -> dict:
 
 # -- ratings from attempts (issue 36) ---------------------------------------------------------
 
-#: the solvers whose attempts rate the puzzles, weakest kinds first
-RATING_SOLVERS = ("policy-t2", "policy-t1", "policy-t0.5", "policy-t0", "engine-p64", "engine-p256", "engine-p512",
-                  "engine-p2048",
-                  "look-w2-n20", "look-w3-n100", "look-w5-n500", "look-w10-n5000")
+#: the solvers whose attempts rate the puzzles, weakest kinds first: the engine's solvers
+#: are held out only (they play to win the game, not to capture, and rated 837-864 in the
+#: first run, no stronger than the policy at t = 1, for most of the attempts' CPU time)
+RATING_SOLVERS = ("policy-t2", "policy-t1", "policy-t0.5", "policy-t0",
+                  "look-w2-n20", "look-w3-n100", "look-w5-n500", "look-w10-n5000",
+                  "read-n300", "read-n1000", "read-n3000", "read-n10000", "read-n30000", "read-n100000",
+                  "read-n300000", "read-n1000000")
 #: the held-out solvers: their failure rate is what the ratings are checked against
 HELD_SOLVERS = ("policy-t1.5", "policy-t0.7", "engine-p128", "engine-p1024",
-                "look-w2-n50", "look-w4-n200", "look-w8-n2000")
+                "look-w2-n50", "look-w4-n200", "look-w8-n2000", "read-n2000", "read-n20000", "read-n200000")
+#: the budget of the capture-goal solver whose effort to find the key is measured
+READ_BUDGET = 2**22
 #: the seeds of a solver whose moves are drawn (policy at t > 0); the others play one seed
 DRAWN_SEEDS = 4
 
@@ -84,25 +100,40 @@ def _seeds(solver) -> range:
     return range(1, DRAWN_SEEDS + 1) if solver.kind == "policy" and solver.t > 0 else range(1, 2)
 
 
+def _fp(p) -> str:
+    """The puzzle's fingerprint in the log: a rebuilt set may give an id to another puzzle,
+    whose attempts must then run again."""
+    what = f"{p.position}|{p.target}|{p.n}|{p.key}|{' '.join(p.line)}|{' '.join(p.last_moves or ())}"
+    return f"{zlib.crc32(what.encode()):08x}"
+
+
 def _work(task):
-    """One task in a worker: ('attempt', solver name, puzzle, seed) or ('effort', puzzle, max playouts)."""
+    """One task in a worker: ('attempt', solver name, puzzle, seed), ('effort', puzzle, max
+    playouts) or ('read', puzzle, budget)."""
     from puzzles.attempts import attempt, parse_solver
     t0 = time.process_time()
     if task[0] == "attempt":
         _, name, p, seed = task
         a = attempt(parse_solver(name), p, seed)
-        return {"kind": "attempt", "solver": name, "puzzle": p.id, "seed": seed, "solved": a.solved,
+        return {"kind": "attempt", "solver": name, "puzzle": p.id, "fp": _fp(p), "seed": seed, "solved": a.solved,
                 "failed_at": a.failed_at, "cpu": round(time.process_time() - t0, 4)}
+    if task[0] == "read":
+        from puzzles.attempts import key_effort
+        _, p, budget = task
+        return {"kind": "read", "puzzle": p.id, "fp": _fp(p), "budget": budget, "found_at": key_effort(p, budget),
+                "cpu": round(time.process_time() - t0, 4)}
     _, p, mp = task
     fk = find_key(p.to_position(), p.key, mp)
-    return {"kind": "effort", "puzzle": p.id, "max_playouts": mp, "found_at": fk.at, "share": fk.share,
-            "cpu": round(time.process_time() - t0, 4)}
+    return {"kind": "effort", "puzzle": p.id, "fp": _fp(p), "max_playouts": mp, "found_at": fk.at,
+            "share": fk.share, "cpu": round(time.process_time() - t0, 4)}
 
 
 def _done_key(row: dict) -> tuple:
     if row["kind"] == "attempt":
-        return ("attempt", row["solver"], row["puzzle"], row["seed"])
-    return ("effort", row["puzzle"], row["max_playouts"])
+        return ("attempt", row["solver"], row["puzzle"], row["fp"], row["seed"])
+    if row["kind"] == "read":
+        return ("read", row["puzzle"], row["fp"], row["budget"])
+    return ("effort", row["puzzle"], row["fp"], row["max_playouts"])
 
 
 def attempts_main(args, rated: dict) -> None:
@@ -133,10 +164,24 @@ def attempts_main(args, rated: dict) -> None:
                 done[_done_key(row)] = row
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"measure_ratings: {log}: not a log of attempts (line {i + 1}: {e})")
+    # only the rows of the puzzles as they are now (an id a rebuilt set gave to another
+    # puzzle runs again)
+    now = {p.id: _fp(p) for rows in rated.values() for p, _, _ in rows}
+    done = {k: r for k, r in done.items() if now.get(r["puzzle"]) == r["fp"]}
+    sample_ids = {p.id for _, p, _ in sample}
     tasks = [("attempt", s.name, p, seed) for _, p, _ in sample for s in rating_s + held_s for seed in _seeds(s)]
     tasks += [("effort", p, args.max_playouts) for _, p, _ in sample if p.id in held]
-    todo = [t for t in tasks if (_done_key({"kind": t[0], "solver": t[1], "puzzle": t[2].id, "seed": t[3]})
-                                 if t[0] == "attempt" else ("effort", t[1].id, t[2])) not in done]
+    tasks += [("read", p, args.read_budget) for _, p, _ in sample if p.id in held]
+    if args.all:  # every other committed puzzle: the rating solvers only, set by set
+        tasks += [("attempt", s.name, p, seed) for rows in rated.values() for p, _, _ in rows
+                  if p.id not in sample_ids for s in rating_s for seed in _seeds(s)]
+
+    def task_key(t: tuple) -> tuple:
+        if t[0] == "attempt":
+            return ("attempt", t[1], t[2].id, _fp(t[2]), t[3])
+        return (t[0], t[1].id, _fp(t[1]), t[2])
+
+    todo = [t for t in tasks if task_key(t) not in done]
     print(f"measure_ratings: {len(sample)} puzzles, {len(tasks)} tasks, {len(todo)} to run", file=sys.stderr)
     interrupted = False
     try:
@@ -162,36 +207,58 @@ def attempts_main(args, rated: dict) -> None:
         print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
     print(file=sys.stderr)
     by_id = {p.id: (name, p, s) for name, p, s in sample}
+    every = {p.id: (name, p, s) for name, rows in rated.items() for p, s, _ in rows}
     atts = [Attempt(r["solver"], r["puzzle"], r["seed"], r["solved"], r["failed_at"])
-            for r in done.values() if r["kind"] == "attempt" and r["puzzle"] in by_id]
+            for r in done.values() if r["kind"] == "attempt" and r["puzzle"] in every]
     rnames = {s.name for s in rating_s}
     hnames = {s.name for s in held_s}
+    # a puzzle is rated only when every rating solver's every attempt at it has run
+    want = sum(len(_seeds(s)) for s in rating_s)
+    got = Counter(a.puzzle for a in atts if a.solver in rnames)
+    complete = {i for i in every if got[i] == want}
+    # the solvers are fitted with every rated puzzle but the held-out ones (--all: the
+    # committed sets' own mix; else the sample's rating half)
+    fit_ids = (complete if args.all else {i for i in by_id if got[i] == want}) - held
     try:
-        fit = rate([a for a in atts if a.solver in rnames and a.puzzle not in held])
+        fit = rate([a for a in atts if a.solver in rnames and a.puzzle in fit_ids])
     except AttemptError as e:
         sys.exit(f"measure_ratings: {e}")
-    held_r = rate_against([a for a in atts if a.puzzle in held], fit)
+    outside = rate_against([a for a in atts if a.puzzle not in fit.puzzles and a.puzzle in complete], fit)
+    ratings = {**{i: r for i, r in fit.puzzles.items() if i in complete}, **outside}
+    held_r = {i: r for i, r in outside.items() if i in held}
     fails: dict[str, list] = {}
     for a in atts:
-        if a.solver in hnames:
+        if a.solver in hnames and a.puzzle in held:
             fails.setdefault(a.puzzle, []).append(0.0 if a.solved else 1.0)
     effort = {r["puzzle"]: r for r in done.values() if r["kind"] == "effort" and r["max_playouts"] == args.max_playouts}
+    reads = {r["puzzle"]: r for r in done.values() if r["kind"] == "read" and r["budget"] == args.read_budget}
     ids = sorted(i for i in held_r if i in fails)
     rows = [{"id": i, "set": by_id[i][0], "board": by_id[i][1].to_position().board.name, "n": by_id[i][1].n,
              "rating": round(held_r[i].r), "rd": round(held_r[i].rd), "score": by_id[i][2],
              "held_fail": round(mean(fails[i]), 3),
              "found_at": effort[i]["found_at"] if i in effort else None,
-             "share": effort[i]["share"] if i in effort else None, "effort": i in effort} for i in ids]
+             "share": effort[i]["share"] if i in effort else None, "effort": i in effort,
+             "read_at": reads[i]["found_at"] if i in reads else None, "read": i in reads} for i in ids]
+
+    def effort_of(r: dict, what: str):
+        if what == "effort":
+            return 2 * args.max_playouts if r["found_at"] is None else r["found_at"]
+        if what == "read_effort":
+            return 2 * args.read_budget if r["read_at"] is None else r["read_at"]
+        return 1 - r["share"]
 
     def rho(rs: list, what: str, by: str = "rating"):
-        xs = [(r[by], r["held_fail"] if what == "fail" else
-               (2 * args.max_playouts if r["found_at"] is None else r["found_at"]) if what == "effort" else
-               1 - r["share"]) for r in rs if what == "fail" or r["effort"]]
+        if what == "fail":
+            xs = [(r[by], r["held_fail"]) for r in rs]
+        else:
+            xs = [(r[by], effort_of(r, what)) for r in rs if r["read" if what == "read_effort" else "effort"]]
         return spearman([x for x, _ in xs], [y for _, y in xs]) if len(xs) > 1 else None
 
     def figures(rs: list) -> dict:
-        return {"puzzles": len(rs), **{f"spearman_{by}_{what}": rho(rs, what, by)
-                                       for by in ("rating", "score") for what in ("fail", "effort", "missed")}}
+        return {"puzzles": len(rs), "engine_found": sum(r["effort"] and r["found_at"] is not None for r in rs),
+                "read_found": sum(r["read"] and r["read_at"] is not None for r in rs),
+                **{f"spearman_{by}_{what}": rho(rs, what, by) for by in ("rating", "score")
+                   for what in ("fail", "effort", "missed", "read_effort")}}
 
     groups: dict[tuple, list] = {}
     for r in rows:
@@ -199,22 +266,45 @@ def attempts_main(args, rated: dict) -> None:
     within = {f"{b} c{n}": figures(rs) for (b, n), rs in sorted(groups.items())}
     cpu: dict[str, dict] = {}
     for r in done.values():
-        if r["puzzle"] in by_id:
-            p = by_id[r["puzzle"]][1]
-            kind = r["solver"].split("-")[0] if r["kind"] == "attempt" else f"effort-{r['max_playouts']}"
+        if r["puzzle"] in every:
+            p = every[r["puzzle"]][1]
+            kind = (r["solver"].split("-")[0] if r["kind"] == "attempt" else
+                    f"effort-{r['max_playouts']}" if r["kind"] == "effort" else f"read-effort-{r['budget']}")
             cpu.setdefault(f"{p.to_position().board.name} c{p.n}", {}).setdefault(kind, []).append(r["cpu"])
     cpu_mean = {g: {k: round(mean(v), 4) for k, v in sorted(d.items())} for g, d in sorted(cpu.items())}
-    all_r = list(fit.puzzles.values()) + list(held_r.values())
-    hist = Counter(100 * int(r.r // 100) for r in all_r)
-    command = (f"python scripts/measure_ratings.py --attempts --per-set {args.per_set} --max-playouts "
-               f"{args.max_playouts}" + (f" --jobs {args.jobs}" if args.jobs > 1 else ""))
+    cpu_total = round(sum(r["cpu"] for r in done.values() if r["puzzle"] in every))
+    sets: dict[str, dict] = {}
+    for name, prs in rated.items():
+        rs = sorted(ratings[p.id].r for p, _, _ in prs if p.id in ratings)
+        h = Counter(100 * int(r // 100) for r in rs)
+        sets[name] = {"puzzles": len(prs), "rated": len(rs),
+                      **({"min": round(rs[0]), "median": round(rs[len(rs) // 2]), "max": round(rs[-1]),
+                          "histogram": {str(k): h[k] for k in sorted(h)}} if rs else {})}
+    hist = Counter(100 * int(r.r // 100) for r in ratings.values())
+    command = (f"python scripts/measure_ratings.py --attempts --per-set {args.per_set}"
+               + (f" --max-playouts {args.max_playouts}" if args.max_playouts != 8192 else "")
+               + (f" --read-budget {args.read_budget}" if args.read_budget != READ_BUDGET else "")
+               + (" --all" if args.all else "") + (" --write" if args.write else "")
+               + (f" --jobs {args.jobs}" if args.jobs > 1 else ""))
+    written = []
+    if args.write and not interrupted:
+        for name, prs in rated.items():
+            if all(p.id in ratings for p, _, _ in prs):
+                try:
+                    write_ratings(Path(OUT) / f"{name}.jsonl", {p.id: round(ratings[p.id].r) for p, _, _ in prs})
+                except (OSError, ValueError) as e:
+                    sys.exit(f"measure_ratings: cannot write the ratings of {name}: {e}")
+                written.append(name)
+    solvers = sorted(fit.solvers.items(), key=lambda kv: kv[1].r)
     record = {**provenance(command), "interrupted": interrupted, "per_set": args.per_set,
-              "rating_puzzles": len(fit.puzzles), "held_out_puzzles": len(rows), "attempts": len(atts),
-              "rating_solvers": {k: {"r": round(v.r), "rd": round(v.rd)} for k, v in
-                                 sorted(fit.solvers.items(), key=lambda kv: kv[1].r)},
+              "rating_puzzles": len(fit.puzzles), "held_out_puzzles": len(rows), "rated_puzzles": len(ratings),
+              "committed_puzzles": len(every), "attempts": len(atts), "cpu_seconds": cpu_total,
+              "written": written,
+              "rating_solvers": {k: {"r": round(v.r), "rd": round(v.rd)} for k, v in solvers},
               "held_solvers": sorted(hnames), "drawn_seeds": DRAWN_SEEDS, "max_playouts": args.max_playouts,
+              "read_budget": args.read_budget,
               "overall": figures(rows), "within_board_and_n": within,
-              "histogram": {str(k): hist[k] for k in sorted(hist)}, "cpu_seconds_mean": cpu_mean,
+              "histogram": {str(k): hist[k] for k in sorted(hist)}, "sets": sets, "cpu_seconds_mean": cpu_mean,
               "puzzles": rows}
     out_path = Path(OUT) / "ratings-attempts.json"
     try:
@@ -222,17 +312,42 @@ def attempts_main(args, rated: dict) -> None:
     except OSError as e:
         sys.exit(f"measure_ratings: cannot write {out_path}: {e.strerror or e}")
     print("solvers: " + ", ".join(f"{k} {v['r']}" for k, v in record["rating_solvers"].items()))
-    print("| puzzles | held-out | rho rating~held fail | rho rating~effort | rho rating~missed | "
-          "rho score~held fail | rho score~effort |")
-    print("|---|---|---|---|---|---|---|")
+    print("| puzzles | held-out | rho rating~held fail | rho rating~engine effort | rho rating~engine missed | "
+          "rho rating~read effort | rho score~held fail | rho score~engine effort | rho score~read effort |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, f in [("all", record["overall"])] + list(within.items()):
         print(f"| {name} | {f['puzzles']} | {f['spearman_rating_fail']} | {f['spearman_rating_effort']} | "
-              f"{f['spearman_rating_missed']} | {f['spearman_score_fail']} | {f['spearman_score_effort']} |")
+              f"{f['spearman_rating_missed']} | {f['spearman_rating_read_effort']} | {f['spearman_score_fail']} | "
+              f"{f['spearman_score_effort']} | {f['spearman_score_read_effort']} |")
+    print("| set | puzzles | rated | min | median | max |")
+    print("|---|---|---|---|---|---|")
+    for name, m in sets.items():
+        print(f"| {name} | {m['puzzles']} | {m['rated']} | {m.get('min', '-')} | {m.get('median', '-')} | "
+              f"{m.get('max', '-')} |")
     print("histogram: " + ", ".join(f"{k}: {v}" for k, v in record["histogram"].items()))
-    print("cpu s an attempt: " + json.dumps(cpu_mean))
+    print(f"rated {len(ratings)} of {len(every)} puzzles; ratings written into: {', '.join(written) or 'none'}")
     print(f"wrote {out_path}", file=sys.stderr)
     if interrupted:
         sys.exit(130)
+
+
+def write_ratings(path: Path, ratings: dict) -> None:
+    """Put ``ratings`` (id -> rating) into the ``rating`` field of the records of ``path``,
+    leaving every other byte of a record as it was; ValueError when a record of the file
+    has no rating or would not be written back as it reads."""
+    out = []
+    for i, line in enumerate(path.read_text("utf-8").splitlines()):
+        if not line.strip():
+            out.append(line)
+            continue
+        d = json.loads(line)
+        if json.dumps(d, ensure_ascii=False) != line:
+            raise ValueError(f"{path.name}, line {i + 1}: the record would not be written back as it reads")
+        if d.get("id") not in ratings:
+            raise ValueError(f"{path.name}, line {i + 1}: no rating for {d.get('id')!r}")
+        d["rating"] = ratings[d["id"]]
+        out.append(json.dumps(d, ensure_ascii=False))
+    write_atomic(path, "\n".join(out) + "\n")
 
 
 def main() -> None:
@@ -247,6 +362,13 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="--attempts: worker processes (default 1)")
     ap.add_argument("--rating-solvers", default=",".join(RATING_SOLVERS), help="--attempts: the rating solvers")
     ap.add_argument("--held-solvers", default=",".join(HELD_SOLVERS), help="--attempts: the held-out solvers")
+    ap.add_argument("--all", action="store_true",
+                    help="--attempts: also run the rating solvers on every other committed puzzle and rate it")
+    ap.add_argument("--write", action="store_true",
+                    help="--attempts --all: write each rating into its record's rating field (complete sets only)")
+    ap.add_argument("--read-budget", type=int, default=READ_BUDGET,
+                    help="--attempts: the capture-goal solver's node budget for its effort to find the key "
+                         "(default %(default)s)")
     ap.add_argument("--log", default=str(OUT / "attempts" / "log.jsonl"),
                     help="--attempts: the attempts run so far, appended to (default: %(default)s)")
     args = ap.parse_args()

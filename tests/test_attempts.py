@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from puzzles.attempts import ANCHOR, Attempt, AttemptError, Solver, attempt, parse_solver, rate, rate_against
+from puzzles.attempts import (ANCHOR, Attempt, AttemptError, Solver, attempt, key_effort, parse_solver, rate,
+                              rate_against, read_move)
 from puzzles.glicko import SCALE, START, GlickoError, Rating, glicko2
 from puzzles.record import load_jsonl
 
@@ -90,9 +91,9 @@ def test_an_attempt_replays(puzzles):
 
 
 def test_solver_names_round_trip():
-    for name in ("policy-t0", "policy-t0.5", "look-w3-n200", "engine-p256"):
+    for name in ("policy-t0", "policy-t0.5", "look-w3-n200", "engine-p256", "read-n1000"):
         assert parse_solver(name).name == name
-    for bad in ("policy", "look-w0-n5", "engine-p0", "policy-tx", "chess-p1"):
+    for bad in ("policy", "look-w0-n5", "engine-p0", "policy-tx", "chess-p1", "read-n0", "read-x5", "read-n1-n2"):
         with pytest.raises(AttemptError):
             parse_solver(bad)
 
@@ -114,3 +115,45 @@ def test_rate_orders_solvers_and_puzzles_and_anchors_the_weakest():
     assert all(again[k].r == pytest.approx(fit.puzzles[k].r, abs=1e-6) for k in fit.puzzles)
     with pytest.raises(AttemptError):
         rate([])
+
+
+def _first_capture(p, k):
+    """The slow twin of an unbounded read: every legal move in the model's order, each
+    searched to the end, the first that captures."""
+    from puzzles.attempts import _ranked
+    from solver.search.capture import CaptureSearch
+    pos = p.to_position()
+    return next(m for m in _ranked(pos)[0] if CaptureSearch(pos, p.target).move_captures(m, k))
+
+
+@pytest.fixture(scope="module")
+def harder():
+    return load_jsonl(SETS / "4-5-c3.jsonl")[:4] + load_jsonl(SETS / "4-5-c4.jsonl")[:4]
+
+
+def test_read_finds_the_key_with_budget_and_its_effort_is_where_it_does(harder):
+    for p in harder:
+        r = read_move(p.to_position(), p.target, p.n, 10**7)
+        # dual-free: the key is the only first move that captures, the model-ordered search's and the twin's
+        assert r.proven and r.move == p.key == _first_capture(p, p.n)
+        at = key_effort(p, 10**7)
+        assert at is not None and at <= r.nodes
+        assert key_effort(p, at) == at and (at < 32 or key_effort(p, at - 1) is None)
+        short = read_move(p.to_position(), p.target, p.n, 1)
+        assert not short.proven and short.nodes <= 2  # a search stops one node past its limit
+
+
+def test_the_read_solvers_scale_is_monotone_in_their_budget(harder, puzzles):
+    budgets = (10, 100, 1000, 10000, 100000)
+    ps = list({p.id: p for p in puzzles + harder}.values())
+    atts = [attempt(parse_solver(f"read-n{b}"), p) for b in budgets for p in ps]
+    solved = {b: {a.puzzle for a in atts if a.solved and a.solver == f"read-n{b}"} for b in budgets}
+    # a larger budget reads on from where a smaller one stopped: what the smaller solves, it solves
+    assert all(solved[a] <= solved[b] for a, b in zip(budgets, budgets[1:]))
+    assert solved[budgets[0]] != solved[budgets[-1]] and len(solved[budgets[-1]]) == len(ps)
+    fit = rate(atts)
+    r = [fit.solvers[f"read-n{b}"].r for b in budgets]
+    assert r == sorted(r) and r[0] == pytest.approx(ANCHOR) and r[-1] > r[0] + 200
+    # the fewer of these solvers solve a puzzle, the higher its rating
+    by = {p.id: sum(p.id in solved[b] for b in budgets) for p in ps}
+    assert all(fit.puzzles[i].r > fit.puzzles[j].r for i in by for j in by if by[i] < by[j])

@@ -82,7 +82,8 @@ def parser_accepts(d: Any, *, check: bool) -> bool:
 @pytest.mark.parametrize("bad", [
     # from tests/test_puzzle_record.py's bad records: those a schema can see
     [1, 2], {k: v for k, v in GOOD.items() if k != "target"}, dict(GOOD, n=0), dict(GOOD, n="2"),
-    dict(GOOD, difficulty=7), dict(GOOD, generator="magic"), dict(GOOD, dual_free="yes"), dict(GOOD, id="two words"),
+    dict(GOOD, difficulty=7), dict(GOOD, rating=-1), dict(GOOD, rating=1500.5),
+    dict(GOOD, generator="magic"), dict(GOOD, dual_free="yes"), dict(GOOD, id="two words"),
 ])
 def test_records_the_parser_refuses_for_their_fields_the_schema_refuses(bad: Any) -> None:
     assert not parser_accepts(bad, check=False)
@@ -101,8 +102,8 @@ def test_records_wrong_for_the_rules_pass_the_schema(bad: dict) -> None:
 
 U63 = 2**63 - 1
 #: values tried in every field of GOOD (and as the whole of ``source``)
-VALUES = [None, True, False, 0, 1, 2, 5, 6, MAX_N, MAX_N + 1, -1, U63, U63 + 1, 10**400, 1.5, 2.0, 1e301,
-          math.inf, -math.inf, "", "x", "b3", "two words", 'quo"te', "sat", "baseline", "magic", "any",
+VALUES = [None, True, False, 0, 1, 2, 5, 6, 1500, 5000, 5001, MAX_N, MAX_N + 1, -1, U63, U63 + 1, 10**400,
+          1.5, 2.0, 1e301, math.inf, -math.inf, "", "x", "b3", "two words", 'quo"te', "sat", "baseline", "magic", "any",
           [], ["b3"], ["b3", 1], ["fork"], ["quiet-key", "fork"], ["fork", "quiet-key"], ["fork", "fork"], ["block"],
           ["nope"], {}, {"kind": "random", "game": 1, "ply": 2}, {"kind": "random", "game": -1, "ply": 2},
           {"kind": "random", "game": 1, "ply": 2, "more": 0}, {"kind": "random", "game": True, "ply": 2},
@@ -116,6 +117,7 @@ VALUES = [None, True, False, 0, 1, 2, 5, 6, MAX_N, MAX_N + 1, -1, U63, U63 + 1, 
 KNOWN = {("n", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
          ("difficulty", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
          ("nodes", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
+         ("rating", 2.0): "2.0 is an integer to JSON Schema, not to the parser",
          ("themes", ("fork", "quiet-key")): "themes out of THEMES order"}
 
 

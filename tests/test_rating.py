@@ -236,3 +236,48 @@ def test_the_script_rates_from_attempts_and_resumes(script, tmp_path, monkeypatc
     (tmp_path / "attempts" / "log.jsonl").write_text("{not json\n")
     with pytest.raises(SystemExit, match="not a log of attempts"):
         run_script(script, monkeypatch, *args)
+
+
+def test_the_script_rates_every_puzzle_and_writes_only_the_rating_field(script, tmp_path, monkeypatch, capsys):
+    before = {}
+    for name, k in (("4-5-c1", 5), ("4-5-c2", 3)):
+        write_jsonl(tmp_path / f"{name}.jsonl",
+                    [dataclasses.replace(p, rating=None) for p in load_jsonl(COMMITTED / f"{name}.jsonl")[:k]])
+        before[name] = (tmp_path / f"{name}.jsonl").read_text().splitlines()
+    args = ("--attempts", "--all", "--write", "--per-set", "2", "--max-playouts", "16", "--read-budget", "5000",
+            "--rating-solvers", "policy-t0,read-n30,read-n3000", "--held-solvers", "read-n300")
+    run_script(script, monkeypatch, *args)
+    rec = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    assert rec["command"] == ("python scripts/measure_ratings.py --attempts --per-set 2 --max-playouts 16 "
+                              "--read-budget 5000 --all --write")
+    assert rec["rated_puzzles"] == rec["committed_puzzles"] == 8 and rec["written"] == ["4-5-c1", "4-5-c2"]
+    assert {k: v["rated"] for k, v in rec["sets"].items()} == {"4-5-c1": 5, "4-5-c2": 3}
+    log = [json.loads(x) for x in (tmp_path / "attempts" / "log.jsonl").read_text().splitlines()]
+    # the held-out half (one puzzle a set) has the capture-goal solver's effort, which finds each key
+    reads = [r for r in log if r["kind"] == "read"]
+    assert len(reads) == 2 and all(r["found_at"] is not None for r in reads)
+    assert all(r["read"] and r["read_at"] == next(x["found_at"] for x in reads if x["puzzle"] == r["id"])
+               for r in rec["puzzles"])
+    for name, lines in before.items():
+        after = (tmp_path / f"{name}.jsonl").read_text().splitlines()
+        assert len(after) == len(lines)
+        for old, new in zip(lines, after):
+            d = json.loads(new)
+            r = d.pop("rating")
+            assert json.dumps(d, ensure_ascii=False) == old and isinstance(r, int) and 300 <= r <= 3500
+        assert all(p.rating is not None for p in load_jsonl(tmp_path / f"{name}.jsonl"))
+    held = {r["id"]: r["rating"] for r in rec["puzzles"]}
+    written = {p.id: p.rating for f in ("4-5-c1", "4-5-c2") for p in load_jsonl(tmp_path / f"{f}.jsonl")}
+    assert all(written[i] == r for i, r in held.items())  # the held-out puzzles' validated ratings are the written ones
+    capsys.readouterr()
+    run_script(script, monkeypatch, *args)  # again: nothing to run, the same ratings (the field replaced, not added)
+    assert {p.id: p.rating for f in ("4-5-c1", "4-5-c2") for p in load_jsonl(tmp_path / f"{f}.jsonl")} == written
+    assert all(x.count('"rating"') == 1 for x in (tmp_path / "4-5-c1.jsonl").read_text().splitlines())
+    # a rebuilt set that gives an id to another puzzle: its attempts run again, the others' do not
+    ps = load_jsonl(tmp_path / "4-5-c2.jsonl")
+    other = dataclasses.replace(load_jsonl(COMMITTED / "4-5-c2.jsonl")[10], id=ps[0].id, rating=None)
+    write_jsonl(tmp_path / "4-5-c2.jsonl", [other] + ps[1:])
+    n = len((tmp_path / "attempts" / "log.jsonl").read_text().splitlines())
+    run_script(script, monkeypatch, *args)
+    new = [json.loads(x) for x in (tmp_path / "attempts" / "log.jsonl").read_text().splitlines()[n:]]
+    assert len(new) == 4 and {r["puzzle"] for r in new} == {other.id}  # 3 rating solvers, 1 held out

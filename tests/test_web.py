@@ -334,6 +334,8 @@ def test_puzzles_and_a_puzzle_line(client):
             if p.n == 2]
     assert d["count"] == len(want) == len(d["puzzles"]) > 0
     assert [r["id"] for r in d["puzzles"]] == [p.id for p in want]
+    # the difficulty band and the rating from attempts, as the records have them
+    assert [(r["rating"], r["puzzle_rating"]) for r in d["puzzles"]] == [(p.difficulty, p.rating) for p in want]
     assert {"4/5", "5/6", "6/7"} <= set(d["options"]["board"])
     p = want[0]
     one = client.get("/api/puzzle", params={"id": p.id}).json()

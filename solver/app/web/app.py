@@ -24,11 +24,12 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
 - ``POST /api/record-text`` with ``{start, moves, headers, result, swap, variations}`` -> ``{text, result,
   filename}``: the game as a record in our format (:func:`~solver.app.web.work.write_record`);
 - ``GET /api/board?board=B`` -> the board's SVG ``<defs>`` and point geometry;
-- ``GET /api/puzzles?board=&n=&theme=&rating=`` -> the committed puzzles that match, with
-  the values each filter offers (and a ``note`` when none matches; an invalid board or a
-  number that is not a whole number is a 400); ``GET /api/puzzle?id=ID`` -> one puzzle's
-  task and line, and the target's paths at each step (the trainer's hint,
-  :func:`solver.app.web.trainer.line_paths`).
+- ``GET /api/puzzles?board=&n=&theme=&rating=`` -> the committed puzzles that match (each
+  with ``rating``, the record's difficulty 1-5, and ``puzzle_rating``, its rating from
+  solvers' attempts or None), with the values each filter offers (and a ``note`` when
+  none matches; an invalid board or a number that is not a whole number is a 400);
+  ``GET /api/puzzle?id=ID`` -> one puzzle's task and line, and the target's paths at each
+  step (the trainer's hint, :func:`solver.app.web.trainer.line_paths`).
 
 Where the work runs: the rules' answers (a position, a move, a puzzle's line) take
 milliseconds and run in threads; analyses and engine moves run in a pool of worker
@@ -285,6 +286,7 @@ class _Puzzles:
 
     def summary(self, p) -> dict:
         return {"id": p.id, "board": _board_of(p.position), "n": p.n, "rating": p.difficulty,
+                "puzzle_rating": p.rating,
                 "themes": list(p.themes or ()), "dual_free": bool(p.dual_free)}
 
     def find(self, pid: str):

@@ -47,9 +47,11 @@
     var phiNew = 1 / Math.sqrt(1 / (star * star) + 1 / v);
     return { r: SCALE * (mu + phiNew * phiNew * sum) + 1500, rd: SCALE * phiNew, vol: vol };
   }
-  // A puzzle as an opponent: a fixed scale from its N and its difficulty 1..5 within that N
-  // (puzzles/rating.py), 200 points an N and 60 a difficulty step; not measured on players.
-  function puzzleRating(n, difficulty) {
+  // A puzzle as an opponent: its rating from solvers' attempts (puzzles/attempts.py, the record's
+  // rating) when it has one, else a fixed scale from its N and its difficulty 1..5 within that N
+  // (puzzles/rating.py), 200 points an N and 60 a difficulty step; neither measured on players.
+  function puzzleRating(n, difficulty, measured) {
+    if (measured !== null && measured !== undefined) { return measured; }
     return 1000 + 200 * n + 60 * ((difficulty === null || difficulty === undefined ? 3 : difficulty) - 3);
   }
   var TAU = 0.5, PUZZLE_RD = 100, MAX_RD = 350, PROVISIONAL_RD = 110;
@@ -69,7 +71,7 @@
     $("rating-change").textContent = change === undefined ? "" : (change >= 0 ? "+" : "") + Math.round(change);
     $("rating-change").className = change === undefined ? "" : change >= 0 ? "up" : "down";
   }
-  function strength(r) { return puzzleRating(r.n, r.rating); }
+  function strength(r) { return puzzleRating(r.n, r.rating, r.puzzle_rating); }
   // A rated puzzle's result, once: 1 solved, 0.5 solved after a hint, 0 missed.
   function rate(score) {
     if (!st || !st.rateable || st.rated) { return; }
