@@ -154,6 +154,7 @@ def main() -> int:
         return 2
     from joblib import Parallel, delayed
 
+    version = code_version()  # before the run: what ran, whatever is edited meanwhile
     t0 = time.time()
     work = [(n, METHODS[n], b) for n, b in zip(ns, budgets)]
     rows = Parallel(n_jobs=min(args.jobs, len(work)), backend="loky")(
@@ -172,7 +173,7 @@ def main() -> int:
                  f"{c['cpu_seconds']} CPU s)" if c else ""), file=sys.stderr, flush=True)
     command = "python scripts/bench_fast_generation.py " + " ".join(sys.argv[1:])
     out = {"command": command, "board": args.board, "seed": args.seed, "source": "selfplay",
-           "playouts": args.playouts, "version": code_version(), "wall_seconds": round(time.time() - t0),
+           "playouts": args.playouts, "version": version, "wall_seconds": round(time.time() - t0),
            "rows": rows}
     text = json.dumps(out, indent=1) + "\n"
     if args.out:
