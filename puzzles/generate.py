@@ -19,6 +19,19 @@ the exact verifier (:mod:`puzzles.verdict` over
   searches mostly find no capture, while a proven 5-mover is one resource away; extend
   found 14 in 6,572 CPU s (72 games), 0.13 a CPU-minute against 0.08.
 
+**Fast path** (issue 36 item 4; ``fast``, the default of :func:`run_unit`).  A set
+keeps only dual-free puzzles, and most of the verification went to candidates it
+drops: cooked ones (every failing first move proven to fail, in board order, before
+the second key) and sound ones with a dual (their late tries, rating and themes
+computed for nothing).  :func:`puzzles.verdict.screen` tells those apart first, on the
+tables the candidate's first searches filled and with the first moves on the target's
+paths and lines tried first; only a candidate it passes is verified in full, from
+scratch, as the slow path does (so a kept puzzle's record is the slow path's, nodes
+included).  A group whose candidate was sound with a dual then goes on to its next
+candidate (the slow path stopped there), and the extend generator's (n-1)-movers are
+only proven sound.  ``fast=False`` is the slow path, the twin tests/test_fast_generation.py
+compares it with.
+
 **Seed sources** (``source``, :func:`seed_positions`): ``random``, the baseline, one
 position of a seeded random game (:func:`seed_position`); ``selfplay``, positions of a
 game the engine plays against itself (:class:`solver.search.mcts.Engine`, a playout

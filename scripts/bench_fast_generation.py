@@ -1,6 +1,6 @@
 """The fast generator against the slow one, in one run (issue 36 item 4).
 
-    python scripts/bench_fast_generation.py --board 6/7 --n 4,5,6 --budget 150,180,240 \\
+    python scripts/bench_fast_generation.py --board 6/7 --n 4,5,6 --budget 120,150,180 \\
         --out results/puzzles/generation-fast-6-7.json
 
 For each n the generator the committed set used (``sat`` for n <= 5, ``extend`` for
@@ -97,6 +97,8 @@ def measure_n(board: str, n: int, method: str, seed: int, budget: float, playout
                     _confirm(p)
             _add(side, r)
             u[name] += 1
+            print(f"n={n} {name} unit {u[name]}: {len(r.puzzles)} kept, {r.seconds:.1f} CPU s; "
+                  f"{side['dual_free']} dual-free in {side['cpu_seconds']:.0f} CPU s", file=sys.stderr, flush=True)
     for side in sides.values():
         cpu = side["cpu_seconds"]
         side["cpu_seconds"] = round(cpu, 1)
@@ -127,7 +129,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--board", default="6/7")
     ap.add_argument("--n", default="4,5,6", help="the n's, comma-separated")
-    ap.add_argument("--budget", default="150,180,240", help="CPU seconds per side, one per n (or one for all)")
+    ap.add_argument("--budget", default="120,150,180", help="CPU seconds per side, one per n (or one for all)")
     ap.add_argument("--seed", type=int, default=1, help="the run seed (the committed 6/7 sets': 1)")
     ap.add_argument("--playouts", type=int, default=SELFPLAY_PLAYOUTS, help="self-play playouts a move")
     ap.add_argument("--jobs", type=int, default=3, help="worker processes (one n each)")
