@@ -188,10 +188,14 @@ def screen(position: Position, target: str, n: int, *, limit: Limit | None = Non
         return "escapes", None
     if not duals:
         return "sound", keys[0]
-    _, found = _main_line(s, n, keys[0], 2)
+    # verify's main line is dual-free exactly when the search for a line unique at every
+    # turn but the last finds one: its search for a line unique at the last turn too
+    # runs first, but accepts a subset of the same lines in the same order, so it
+    # succeeds only when this one does (within the same LINE_SEARCH Y turns)
+    free = _free_line(s, [position], position.play(keys[0]), n - 1, [LINE_SEARCH], strict=False)
     if s.aborted:
         return "budget", None
-    return ("duals" if found else "pass"), keys[0]
+    return ("pass" if free is not None else "duals"), keys[0]
 
 
 def main_line(position: Position, target: str, n: int, key: str, *, limit: Limit | None = None
