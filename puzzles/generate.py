@@ -19,6 +19,19 @@ the exact verifier (:mod:`puzzles.verdict` over
   searches mostly find no capture, while a proven 5-mover is one resource away; extend
   found 14 in 6,572 CPU s (72 games), 0.13 a CPU-minute against 0.08.
 
+**Fast path** (issue 36 item 4; ``fast``, the default of :func:`run_unit`).  A set
+keeps only dual-free puzzles, and most of the verification went to candidates it
+drops: cooked ones (every failing first move proven to fail, in board order, before
+the second key) and sound ones with a dual (their late tries, rating and themes
+computed for nothing).  :func:`puzzles.verdict.screen` tells those apart first, on the
+tables the candidate's first searches filled and with the first moves on the target's
+paths and lines tried first; only a candidate it passes is verified in full, from
+scratch, as the slow path does (so a kept puzzle's record is the slow path's, nodes
+included).  A group whose candidate was sound with a dual then goes on to its next
+candidate (the slow path stopped there), and the extend generator's (n-1)-movers are
+only proven sound.  ``fast=False`` is the slow path, the twin tests/test_fast_generation.py
+compares it with.
+
 **Seed sources** (``source``, :func:`seed_positions`): ``random``, the baseline, one
 position of a seeded random game (:func:`seed_position`); ``selfplay``, positions of a
 game the engine plays against itself (:class:`solver.search.mcts.Engine`, a playout
@@ -69,7 +82,7 @@ from .rating import rate
 from .record import Puzzle, _short
 from .similar import WITHIN, NearIndex
 from .themes import ThemeError, themes
-from .verdict import main_line, verify, with_any
+from .verdict import main_line, screen, verify, with_any
 
 __all__ = [
     "BUDGET", "QUICK", "SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
@@ -99,10 +112,11 @@ EXTEND_QUICK = 1_000_000
 EXTEND_TRIES = 24
 #: the stages of a unit's CPU time (:attr:`Found.stages`): drawing seed positions,
 #: the SAT solver (building a :class:`puzzles.sat.Reshaper`, its candidates and
-#: clauses), the first search (:data:`QUICK`), the search for a shorter capture, and
-#: the full verification (keys, line, rating, themes); the last three are recorded by
+#: clauses), the first search (:data:`QUICK`), the search for a shorter capture, the
+#: fast generator's screen (:func:`puzzles.verdict.screen`) and
+#: the full verification (keys, line, rating, themes); the last four are recorded by
 #: outcome, as ``'quick:escapes'``, ``'quick:pass'``, ``'verify:sound'`` and so on
-STAGES = ("seeds", "sat", "quick", "shorter", "verify")
+STAGES = ("seeds", "sat", "quick", "shorter", "screen", "verify")
 #: where seed positions come from (see the module docstring)
 SOURCE_KINDS = ("random", "selfplay", "records")
 #: plies between two seed positions of one self-play game or game record
@@ -226,7 +240,7 @@ def _defender_targets(pos: Position) -> list[str]:
 
 def check(pos: Position, target: str, n: int, generator: str, version: str, *,
           quick: int | None = None, clock: dict | None = None,
-          witness: dict | None = None) -> tuple[Puzzle | None, str]:
+          witness: dict | None = None, fast: bool = False, parent: bool = False) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
     else None and why not: ``'escapes'`` (no capture within n, or none found within
     :data:`QUICK` nodes), ``'cooked'`` (more than one key), ``'shorter'`` (a capture
@@ -247,7 +261,15 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
     ``witness``, a dict, gets ``'reply'`` when the first search finds no capture: the
     last defender reply that refuted an attacker first move in it
     (:meth:`solver.search.capture.CaptureSearch.refutation`), or None; how the
-    target got away, for :meth:`puzzles.sat.Reshaper.learn`."""
+    target got away, for :meth:`puzzles.sat.Reshaper.learn`.
+
+    ``fast`` (issue 36 item 4): the verdict is told first by :func:`puzzles.verdict.screen`
+    on the tables the first searches filled, which refuses a cooked candidate and a
+    sound one with a dual (``'duals'``) without the full verification; a candidate that
+    passes it is proven as without ``fast`` (:func:`proven`, from scratch), so that a
+    kept puzzle's record is the one the slow path writes.  ``parent`` (with ``fast``):
+    only soundness is wanted (the extend generator's (n-1)-movers), and a sound
+    candidate gives a record of its position, target, n and key alone."""
     t = time.process_time()
 
     def tick(stage: str, why: str) -> None:
@@ -280,7 +302,20 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
             tick("shorter", "shorter")
             return None, "shorter"
         tick("shorter", "pass")
+    if fast:
+        why, key = screen(pos, target, n, limit=budget, duals=not parent)
+        tick("screen", why)
+        if why == "sound":
+            return Puzzle(id="", position=str(pos), target=target, n=n, key=key, generator=generator,
+                          version=version), why
+        if why != "pass":
+            return None, why
     p, why = proven(pos, target, n, generator, version, limit=budget)
+    if fast and p is not None and (p.key != key or not p.dual_free):
+        # the screen and the verification answer the same questions exactly: a
+        # disagreement is a bug, and a generator keeps nothing it is unsure of
+        tick("verify", "disagree")
+        return None, "disagree"
     tick("verify", why)
     return p, why
 
@@ -349,8 +384,9 @@ def only_moves(p: Puzzle, version: str, *, limit: Limit | None = None) -> tuple[
     return dataclasses.replace(q, id=p.id, source=p.source), "new line"
 
 
-def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",)) -> Found:
-    """Every defender group of the unit's seed positions, as it stands."""
+def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
+                  fast: bool = False) -> Found:
+    """Every defender group of the unit's seed positions, as it stands (``fast``: :func:`check`'s)."""
     t0 = time.process_time()
     out = Found()
     seeds = seed_positions(board, unit_seed, source)
@@ -360,7 +396,7 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
             if regions[target] in out.regions:
                 continue  # this game's group gave a puzzle already
             out.candidates += 1
-            p, why = check(pos, target, n, "baseline", version, clock=out.stages)
+            p, why = check(pos, target, n, "baseline", version, clock=out.stages, fast=fast)
             _count(out, why)
             if p is not None:
                 out.puzzles.append(dataclasses.replace(p, source=src))
@@ -370,13 +406,16 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
 
 
 def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6,
-             source: tuple = ("random",)) -> Found:
+             source: tuple = ("random",), fast: bool = False, parent: bool = False) -> Found:
     """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`:
     up to ``per_group`` candidates a group, each judged by :func:`check` (first search
     within :data:`SAT_QUICK` nodes) until one is sound, the verdict on each learned by
     the reshaper.  A candidate with an escape certificate (:func:`puzzles.sat.certificate`)
     is not judged: its hard clause is learned, it counts in ``Found.verdicts`` as
-    ``'certified'`` and not as a candidate.  ``Found.verdicts`` and ``Found.stages`` say where the time went."""
+    ``'certified'`` and not as a candidate.  ``Found.verdicts`` and ``Found.stages`` say where the time went.
+    ``fast`` and ``parent`` as :func:`check` takes them: with ``fast`` a sound candidate
+    with a dual is refused (``'duals'``) and the group's next candidate is tried, where
+    the slow path stops at the group's first sound puzzle, dual or not."""
     from . import sat  # python-sat loads only for this generator
 
     t0 = time.process_time()
@@ -412,7 +451,7 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
                     out.candidates += 1
                     witness: dict = {}
                     p, why = check(cand, target, n, "sat", version, quick=quick, clock=out.stages,
-                                   witness=witness)
+                                   witness=witness, fast=fast, parent=parent)
                     _count(out, why)
                     if p is not None:
                         out.puzzles.append(dataclasses.replace(p, source=src))
@@ -471,23 +510,27 @@ def one_point_changes(pos: Position, target: str) -> list[tuple[str, Position]]:
 
 
 def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
-                tries: int = EXTEND_TRIES) -> Found:
+                tries: int = EXTEND_TRIES, fast: bool = False) -> Found:
     """The sat generator's (n-1)-movers of the unit's seed positions
     (:func:`sat_unit`), each changed in one point (:func:`one_point_changes`, at most
     ``tries`` of them) until a change is a sound n-mover: one puzzle per (n-1)-mover,
     with its region and source.  ``Found.stages`` holds the (n-1)-movers' search
-    under ``'parents'``; their puzzles are not counted as candidates."""
+    under ``'parents'``; their puzzles are not counted as candidates.  With ``fast`` the
+    (n-1)-movers are only proven sound (:func:`check`'s ``parent``: no line, late tries
+    or themes for records nobody keeps) and a change that gives a sound n-mover with a
+    dual is passed over for the next one."""
     if n < 2:
         raise ValueError(f"the extend generator needs n >= 2, not {n!r}")
     t0 = time.process_time()
-    parents = sat_unit(board, n - 1, unit_seed, version, source=source)
+    parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast)
     out = Found()
     out.stages["parents"] = parents.seconds
     for parent, region in zip(parents.puzzles, parents.regions, strict=True):
         pos = parent.to_position()
         for _, cand in one_point_changes(pos, parent.target)[:tries]:
             out.candidates += 1
-            p, why = check(cand, parent.target, n, "extend", version, quick=EXTEND_QUICK, clock=out.stages)
+            p, why = check(cand, parent.target, n, "extend", version, quick=EXTEND_QUICK, clock=out.stages,
+                           fast=fast)
             _count(out, why)
             if p is not None:
                 out.puzzles.append(dataclasses.replace(p, source=parent.source))
@@ -498,15 +541,17 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
 
 
 def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str,
-             source: tuple = ("random",)) -> Found:
+             source: tuple = ("random",), fast: bool = True) -> Found:
     """One unit of ``method`` ('sat', 'baseline' or 'extend') on seeds from ``source``
-    (see :func:`seed_positions`); picklable for worker processes."""
+    (see :func:`seed_positions`); picklable for worker processes.  ``fast`` (the
+    default): :func:`check`'s fast path; False: the slow path, its twin and the
+    benchmark's "before" (scripts/bench_fast_generation.py)."""
     board = Board.parse(board_name)
     if method == "extend":
-        return extend_unit(board, n, unit_seed, version, source=source)
+        return extend_unit(board, n, unit_seed, version, source=source, fast=fast)
     if method == "sat":
-        return sat_unit(board, n, unit_seed, version, source=source)
-    return baseline_unit(board, n, unit_seed, version, source=source)
+        return sat_unit(board, n, unit_seed, version, source=source, fast=fast)
+    return baseline_unit(board, n, unit_seed, version, source=source, fast=fast)
 
 
 def read_records(folder: str, board: Board) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -777,6 +822,9 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
             for unit, r in zip(seeds, results):
                 state["candidates"] += r.candidates
                 state["cpu_seconds"] += r.seconds
+                # sound puzzles with a dual the fast path refused without a record: found,
+                # not dual-free (not checked against near-duplicates, having no record)
+                state["found"] += r.verdicts.get("duals", 0)
                 new = False
                 for p, region in zip(r.puzzles, r.regions, strict=True):
                     if (p.position, p.target) in seen:

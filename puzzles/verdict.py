@@ -40,7 +40,7 @@ from solver.search.limit import Limit
 from .record import ANY
 
 __all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH", "any_escapes", "with_any",
-           "check_line", "LineCheck", "turn_name", "main_line"]
+           "check_line", "LineCheck", "turn_name", "main_line", "screen", "SCREENS"]
 
 
 class Verdict(NamedTuple):
@@ -134,6 +134,68 @@ def verify(
                        time.perf_counter() - t0, False)
     return Verdict(keys, shorter, sound, main, sound and not duals, duals, tempting, quiet,
                    nodes, time.perf_counter() - t0, True, late, last)
+
+
+#: what :func:`screen` says: a candidate that passes, and the reasons it refuses one
+SCREENS = ("pass", "sound", "escapes", "shorter", "cooked", "duals", "budget")
+
+
+def screen(position: Position, target: str, n: int, *, limit: Limit | None = None,
+           duals: bool = True) -> tuple[str, str | None]:
+    """``(why, key)``: :func:`verify`'s verdict on a candidate, as cheaply as it can be
+    told, for a generator that keeps only dual-free puzzles (issue 36 item 4): its
+    fast twin.  ``why`` is ``'escapes'`` (no first move captures within ``n``),
+    ``'shorter'`` (the key, or every key tried, captures within ``n - 1``), ``'cooked'``
+    (two keys), ``'duals'`` (sound, but :func:`verify`'s main line would have a dual:
+    the same line search, so the same claim), ``'budget'`` (``limit`` ran out: nothing
+    is known) or, with ``duals``, ``'pass'`` (sound and dual-free); without ``duals``
+    the line is not searched and a sound candidate is ``'sound'``.  ``key`` is the key
+    of a sound one.
+
+    It differs from :func:`verify` in what it does not compute (the late tries, the
+    last moves, the node count of a search from scratch) and in the order of the first
+    moves: those on the target's paths, then on its lines or touching it, then the
+    rest (the capture search's own order), so that a second key, when there is one, is
+    found before most failing first moves are proven to fail.  Which first moves are
+    keys does not depend on the order, so the verdict is :func:`verify`'s for every
+    candidate where X does not capture within ``n - 1`` (the generator asks it only
+    after that search; before it, two keys of which one is shorter may read
+    ``'cooked'`` here and ``'shorter'`` there).  It uses whatever this process's
+    table holds for the target (entries are exact): call it after the candidate's
+    first search, not after :func:`~solver.search.capture.forget`."""
+    check_n(n)
+    s = CaptureSearch(position, target, limit=capture_limit(limit))
+    segs, zone = s.target_zone()
+    moves = position.legal_moves()
+    ordered = ([m for m in moves if m in segs] + [m for m in moves if m in zone and m not in segs]
+               + [m for m in moves if m not in zone])
+    keys = []
+    for move in ordered:
+        r = s.move_captures(move, n)
+        if r is None:
+            return "budget", None
+        if r:
+            keys.append(move)
+            if n > 1:
+                r2 = s.move_captures(move, n - 1)
+                if r2 is None:
+                    return "budget", None
+                if r2:
+                    return "shorter", None
+            if len(keys) >= 2:
+                return "cooked", None
+    if not keys:
+        return "escapes", None
+    if not duals:
+        return "sound", keys[0]
+    # verify's main line is dual-free exactly when the search for a line unique at every
+    # turn but the last finds one: its search for a line unique at the last turn too
+    # runs first, but accepts a subset of the same lines in the same order, so it
+    # succeeds only when this one does (within the same LINE_SEARCH Y turns)
+    free = _free_line(s, [position], position.play(keys[0]), n - 1, [LINE_SEARCH], strict=False)
+    if s.aborted:
+        return "budget", None
+    return ("pass" if free is not None else "duals"), keys[0]
 
 
 def main_line(position: Position, target: str, n: int, key: str, *, limit: Limit | None = None
