@@ -12,6 +12,7 @@ does (they fail instead under CI or MERIDIANS_REQUIRE_BROWSER).
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -1001,7 +1002,10 @@ def test_board_value_graph_and_bar(server, driver):
     analysis = driver.execute_script("return document.getElementById('value').textContent;")
     assert kind == "estimate" and not filled and 0 < value < 1 and "estimate" in analysis
     assert driver.find_element("id", "eval-bar").get_attribute("class") == "estimate"
-    assert text(driver, "eval-text") == f"Light {round(100 * value)}% (engine estimate, not proven)"
+    # the bar's percentage is the page's Math.round of the rate, the point's data-value the
+    # rate to 3 decimals: 0.485 may show 49% (it did), where Python's round gives 48
+    shown = re.fullmatch(r"Light (\d+)% \(engine estimate, not proven\)", text(driver, "eval-text"))
+    assert shown and abs(int(shown[1]) - 100 * value) <= 0.5 + 0.05, (shown, value)
 
     # marks: the best move and the three most searched estimates; every one with All marks (key m)
     def marks() -> dict:
