@@ -353,3 +353,7 @@ def test_a_pie_file_that_decides_more_pairs_is_left_alone(script, tmp_path, monk
     run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", job.key, "--tt-mb", "16")
     assert "decides 182 pairs, these records 4: left alone" in capsys.readouterr().err
     assert json.loads((tmp_path / "2-3-pie.json").read_text()) == theirs
+    # collecting alone says the same, and what the file it left decides
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--collect")
+    err = capsys.readouterr().err
+    assert "left alone" in err and f"2/3 pie: {theirs['value']} for the first player; 182 of 182 pairs decided" in err
