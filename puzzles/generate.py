@@ -108,8 +108,13 @@ QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
 #: generator's time (issue 21 item 5).  It decides only what is dropped unproven.
 SAT_QUICK = {1: 60_000, 2: 60_000, 3: 60_000, 4: 60_000, 5: 60_000}
 #: node budget of the SAT generator's first search on the fast path (:func:`run_unit`'s
-#: ``fast``); set from the nodes committed 6/7 puzzles need (scripts/measure_first_search.py)
-FAST_SAT_QUICK = dict(SAT_QUICK)
+#: ``fast``), from the nodes that search needs on the committed 6/7 puzzles
+#: (results/puzzles/first-search-nodes-6-7.json, scripts/measure_first_search.py): at
+#: n = 4, 299 of the 324 found within 60,000 need at most 20,000 (92%; the median 1,229)
+#: while most escapes spend the whole budget; at n = 5 only 83 of 133 (62%; the median
+#: 10,170, and every committed 5-mover needed up to 59,844), so a tighter budget loses
+#: more puzzles there than the CPU it saves buys back: 60,000 stays
+FAST_SAT_QUICK = {**SAT_QUICK, 4: 20_000}
 #: node budget of the extend generator's first search: set between :data:`SAT_QUICK`
 #: and ``BUDGET[6]`` by judgement, not measured against other values; with it, 72
 #: self-play games on 6/7 gave 14 puzzles at n = 6 in 6,572 CPU s
