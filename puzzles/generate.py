@@ -29,8 +29,11 @@ paths and lines tried first; only a candidate it passes is verified in full, fro
 scratch, as the slow path does (so a kept puzzle's record is the slow path's, nodes
 included).  A group whose candidate was sound with a dual then goes on to its next
 candidate (the slow path stopped there), and the extend generator's (n-1)-movers are
-only proven sound.  ``fast=False`` is the slow path, the twin tests/test_fast_generation.py
-compares it with.
+only proven sound.  The fast path also reads its self-play seed games from a persistent
+cache (:mod:`puzzles.seedgames`: the same moves, played once per board, seed, playouts
+and engine; tests/test_seedgames.py compares them with replayed games), and its SAT
+first search has the budget :data:`FAST_SAT_QUICK`.  ``fast=False`` is the slow path,
+the twin tests/test_fast_generation.py compares it with.
 
 **Seed sources** (``source``, :func:`seed_positions`): ``random``, the baseline, one
 position of a seeded random game (:func:`seed_position`); ``selfplay``, positions of a
@@ -85,7 +88,7 @@ from .themes import ThemeError, themes
 from .verdict import main_line, screen, verify, with_any
 
 __all__ = [
-    "BUDGET", "QUICK", "SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
+    "BUDGET", "QUICK", "SAT_QUICK", "FAST_SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
     "baseline_unit", "sat_unit", "run_unit", "generate", "run_state", "read_state", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
@@ -104,6 +107,14 @@ QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
 #: its 138 escapes at n = 5 spent the whole 200,000 of :data:`QUICK`: half of the
 #: generator's time (issue 21 item 5).  It decides only what is dropped unproven.
 SAT_QUICK = {1: 60_000, 2: 60_000, 3: 60_000, 4: 60_000, 5: 60_000}
+#: node budget of the SAT generator's first search on the fast path (:func:`run_unit`'s
+#: ``fast``), from the nodes that search needs on the committed 6/7 puzzles
+#: (results/puzzles/first-search-nodes-6-7.json, scripts/measure_first_search.py): at
+#: n = 4, 299 of the 324 found within 60,000 need at most 20,000 (92%; the median 1,229)
+#: while most escapes spend the whole budget; at n = 5 only 83 of 133 (62%; the median
+#: 10,170, and every committed 5-mover needed up to 59,844), so a tighter budget loses
+#: more puzzles there than the CPU it saves buys back: 60,000 stays
+FAST_SAT_QUICK = {**SAT_QUICK, 4: 20_000}
 #: node budget of the extend generator's first search: set between :data:`SAT_QUICK`
 #: and ``BUDGET[6]`` by judgement, not measured against other values; with it, 72
 #: self-play games on 6/7 gave 14 puzzles at n = 6 in 6,572 CPU s
@@ -163,7 +174,8 @@ def selfplay_game(board: Board, unit_seed: int, playouts: int = SELFPLAY_PLAYOUT
     return moves
 
 
-def seed_positions(board: Board, unit_seed: int, source: tuple = ("random",)) -> list[tuple[Position, dict, dict]]:
+def seed_positions(board: Board, unit_seed: int, source: tuple = ("random",),
+                   cache: bool = False) -> list[tuple[Position, dict, dict]]:
     """The seed positions of one unit: ``(position, source, regions)`` each, where
     ``source`` is what a puzzle from it records and ``regions`` maps each defender
     target (:func:`_defender_targets`) to the name of its group (the target itself for
@@ -172,7 +184,8 @@ def seed_positions(board: Board, unit_seed: int, source: tuple = ("random",)) ->
     ``source`` names the seed source: ``('random',)``; ``('selfplay', playouts)``;
     ``('records', file, start, moves)`` (a record's file name, start position in
     notation and moves, :func:`read_records`).  Positions whose game is over are left
-    out; a self-play game is played only as far as the last ply taken."""
+    out; a self-play game is played only as far as the last ply taken, or with ``cache``
+    read from the cache of seed games (:mod:`puzzles.seedgames`: the same moves)."""
     kind = source[0]
     if kind == "random":
         pos = seed_position(board, unit_seed)
@@ -185,7 +198,12 @@ def seed_positions(board: Board, unit_seed: int, source: tuple = ("random",)) ->
     first = lo + random.Random(unit_seed).randrange(STRIDE)
     if kind == "selfplay":
         playouts = source[1]
-        moves = selfplay_game(board, unit_seed, playouts, plies=hi)
+        if cache:
+            from .seedgames import selfplay_game as cached
+
+            moves = cached(board, unit_seed, playouts, plies=hi)
+        else:
+            moves = selfplay_game(board, unit_seed, playouts, plies=hi)
         start = Position.start(board)
         about = {"kind": "selfplay", "game": unit_seed}
     elif kind == "records":
@@ -389,7 +407,7 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
     """Every defender group of the unit's seed positions, as it stands (``fast``: :func:`check`'s)."""
     t0 = time.process_time()
     out = Found()
-    seeds = seed_positions(board, unit_seed, source)
+    seeds = seed_positions(board, unit_seed, source, cache=fast)
     out.stages["seeds"] = time.process_time() - t0
     for pos, src, regions in seeds:
         for target in _defender_targets(pos):
@@ -406,7 +424,8 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
 
 
 def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6,
-             source: tuple = ("random",), fast: bool = False, parent: bool = False) -> Found:
+             source: tuple = ("random",), fast: bool = False, parent: bool = False,
+             quick: int | None = None) -> Found:
     """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`:
     up to ``per_group`` candidates a group, each judged by :func:`check` (first search
     within :data:`SAT_QUICK` nodes) until one is sound, the verdict on each learned by
@@ -415,14 +434,18 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
     ``'certified'`` and not as a candidate.  ``Found.verdicts`` and ``Found.stages`` say where the time went.
     ``fast`` and ``parent`` as :func:`check` takes them: with ``fast`` a sound candidate
     with a dual is refused (``'duals'``) and the group's next candidate is tried, where
-    the slow path stops at the group's first sound puzzle, dual or not."""
+    the slow path stops at the group's first sound puzzle, dual or not, and the first
+    search's budget is :data:`FAST_SAT_QUICK` (``quick``, when given, either way); with
+    ``fast`` the seed games come from the cache (:mod:`puzzles.seedgames`)."""
     from . import sat  # python-sat loads only for this generator
 
     t0 = time.process_time()
     out = Found()
-    seeds = seed_positions(board, unit_seed, source)
+    seeds = seed_positions(board, unit_seed, source, cache=fast)
     out.stages["seeds"] = time.process_time() - t0
-    quick = SAT_QUICK.get(n, SAT_QUICK[max(SAT_QUICK)])
+    if quick is None:
+        budgets = FAST_SAT_QUICK if fast else SAT_QUICK
+        quick = budgets.get(n, budgets[max(budgets)])
     sat_seconds = 0.0
     for pos, src, regions in seeds:
         for target in _defender_targets(pos):
@@ -510,7 +533,7 @@ def one_point_changes(pos: Position, target: str) -> list[tuple[str, Position]]:
 
 
 def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
-                tries: int = EXTEND_TRIES, fast: bool = False) -> Found:
+                tries: int = EXTEND_TRIES, fast: bool = False, quick: int | None = None) -> Found:
     """The sat generator's (n-1)-movers of the unit's seed positions
     (:func:`sat_unit`), each changed in one point (:func:`one_point_changes`, at most
     ``tries`` of them) until a change is a sound n-mover: one puzzle per (n-1)-mover,
@@ -522,7 +545,7 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
     if n < 2:
         raise ValueError(f"the extend generator needs n >= 2, not {n!r}")
     t0 = time.process_time()
-    parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast)
+    parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast, quick=quick)
     out = Found()
     out.stages["parents"] = parents.seconds
     for parent, region in zip(parents.puzzles, parents.regions, strict=True):
@@ -541,16 +564,18 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
 
 
 def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str,
-             source: tuple = ("random",), fast: bool = True) -> Found:
+             source: tuple = ("random",), fast: bool = True, quick: int | None = None) -> Found:
     """One unit of ``method`` ('sat', 'baseline' or 'extend') on seeds from ``source``
     (see :func:`seed_positions`); picklable for worker processes.  ``fast`` (the
-    default): :func:`check`'s fast path; False: the slow path, its twin and the
-    benchmark's "before" (scripts/bench_fast_generation.py)."""
+    default): :func:`check`'s fast path, the seed games' cache and :data:`FAST_SAT_QUICK`;
+    False: the slow path, its twin and the benchmark's "before"
+    (scripts/bench_fast_generation.py).  ``quick``: the SAT generator's first-search
+    budget instead (the extend generator's (n-1)-movers'), for measuring."""
     board = Board.parse(board_name)
     if method == "extend":
-        return extend_unit(board, n, unit_seed, version, source=source, fast=fast)
+        return extend_unit(board, n, unit_seed, version, source=source, fast=fast, quick=quick)
     if method == "sat":
-        return sat_unit(board, n, unit_seed, version, source=source, fast=fast)
+        return sat_unit(board, n, unit_seed, version, source=source, fast=fast, quick=quick)
     return baseline_unit(board, n, unit_seed, version, source=source, fast=fast)
 
 

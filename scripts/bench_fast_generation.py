@@ -18,7 +18,17 @@ than wall time would.  Printed per n and side: units, candidates, sound puzzles 
 (with or without a dual), dual-free ones, CPU seconds, dual-free puzzles per
 CPU-minute and the CPU seconds of each stage (:data:`puzzles.generate.STAGES`, by
 outcome); then the fast/slow ratio, and the committed set's own rate from its state
-file (``found_dual_free`` over ``cpu_seconds``), today's rate before this change.
+file (``found_dual_free`` over ``cpu_seconds``), today's rate before this change, with
+the fast side's rate over it.
+
+The fast side reads its seed games from the cache of seed games
+(:mod:`puzzles.seedgames`), a fresh temporary one: before each of its units the unit's
+game is put there (played once, as the first run of a board and seed does; the c5 and
+c6 runs and every resumed run find it there), and the CPU seconds of that are counted
+apart, as ``seed_games_cpu_seconds``: ``dual_free_per_cpu_minute`` and ``ratio`` are
+the fast side's with the games cached, ``..._cold`` and ``ratio_cold`` with the games
+played (the slow side always plays them).  ``--quick`` sets the fast side's first-search
+budget (default :data:`puzzles.generate.FAST_SAT_QUICK`).
 
 Every puzzle the fast side keeps is also checked on the spot by
 :func:`puzzles.verdict.check_line` (its line dual-free, its last moves as recorded);
@@ -80,18 +90,39 @@ def _confirm(p) -> None:
         raise RuntimeError(f"the fast generator kept a puzzle that is not dual-free as recorded: {p.to_dict()}")
 
 
-def measure_n(board: str, n: int, method: str, seed: int, budget: float, playouts: int) -> dict:
+def measure_n(board: str, n: int, method: str, seed: int, budget: float, playouts: int,
+              quick: int | None = None) -> dict:
     """Both sides of one n (the module docstring), taking turns unit by unit."""
+    import shutil
+    import tempfile
+
+    from puzzles import seedgames
+    from puzzles.generate import FAST_SAT_QUICK, _span, selfplay_game
+    from solver import Board
+    from solver.util.files import CACHE_DIR_ENV
+
     run_unit("baseline", board, 1, seed, "warm-up", fast=False)  # compile outside the units
+    selfplay_game(Board.parse(board), 0, playouts, plies=1)  # and load the engine's kernels
+    if quick is None:
+        quick = FAST_SAT_QUICK[n if method == "sat" else n - 1]
+    folder = tempfile.mkdtemp(prefix="bench-seedgames-")
+    os.environ[CACHE_DIR_ENV] = folder  # this worker's cache: empty, so every game is played once
     source = ("selfplay", playouts)
     sides = {"slow": _side(), "fast": _side()}
+    sides["fast"]["seed_games_cpu_seconds"] = 0.0
     u = {"slow": 0, "fast": 0}
     t0 = time.time()
     while any(s["cpu_seconds"] < budget for s in sides.values()):
         for name, side in sides.items():
             if side["cpu_seconds"] >= budget:
                 continue
-            r = run_unit(method, board, n, seed * 1_000_003 + u[name], "bench", source, fast=name == "fast")
+            unit_seed = seed * 1_000_003 + u[name]
+            if name == "fast":
+                t = time.process_time()
+                seedgames.selfplay_game(Board.parse(board), unit_seed, playouts, plies=_span(Board.parse(board))[1])
+                side["seed_games_cpu_seconds"] += time.process_time() - t
+            r = run_unit(method, board, n, unit_seed, "bench", source, fast=name == "fast",
+                         quick=quick if name == "fast" else None)
             if name == "fast":
                 for p in r.puzzles:
                     _confirm(p)
@@ -99,14 +130,21 @@ def measure_n(board: str, n: int, method: str, seed: int, budget: float, playout
             u[name] += 1
             print(f"n={n} {name} unit {u[name]}: {len(r.puzzles)} kept, {r.seconds:.1f} CPU s; "
                   f"{side['dual_free']} dual-free in {side['cpu_seconds']:.0f} CPU s", file=sys.stderr, flush=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    fast = sides["fast"]
+    cold = fast["cpu_seconds"] + fast["seed_games_cpu_seconds"]
+    fast["seed_games_cpu_seconds"] = round(fast["seed_games_cpu_seconds"], 1)
+    fast["dual_free_per_cpu_minute_cold"] = round(fast["dual_free"] / cold * 60, 3) if cold else 0.0
     for side in sides.values():
         cpu = side["cpu_seconds"]
         side["cpu_seconds"] = round(cpu, 1)
         side["dual_free_per_cpu_minute"] = round(side["dual_free"] / cpu * 60, 3) if cpu else 0.0
         side["stages"] = {k: round(v, 1) for k, v in sorted(side["stages"].items())}
-    s, f = sides["slow"]["dual_free_per_cpu_minute"], sides["fast"]["dual_free_per_cpu_minute"]
-    return {"n": n, "method": method, "budget_cpu_seconds": budget, **sides,
-            "ratio": round(f / s, 2) if s else None, "wall_seconds": round(time.time() - t0)}
+    s, f = sides["slow"]["dual_free_per_cpu_minute"], fast["dual_free_per_cpu_minute"]
+    c = fast["dual_free_per_cpu_minute_cold"]
+    return {"n": n, "method": method, "budget_cpu_seconds": budget, "fast_quick": quick, **sides,
+            "ratio": round(f / s, 2) if s else None, "ratio_cold": round(c / s, 2) if s else None,
+            "wall_seconds": round(time.time() - t0)}
 
 
 def committed_rate(board: str, n: int) -> dict | None:
@@ -133,6 +171,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1, help="the run seed (the committed 6/7 sets': 1)")
     ap.add_argument("--playouts", type=int, default=SELFPLAY_PLAYOUTS, help="self-play playouts a move")
     ap.add_argument("--jobs", type=int, default=3, help="worker processes (one n each)")
+    ap.add_argument("--quick", default=None,
+                    help="the fast side's first-search budget in nodes, one per n or one for all "
+                         "(default: puzzles.generate.FAST_SAT_QUICK)")
     ap.add_argument("--out", help="write the results as JSON to this file")
     args = ap.parse_args()
     try:
@@ -142,6 +183,11 @@ def main() -> int:
             budgets *= len(ns)
         if len(budgets) != len(ns):
             raise ValueError(f"--budget must give one value, or one per n ({len(ns)}), not {args.budget!r}")
+        quicks = [None] * len(ns) if args.quick is None else _ints(args.quick, "quick", 1, 100_000_000)
+        if len(quicks) == 1:
+            quicks *= len(ns)
+        if len(quicks) != len(ns):
+            raise ValueError(f"--quick must give one value, or one per n ({len(ns)}), not {args.quick!r}")
         if not 1 <= args.playouts <= 1_000_000:
             raise ValueError(f"--playouts must be a whole number from 1 to 1,000,000, not {args.playouts}")
         if not 0 <= args.seed < 2**40:
@@ -158,11 +204,15 @@ def main() -> int:
 
     version = code_version()  # before the run: what ran, whatever is edited meanwhile
     t0 = time.time()
-    work = [(n, METHODS[n], b) for n, b in zip(ns, budgets)]
+    work = [(n, METHODS[n], b, q) for n, b, q in zip(ns, budgets, quicks)]
     rows = Parallel(n_jobs=min(args.jobs, len(work)), backend="loky")(
-        delayed(measure_n)(args.board, n, method, args.seed, b, args.playouts) for n, method, b in work)
+        delayed(measure_n)(args.board, n, method, args.seed, b, args.playouts, q) for n, method, b, q in work)
     for row in rows:
         row["committed"] = committed_rate(args.board, row["n"])
+        c = row["committed"]["dual_free_per_cpu_minute"] if row["committed"] else 0
+        # the issue's measure: the fast side against today's committed rate
+        row["fast_vs_committed"] = round(row["fast"]["dual_free_per_cpu_minute"] / c, 2) if c else None
+        row["fast_cold_vs_committed"] = round(row["fast"]["dual_free_per_cpu_minute_cold"] / c, 2) if c else None
         for name in ("slow", "fast"):
             m = row[name]
             print(f"n={row['n']} {row['method']} {name}: {m['units']} units, {m['candidates']} candidates, "
@@ -170,9 +220,11 @@ def main() -> int:
                   f"{m['dual_free_per_cpu_minute']} dual-free/CPU-min; verdicts {m['verdicts']}", file=sys.stderr)
             print("      stages: " + ", ".join(f"{k} {v}s" for k, v in m["stages"].items()), file=sys.stderr)
         c = row["committed"]
-        print(f"n={row['n']} fast/slow: {row['ratio']}x dual-free puzzles per CPU-minute"
+        print(f"n={row['n']} fast/slow: {row['ratio']}x dual-free puzzles per CPU-minute with the seed games "
+              f"cached, {row['ratio_cold']}x played ({row['fast']['seed_games_cpu_seconds']} CPU s)"
               + (f"; the committed set: {c['dual_free_per_cpu_minute']}/CPU-min ({c['found_dual_free']} in "
-                 f"{c['cpu_seconds']} CPU s)" if c else ""), file=sys.stderr, flush=True)
+                 f"{c['cpu_seconds']} CPU s), fast/committed {row['fast_vs_committed']}x cached, "
+                 f"{row['fast_cold_vs_committed']}x played" if c else ""), file=sys.stderr, flush=True)
     command = "python scripts/bench_fast_generation.py " + " ".join(sys.argv[1:])
     out = {"command": command, "board": args.board, "seed": args.seed, "source": "selfplay",
            "playouts": args.playouts, "version": version, "wall_seconds": round(time.time() - t0),

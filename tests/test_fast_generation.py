@@ -7,7 +7,9 @@
   dual, and the fast :func:`puzzles.generate.check` keeps a committed puzzle with the
   same key, line and last moves;
 - a fast unit keeps every dual-free puzzle of the slow unit, record for record, and
-  only puzzles whose line is dual-free by :func:`puzzles.verdict.check_line`.
+  only puzzles whose line is dual-free by :func:`puzzles.verdict.check_line`;
+- the fast path's tighter first-search budget (:data:`puzzles.generate.FAST_SAT_QUICK`)
+  drops a committed puzzle that needs more nodes and keeps one that needs fewer.
 """
 
 from __future__ import annotations
@@ -105,3 +107,25 @@ def test_a_fast_unit_keeps_the_slow_units_dual_free_puzzles(n, seed):
         assert c.last_moves == p.last_moves
     # a sound puzzle with a dual is counted by either path, refused only by the fast one
     assert fast.verdicts.get("duals", 0) + len(fast.puzzles) >= len(slow.puzzles)
+
+
+def test_the_fast_first_search_budget_only_drops_what_it_cannot_reach():
+    """FAST_SAT_QUICK decides only which candidates are dropped unproven: a committed
+    4-mover whose first search needs more is dropped ('escapes'), the slow path's budget
+    keeps it as recorded, and one that needs less is kept by both."""
+    from solver.search.limit import Limit
+
+    fast, slow = G.FAST_SAT_QUICK[4], G.SAT_QUICK[4]
+    assert fast < slow
+    need = {}
+    for p in load_jsonl(SETS / "6-7-c4.jsonl")[:40]:
+        capture.forget()
+        s = capture.CaptureSearch(p.to_position(), p.target, limit=Limit(nodes=slow))
+        if s.captures(p.n):
+            need[p.id] = (s.nodes, p)
+    over = next(p for x, p in need.values() if fast < x)
+    under = next(p for x, p in need.values() if x <= fast // 4)
+    assert G.check(over.to_position(), over.target, 4, "sat", "test", quick=fast, fast=True) == (None, "escapes")
+    for p in (over, under):
+        q, why = G.check(p.to_position(), p.target, 4, "sat", "test", quick=slow if p is over else fast, fast=True)
+        assert why == "sound" and (q.key, q.line, q.last_moves) == (p.key, p.line, p.last_moves)
