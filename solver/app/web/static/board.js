@@ -533,9 +533,15 @@
     return M.api("POST", "/api/record", { text: text, board: $("board-size").value }).then(function (r) {
       if (!r.ok) { M.say($("status"), "Not loaded: " + r.data.error, "error"); return false; }
       var vs = r.data.variations || [];
-      M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves" +
-            (vs.length ? " and " + vs.length + " variation" + (vs.length > 1 ? "s" : "") : "") + ".", "");
-      return startLines([{ moves: r.data.moves, positions: r.data.positions }].concat(vs), cursor, recordOf(r.data));
+      // said once the game is on the board: its positions are fetched first, and a test
+      // (or a player) that reads "Loaded" must find the moves there
+      return startLines([{ moves: r.data.moves, positions: r.data.positions }].concat(vs), cursor, recordOf(r.data)).then(function (ok) {
+        if (ok) {
+          M.say($("status"), "Loaded a game of " + r.data.moves.length + " moves" +
+                (vs.length ? " and " + vs.length + " variation" + (vs.length > 1 ? "s" : "") : "") + ".", "");
+        }
+        return ok;
+      });
     });
   }
 
