@@ -95,12 +95,8 @@ def main() -> None:
         if args.collect:
             rec = collect(OUT, board, pie=args.pie)
             who = "the first player" if args.pie else "Light"
-            # another command's pie file, left alone, has pairs but no count of them
-            pairs = rec.get("pairs") or {}
-            decided = rec.get("decided") or (f"{sum(v not in ('unknown', None) for v in pairs.values())} "
-                                             f"of {len(pairs)} pairs")
             print(f"{board.name}{' pie' if args.pie else ''}: {rec['value']} for {who}; "
-                  f"{decided} decided", file=sys.stderr)
+                  f"{rec['decided']} decided", file=sys.stderr)
             return
         # a background run is stopped with SIGTERM: let it save its table as Ctrl-C does
         interrupt_on_sigterm()

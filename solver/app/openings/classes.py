@@ -477,7 +477,8 @@ def collect_pie(folder: Path, board: Board, *, say: Callable[[str], None] = _std
         if theirs > decided:
             say(f"{stem}.json ({old.get('command')!r}) decides {theirs} pairs, these records "
                 f"{decided}: left alone")
-            return old
+            # returned with the count a table of records carries (the file stays as it is)
+            return {**old, "decided": f"{theirs} of {len(old.get('pairs') or {})} pairs"}
     summary = {v: n for v in ("L", "D", "unknown") if (n := sum(w == v for w in pairs.values()))}
     spent = [c for c in classes if c["nodes"] is not None]
     record = {
