@@ -4,7 +4,7 @@ core, then JL-PNS with 1 and with 2 workers, in one run.
 
 Usage: python scripts/bench_jlpns.py [--position POS] [--job-nodes 20000] [--workers 1,2]
                                      [--backend loky|shared] [--tt-mb 256] [--time 1800]
-                                     [--no-dfpn] [--trace] [--out [FILE]]
+                                     [--job-tt-mb MB] [--no-dfpn] [--trace] [--out [FILE]]
 
 The default position is a 3/4 position 6 plies into a seeded random game (one of
 ``scripts/bench_parallel.py``'s, ``random_positions('3/4', 6, 6, seed=7)``), which plain
@@ -34,8 +34,9 @@ from pathlib import Path
 
 from solver import Position
 from solver.jobs.jlpns import jlpns
-from solver.search.limit import Limit
+from solver.search.limit import Limit, check_tt_mb
 from solver.search.prove import load_kernels, prove
+from solver.util.errors import Interrupted
 from solver.util.files import write_atomic
 from solver.util.provenance import load_average, provenance
 
@@ -57,6 +58,22 @@ def measure(name: str, run) -> dict:
     return row
 
 
+class Ticker:
+    """A progress line on stderr at most once a minute: a long run is not silent."""
+
+    def __init__(self, name: str, every: float = 60.0):
+        self.name, self.every, self.t0 = name, every, time.perf_counter()
+        self.last = self.t0
+
+    def __call__(self, d: dict) -> None:
+        now = time.perf_counter()
+        if now - self.last >= self.every:
+            self.last = now
+            print(f"  {self.name}: {now - self.t0:,.0f} s, {d.get('nodes', 0):,} expansions, "
+                  f"{d.get('jobs', 0):,} jobs, tree {d.get('tree', 0):,}, root pn {d.get('pn')} dn {d.get('dn')}",
+                  file=sys.stderr, flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--position", default=POSITION)
@@ -65,21 +82,33 @@ def main() -> None:
     ap.add_argument("--backend", default="loky", choices=("loky", "shared"),
                     help="where 2+ workers run: loky processes (a table each) or forked ones on one shared table")
     ap.add_argument("--tt-mb", type=float, default=256, help="plain df-pn's table")
+    ap.add_argument("--job-tt-mb", type=float, default=None,
+                    help="each JL-PNS worker's table, kept from job to job (default: plain df-pn's default)")
     ap.add_argument("--time", type=float, default=1800, help="budget of each run in seconds")
     ap.add_argument("--trace", action="store_true", help="keep each JL-PNS run's per-job records")
     ap.add_argument("--no-dfpn", action="store_true", help="leave out the plain df-pn run")
     ap.add_argument("--out", nargs="?", const=str(OUT), default=None, help="write the report (default path: %(const)s)")
     args = ap.parse_args()
-    pos = Position.parse(args.position)
-    workers = [int(w) for w in args.workers.split(",")]
+    try:
+        pos = Position.parse(args.position)
+        workers = [int(w) for w in args.workers.split(",") if w.strip().isdigit() and int(w) >= 1]
+        if not workers or len(workers) != len(args.workers.split(",")):
+            raise ValueError(f"--workers must be worker counts of at least 1, separated by commas, not {args.workers!r}")
+        check_tt_mb(args.job_tt_mb, "--job-tt-mb", copies=max(workers))
+        check_tt_mb(args.tt_mb)
+    except ValueError as e:  # MeridiansError is one
+        sys.exit(f"bench_jlpns: {e}")
     load_kernels(pos.board)
     print(f"JL-PNS against plain df-pn on {pos}: jobs of {args.job_nodes:,} expansions, {args.time:g} s a run")
     print(f"{'run':<14} {'value':>7} {'seconds':>9} {'expansions':>13} {'jobs':>6} {'tree':>7} {'load':>6}")
     rows = [] if args.no_dfpn else [measure("dfpn", lambda: prove(pos, Limit(seconds=args.time, tt_mb=args.tt_mb)))]
-    for w in workers:
-        rows.append(measure(f"jlpns w={w}", lambda w=w: jlpns(pos, Limit(seconds=args.time), workers=w,
-                                                                job_nodes=args.job_nodes, backend=args.backend,
-                                                                trace=args.trace)))
+    try:
+        for w in workers:
+            rows.append(measure(f"jlpns w={w}", lambda w=w: jlpns(
+                pos, Limit(seconds=args.time, tt_mb=args.job_tt_mb), workers=w, job_nodes=args.job_nodes,
+                backend=args.backend, trace=args.trace, progress=Ticker(f"jlpns w={w}"))))
+    except (Interrupted, KeyboardInterrupt):
+        sys.exit("bench_jlpns: interrupted: nothing written (a benchmark's runs must all finish)")
     values = {r["value"] for r in rows} - {"unknown"}
     if len(values) > 1:
         sys.exit(f"bench_jlpns: the runs disagree on {pos}: {[r['value'] for r in rows]}")
@@ -101,7 +130,7 @@ def main() -> None:
     if args.out:
         command = " ".join(["python scripts/bench_jlpns.py"] + sys.argv[1:])
         report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes,
-                  "backend": args.backend, "runs": ([] if args.no_dfpn else [base]) + rows,
+                  "backend": args.backend, "job_tt_mb": args.job_tt_mb, "runs": ([] if args.no_dfpn else [base]) + rows,
                   "ratios": ratios}
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
