@@ -17,7 +17,11 @@ from typing import Sequence
 from .record import THEMES, Puzzle
 from .similar import WITHIN, duplicate_rate, near_duplicates
 
-__all__ = ["measure_set"]
+__all__ = ["measure_set", "rating_histogram", "RATING_BINS"]
+
+#: the lower ends of the rating histogram's bins (:func:`rating_histogram`), from
+#: Lichess's span of puzzle ratings (about 600 to 2800)
+RATING_BINS = (0, 800, 1000, 1200, 1400, 1600, 1800, 2000, 2200)
 
 
 def _counts(values) -> dict[str, int]:
@@ -70,3 +74,23 @@ one).  An empty set gives zeros."""
         "generators": _counts(p.generator for p in puzzles),
         "sources": _counts(sources),
     }
+
+
+def rating_histogram(puzzles: Sequence[Puzzle], bins: Sequence[int] = RATING_BINS) -> tuple[list[int], int]:
+    """``(counts, unrated)``: puzzles per bin of ``rating`` (bin k holds ratings from
+    ``bins[k]`` up to ``bins[k + 1]``, the last one up; ``bins`` ascending from at most
+    the lowest rating) and how many records have no rating.
+
+    >>> rating_histogram([Puzzle(id="a", position="2/1D1/4/L2/2 L", target="d2", n=1, rating=r)
+    ...                   for r in (650, 800, 1999, None)], (0, 800, 2000))
+    ([1, 2, 0], 1)
+    """
+    counts = [0] * len(bins)
+    unrated = 0
+    for p in puzzles:
+        if p.rating is None:
+            unrated += 1
+            continue
+        k = max(i for i, low in enumerate(bins) if low <= p.rating)
+        counts[k] += 1
+    return counts, unrated

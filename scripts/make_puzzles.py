@@ -343,29 +343,44 @@ def _rescored(p, version):
 
 
 def summary() -> int:
-    """Per set: puzzles, dual-free share, ratings 1-5, empty points, and the generator's
-    yield from its state file (puzzles found per CPU-minute of the units)."""
-    from collections import Counter
+    """Three tables of the sets as they stand, the figures issue 36's closing note asks
+    for: per set its puzzles against the count asked, dual-free ones and the generator's
+    yield from its state file (dual-free puzzles per CPU-minute of the units); its rating
+    histogram (the one scale of :mod:`puzzles.attempts`); its themes."""
+    from statistics import median
 
     from puzzles.generate import read_state
+    from puzzles.quality import RATING_BINS, measure_set, rating_histogram
     from puzzles.record import load_jsonl
+    from puzzles.themes import THEMES
 
-    print("| set | puzzles | dual-free | rating 1/2/3/4/5 | empty points (min/median/max) | found | CPU s | found per CPU-minute |")
-    print("|---|---|---|---|---|---|---|---|")
-    for board, n, *_ in SETS:
+    sets = []
+    for board, n, count, *_ in SETS:
         f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
-        if not f.exists():
-            continue
-        ps = load_jsonl(f)
-        st = read_state(str(f))
-        ratings = Counter(p.difficulty for p in ps)
-        empty = sorted(p.to_position().board.size - len(p.to_position().stones("L")) - len(p.to_position().stones("D"))
-                       for p in ps)
+        if f.exists():
+            sets.append((f"{board} c{n}", count, load_jsonl(f), read_state(str(f))))
+    print("| set | puzzles / asked | dual-free | found (dual-free) | seed games | CPU s | dual-free per CPU-minute |")
+    print("|---|---|---|---|---|---|---|")
+    for name, count, ps, st in sets:
         dual = sum(p.dual_free for p in ps)
-        print(f"| {board} c{n} | {len(ps)} | {dual} ({100 * dual / len(ps):.0f}%) | "
-              f"{'/'.join(str(ratings.get(r, 0)) for r in range(1, 6))} | "
-              f"{empty[0]}/{empty[len(empty) // 2]}/{empty[-1]} | {st['found']} | {st['cpu_seconds']:.0f} | "
-              f"{st['found'] / st['cpu_seconds'] * 60:.1f} |")
+        free = st.get("found_dual_free", st["found"]) if st else None
+        yield_ = f"{free / st['cpu_seconds'] * 60:.2f}" if st and st["cpu_seconds"] else "-"
+        print(f"| {name} | {len(ps)} / {count} | {dual} ({100 * dual / max(1, len(ps)):.0f}%) | "
+              + (f"{st['found']} ({free}) | {st['units']} | {st['cpu_seconds']:,.0f} | {yield_} |" if st else "- | - | - | - |"))
+    edges = [f"{lo}-{hi - 1}" for lo, hi in zip(RATING_BINS, RATING_BINS[1:])] + [f">= {RATING_BINS[-1]}"]
+    print()
+    print("| set | " + " | ".join(edges) + " | unrated | median |")
+    print("|---|" + "---|" * (len(edges) + 2))
+    for name, _, ps, _ in sets:
+        counts, unrated = rating_histogram(ps)
+        rated = [p.rating for p in ps if p.rating is not None]
+        print(f"| {name} | " + " | ".join(map(str, counts)) + f" | {unrated} | {round(median(rated)) if rated else '-'} |")
+    print()
+    print("| set | " + " | ".join(THEMES) + " |")
+    print("|---|" + "---|" * len(THEMES))
+    for name, _, ps, _ in sets:
+        themes = measure_set(ps, compute_themes=False)["themes"]
+        print(f"| {name} | " + " | ".join(str(themes.get(t, 0)) for t in THEMES) + " |")
     return 0
 
 
