@@ -65,6 +65,10 @@ def test_glicko2_refuses_bad_input_and_grows_rd_without_games():
                      (START, [(1500, 100)])):
         with pytest.raises(GlickoError):
             glicko2(p, games)
+    # ratings so far apart that exp() overflows: an OverflowError traceback before, now a GlickoError
+    for p, games in ((START, [(1e6, 30, 1)]), (Rating(-1e6, 350, 0.06), [(1500, 30, 0)])):
+        with pytest.raises(GlickoError, match="too far apart"):
+            glicko2(p, games)
 
 
 @pytest.fixture(scope="module")
