@@ -102,8 +102,9 @@ def parse_solver(name: str) -> Solver:
     """The solver of a :attr:`Solver.name`; AttemptError for another text."""
     parts = name.strip().split("-")
     try:
-        if parts[0] == "policy" and len(parts) == 2 and parts[1].startswith("t"):
-            return Solver("policy", t=float(parts[1][1:]))
+        rest = name.strip().partition("-")[2]  # a small t is written with an exponent: policy-t1e-05
+        if parts[0] == "policy" and rest.startswith("t") and rest[1:2] not in ("-", "+"):
+            return Solver("policy", t=float(rest[1:]))
         if parts[0] == "look" and len(parts) == 3 and parts[1][0] == "w" and parts[2][0] == "n":
             return Solver("look", width=int(parts[1][1:]), nodes=int(parts[2][1:]))
         if parts[0] == "engine" and len(parts) == 2 and parts[1].startswith("p"):

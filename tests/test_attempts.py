@@ -100,6 +100,14 @@ def test_solver_names_round_trip():
     for bad in ("policy", "look-w0-n5", "engine-p0", "policy-tx", "chess-p1", "read-n0", "read-x5", "read-n1-n2"):
         with pytest.raises(AttemptError):
             parse_solver(bad)
+    # a small temperature's name has an exponent with a '-' (policy-t1e-05): it parsed as a wrong
+    # name, so measure_ratings --rating-solvers policy-t0.00001 failed in the first attempt, a traceback
+    for t in (1e-5, 2.5e-7, 0.125):
+        s = Solver("policy", t=t)
+        assert parse_solver(s.name) == s and parse_solver(s.name).name == s.name
+    for bad in ("policy-t-1", "policy-t1-2", "policy-t", "policy-1"):
+        with pytest.raises(AttemptError):
+            parse_solver(bad)
 
 
 def _attempts():
