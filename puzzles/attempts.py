@@ -166,7 +166,10 @@ def _choose(s: Solver, p: Puzzle, position, turn: int, rng: np.random.Generator,
     if s.kind == "policy":
         if s.t == 0:
             return moves[0]
-        w = np.exp(np.log(np.maximum(probs, 1e-300)) / s.t)
+        logp = np.log(np.maximum(probs, 1e-300))
+        w = np.exp(logp / s.t)
+        if not w.sum() > 0:  # a t so small that every weight underflows: the same weights scaled by the largest
+            w = np.exp((logp - logp.max()) / s.t)
         return moves[int(rng.choice(len(moves), p=w / w.sum()))]
     # look: the first of the likeliest moves that a small capture search says captures
     from solver.search.capture import CaptureSearch, forget

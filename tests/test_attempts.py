@@ -110,6 +110,14 @@ def test_solver_names_round_trip():
             parse_solver(bad)
 
 
+
+def test_a_policy_solver_with_a_tiny_temperature_plays_the_likeliest_move(puzzles):
+    # every weight p ** (1 / t) underflowed to 0 at t = 1e-5: "Probabilities contain NaN", a traceback
+    for p in puzzles:
+        cold = [attempt(Solver("policy", t=t), p, seed) for t in (1e-5, 1e-9) for seed in (1, 2)]
+        assert all(a.moves == attempt(parse_solver("policy-t0"), p).moves for a in cold)
+
+
 def _attempts():
     # solver k of 4 solves puzzle j of 8 when j < 2 * (k + 1): stronger solvers, easier puzzles
     return [Attempt(f"s{k}", f"p{j}", 1, j < 2 * (k + 1), None) for k in range(4) for j in range(8)]
