@@ -218,6 +218,8 @@ def attempts_main(args, rated: dict) -> None:
     except KeyboardInterrupt:
         interrupted = True
         print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
+    except AttemptError as e:  # a puzzle that cannot be attempted (a set without last_moves): the runs so far are logged
+        sys.exit(f"\nmeasure_ratings: {e}")
     print(file=sys.stderr)
     by_id = {p.id: (name, p, s) for name, p, s in sample}
     every = {p.id: (name, p, s) for name, rows in rated.items() for p, s, _ in rows}

@@ -226,6 +226,11 @@ def test_the_attempts_options_are_refused_in_one_line_before_any_attempt(script,
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit, match="cannot write the log"):
         run_script(script, monkeypatch, *base, "--read-budget", "100", "--log", str(tmp_path / "file" / "log.jsonl"))
+    # a set written before last_moves: the first attempt's AttemptError was a traceback
+    write_jsonl(tmp_path / "4-5-c1.jsonl", [dataclasses.replace(p, last_moves=None)
+                                           for p in load_jsonl(COMMITTED / "4-5-c1.jsonl")[:2]])
+    with pytest.raises(SystemExit, match="an attempt needs the key, the line and last_moves"):
+        run_script(script, monkeypatch, *base, "--read-budget", "100")
     assert not (tmp_path / "ratings-attempts.json").exists()
 
 
