@@ -218,7 +218,7 @@ def attempts_main(args, rated: dict) -> None:
     except KeyboardInterrupt:
         interrupted = True
         print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
-    except AttemptError as e:  # a puzzle that cannot be attempted (a set without last_moves): the runs so far are logged
+    except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
         sys.exit(f"\nmeasure_ratings: {e}")
     print(file=sys.stderr)
     by_id = {p.id: (name, p, s) for name, p, s in sample}

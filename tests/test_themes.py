@@ -249,7 +249,8 @@ def test_the_script_refuses_a_record_that_is_not_an_object_or_a_set_it_cannot_re
 
     f = tmp_path / "4-5-c2.jsonl"
     (tmp_path / "4-5-c2.jsonl.state.json").write_text((COMMITTED / "4-5-c2.jsonl.state.json").read_text())
-    spec = importlib.util.spec_from_file_location("make_puzzles", COMMITTED.parent.parent / "scripts" / "make_puzzles.py")
+    script = COMMITTED.parent.parent / "scripts" / "make_puzzles.py"
+    spec = importlib.util.spec_from_file_location("make_puzzles", script)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     monkeypatch.setattr(mod, "SETS", [("4/5", 2, 200, "selfplay")])
