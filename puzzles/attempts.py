@@ -102,8 +102,9 @@ def parse_solver(name: str) -> Solver:
     """The solver of a :attr:`Solver.name`; AttemptError for another text."""
     parts = name.strip().split("-")
     try:
-        if parts[0] == "policy" and len(parts) == 2 and parts[1].startswith("t"):
-            return Solver("policy", t=float(parts[1][1:]))
+        rest = name.strip().partition("-")[2]  # a small t is written with an exponent: policy-t1e-05
+        if parts[0] == "policy" and rest.startswith("t") and rest[1:2] not in ("-", "+"):
+            return Solver("policy", t=float(rest[1:]))
         if parts[0] == "look" and len(parts) == 3 and parts[1][0] == "w" and parts[2][0] == "n":
             return Solver("look", width=int(parts[1][1:]), nodes=int(parts[2][1:]))
         if parts[0] == "engine" and len(parts) == 2 and parts[1].startswith("p"):
@@ -165,7 +166,10 @@ def _choose(s: Solver, p: Puzzle, position, turn: int, rng: np.random.Generator,
     if s.kind == "policy":
         if s.t == 0:
             return moves[0]
-        w = np.exp(np.log(np.maximum(probs, 1e-300)) / s.t)
+        logp = np.log(np.maximum(probs, 1e-300))
+        w = np.exp(logp / s.t)
+        if not w.sum() > 0:  # a t so small that every weight underflows: the same weights scaled by the largest
+            w = np.exp((logp - logp.max()) / s.t)
         return moves[int(rng.choice(len(moves), p=w / w.sum()))]
     # look: the first of the likeliest moves that a small capture search says captures
     from solver.search.capture import CaptureSearch, forget

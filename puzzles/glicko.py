@@ -3,7 +3,7 @@ player's games, and the rating of puzzles and solvers from attempts (issue 36).
 
 :func:`glicko2` is steps 1-8 of the paper, the same update as the web trainer's
 (solver/app/web/static/trainer.js); its volatility is found by the paper's Illinois
-iteration (tests/test_glicko.py checks it against a bisection twin and the worked example).
+iteration (tests/test_attempts.py checks it against a bisection twin and the worked example).
 
 >>> r = glicko2(Rating(1500, 200, 0.06), [(1400, 30, 1), (1550, 100, 0), (1700, 300, 0)])
 >>> round(r.r, 2), round(r.rd, 2), round(r.vol, 5)
@@ -62,6 +62,14 @@ def glicko2(p: Rating, games, tau: float = TAU, *, eps: float = 1e-6) -> Rating:
     """The rating after one period of ``games`` (opponent's r, opponent's rd, score 0..1)
     from ``p``; no game: only the deviation grows.  GlickoError for bad input."""
     _check(p, games, tau)
+    try:
+        return _glicko2(p, games, tau, eps)
+    except (OverflowError, ZeroDivisionError):  # exp() of a huge rating gap, or an expected score of exactly 0 or 1
+        raise GlickoError(f"ratings too far apart for Glicko-2's arithmetic: {p.r!r} against "
+                          f"{min(g[0] for g in games)!r}..{max(g[0] for g in games)!r}") from None
+
+
+def _glicko2(p: Rating, games, tau: float, eps: float) -> Rating:
     mu, phi, sigma = (p.r - 1500) / SCALE, p.rd / SCALE, p.vol
     if not games:
         return Rating(p.r, SCALE * math.sqrt(phi * phi + sigma * sigma), sigma)

@@ -243,11 +243,14 @@ def themes(command: str) -> int:
                 return 1
             t0 = time.process_time()
             ps, new = [], []
+            lineno = 0  # read_lines names the file itself when it cannot be read
             try:
                 for lineno, text in enumerate(read_lines(f), 1):
                     if not text.strip():
                         continue
                     d = json.loads(text)
+                    if not isinstance(d, dict):
+                        raise ValueError(f"a record is a JSON object, not {type(d).__name__}")
                     d.pop("themes", None)  # names of an older theme list: recomputed below
                     p = Puzzle.from_dict(d)
                     ps.append(p)
@@ -257,7 +260,7 @@ def themes(command: str) -> int:
                     if written != d:  # the record's other fields must go back as they were
                         raise ValueError(f"{p.id} would not be written back as it was")
             except (PuzzleFormatError, ThemeError, ValueError) as e:
-                print(f"{f}, line {lineno}: {e}", file=sys.stderr)
+                print(f"{f}, line {lineno}: {e}" if lineno else str(e), file=sys.stderr)
                 return 1
             cpu = time.process_time() - t0
             fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}

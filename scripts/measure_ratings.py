@@ -148,6 +148,15 @@ def attempts_main(args, rated: dict) -> None:
         held_s = [parse_solver(x) for x in args.held_solvers.split(",")]
     except AttemptError as e:
         sys.exit(f"measure_ratings: {e}")
+    # a solver twice runs its attempts twice and no puzzle then has the count it wants; one in
+    # both lists would be checked against its own fit
+    for opt, ss in (("--rating-solvers", rating_s), ("--held-solvers", held_s)):
+        twice = sorted({s.name for s in ss if [t.name for t in ss].count(s.name) > 1})
+        if twice:
+            sys.exit(f"measure_ratings: {opt} names {', '.join(twice)} more than once")
+    both = sorted({s.name for s in rating_s} & {s.name for s in held_s})
+    if both:
+        sys.exit(f"measure_ratings: {', '.join(both)}: both a rating and a held-out solver")
     sample: list = []
     for name, rows in rated.items():
         k = min(args.per_set, len(rows))
@@ -186,7 +195,11 @@ def attempts_main(args, rated: dict) -> None:
     interrupted = False
     try:
         log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a") as out:
+        out = log.open("a")
+    except OSError as e:
+        sys.exit(f"measure_ratings: cannot write the log {log}: {e.strerror or e}")
+    try:
+        with out:
             if args.jobs > 1:
                 pool = get_context("spawn").Pool(args.jobs)
                 results = pool.imap_unordered(_work, todo, chunksize=4)
@@ -205,6 +218,8 @@ def attempts_main(args, rated: dict) -> None:
     except KeyboardInterrupt:
         interrupted = True
         print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
+    except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
+        sys.exit(f"\nmeasure_ratings: {e}")
     print(file=sys.stderr)
     by_id = {p.id: (name, p, s) for name, p, s in sample}
     every = {p.id: (name, p, s) for name, rows in rated.items() for p, s, _ in rows}
@@ -284,6 +299,9 @@ def attempts_main(args, rated: dict) -> None:
     command = (f"python scripts/measure_ratings.py --attempts --per-set {args.per_set}"
                + (f" --max-playouts {args.max_playouts}" if args.max_playouts != 8192 else "")
                + (f" --read-budget {args.read_budget}" if args.read_budget != READ_BUDGET else "")
+               + "".join(f" {opt} {','.join(s.name for s in ss)}" for opt, ss, default in
+                         (("--rating-solvers", rating_s, RATING_SOLVERS), ("--held-solvers", held_s, HELD_SOLVERS))
+                         if tuple(s.name for s in ss) != default)
                + (" --all" if args.all else "") + (" --write" if args.write else "")
                + (f" --jobs {args.jobs}" if args.jobs > 1 else ""))
     written = []
@@ -378,6 +396,8 @@ def main() -> None:
         sys.exit(f"measure_ratings: --sample must be from 0 to 10000, not {args.sample}")
     if not 16 <= args.max_playouts <= 1_000_000:
         sys.exit(f"measure_ratings: --max-playouts must be from 16 to 1000000, not {args.max_playouts}")
+    if not 1 <= args.read_budget <= 10**9:  # as a read solver's nodes; 0 would be "no limit" to the search
+        sys.exit(f"measure_ratings: --read-budget must be from 1 to 1000000000, not {args.read_budget}")
     files = sorted(Path(OUT).glob("*.jsonl"))
     if not files:
         sys.exit(f"measure_ratings: no puzzle sets (*.jsonl) in {OUT}")

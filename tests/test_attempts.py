@@ -65,6 +65,10 @@ def test_glicko2_refuses_bad_input_and_grows_rd_without_games():
                      (START, [(1500, 100)])):
         with pytest.raises(GlickoError):
             glicko2(p, games)
+    # ratings so far apart that exp() overflows: an OverflowError traceback before, now a GlickoError
+    for p, games in ((START, [(1e6, 30, 1)]), (Rating(-1e6, 350, 0.06), [(1500, 30, 0)])):
+        with pytest.raises(GlickoError, match="too far apart"):
+            glicko2(p, games)
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +100,22 @@ def test_solver_names_round_trip():
     for bad in ("policy", "look-w0-n5", "engine-p0", "policy-tx", "chess-p1", "read-n0", "read-x5", "read-n1-n2"):
         with pytest.raises(AttemptError):
             parse_solver(bad)
+    # a small temperature's name has an exponent with a '-' (policy-t1e-05): it parsed as a wrong
+    # name, so measure_ratings --rating-solvers policy-t0.00001 failed in the first attempt, a traceback
+    for t in (1e-5, 2.5e-7, 0.125):
+        s = Solver("policy", t=t)
+        assert parse_solver(s.name) == s and parse_solver(s.name).name == s.name
+    for bad in ("policy-t-1", "policy-t1-2", "policy-t", "policy-1"):
+        with pytest.raises(AttemptError):
+            parse_solver(bad)
+
+
+
+def test_a_policy_solver_with_a_tiny_temperature_plays_the_likeliest_move(puzzles):
+    # every weight p ** (1 / t) underflowed to 0 at t = 1e-5: "Probabilities contain NaN", a traceback
+    for p in puzzles:
+        cold = [attempt(Solver("policy", t=t), p, seed) for t in (1e-5, 1e-9) for seed in (1, 2)]
+        assert all(a.moves == attempt(parse_solver("policy-t0"), p).moves for a in cold)
 
 
 def _attempts():

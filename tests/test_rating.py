@@ -209,6 +209,31 @@ def test_the_script_refuses_bad_input_in_one_line(script, tmp_path, monkeypatch)
         run_script(script, monkeypatch, "--sample", "0")
 
 
+def test_the_attempts_options_are_refused_in_one_line_before_any_attempt(script, tmp_path, monkeypatch):
+    write_jsonl(tmp_path / "4-5-c1.jsonl", load_jsonl(COMMITTED / "4-5-c1.jsonl")[:2])
+    base = ("--attempts", "--per-set", "2", "--max-playouts", "16", "--rating-solvers", "policy-t0",
+            "--held-solvers", "policy-t1")
+    # a negative budget was a LimitError traceback from the first capture search, 0 a silent "no limit" of 0 nodes
+    for budget in ("-5", "0"):
+        with pytest.raises(SystemExit, match="--read-budget must be"):
+            run_script(script, monkeypatch, *base, "--read-budget", budget)
+    # a solver named twice ran every attempt twice, then "no attempts to rate": no puzzle had the count it wanted
+    for solvers in (("--rating-solvers", "policy-t0,policy-t0.0"), ("--held-solvers", "policy-t1,policy-t1"),
+                    ("--held-solvers", "policy-t0")):
+        with pytest.raises(SystemExit, match="more than once|both a rating and a held-out"):
+            run_script(script, monkeypatch, *base, *solvers)
+    # a log that cannot be written was a NotADirectoryError traceback
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit, match="cannot write the log"):
+        run_script(script, monkeypatch, *base, "--read-budget", "100", "--log", str(tmp_path / "file" / "log.jsonl"))
+    # a set written before last_moves: the first attempt's AttemptError was a traceback
+    write_jsonl(tmp_path / "4-5-c1.jsonl", [dataclasses.replace(p, last_moves=None)
+                                           for p in load_jsonl(COMMITTED / "4-5-c1.jsonl")[:2]])
+    with pytest.raises(SystemExit, match="an attempt needs the key, the line and last_moves"):
+        run_script(script, monkeypatch, *base, "--read-budget", "100")
+    assert not (tmp_path / "ratings-attempts.json").exists()
+
+
 def test_the_script_rates_from_attempts_and_resumes(script, tmp_path, monkeypatch, capsys):
     write_jsonl(tmp_path / "4-5-c1.jsonl", load_jsonl(COMMITTED / "4-5-c1.jsonl")[:4])
     write_jsonl(tmp_path / "4-5-c2.jsonl", load_jsonl(COMMITTED / "4-5-c2.jsonl")[:4])
@@ -248,8 +273,10 @@ def test_the_script_rates_every_puzzle_and_writes_only_the_rating_field(script, 
             "--rating-solvers", "policy-t0,read-n30,read-n3000", "--held-solvers", "read-n300")
     run_script(script, monkeypatch, *args)
     rec = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    # the solvers are part of the command: without them it would rerun with the default ones
     assert rec["command"] == ("python scripts/measure_ratings.py --attempts --per-set 2 --max-playouts 16 "
-                              "--read-budget 5000 --all --write")
+                              "--read-budget 5000 --rating-solvers policy-t0,read-n30,read-n3000 "
+                              "--held-solvers read-n300 --all --write")
     assert rec["rated_puzzles"] == rec["committed_puzzles"] == 8 and rec["written"] == ["4-5-c1", "4-5-c2"]
     assert {k: v["rated"] for k, v in rec["sets"].items()} == {"4-5-c1": 5, "4-5-c2": 3}
     log = [json.loads(x) for x in (tmp_path / "attempts" / "log.jsonl").read_text().splitlines()]

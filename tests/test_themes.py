@@ -241,3 +241,34 @@ def test_the_script_recomputes_every_theme_and_keeps_the_rest(tmp_path, monkeypa
     state = json.loads((tmp_path / "4-5-c2.jsonl.state.json").read_text())
     assert state["rewrites"][-1]["what"] == "themes" and state["rewrites"][-1]["puzzles"] == 12
     assert "| 4-5-c2 | 12 |" in capsys.readouterr().out
+
+
+def test_the_script_refuses_a_record_that_is_not_an_object_or_a_set_it_cannot_read(tmp_path, monkeypatch, capsys):
+    import importlib.util
+    import sys
+
+    f = tmp_path / "4-5-c2.jsonl"
+    (tmp_path / "4-5-c2.jsonl.state.json").write_text((COMMITTED / "4-5-c2.jsonl.state.json").read_text())
+    script = COMMITTED.parent.parent / "scripts" / "make_puzzles.py"
+    spec = importlib.util.spec_from_file_location("make_puzzles", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "SETS", [("4/5", 2, 200, "selfplay")])
+    monkeypatch.setattr(mod, "SETS_DIR", tmp_path)
+    monkeypatch.setattr(mod, "THEMES_TABLE", tmp_path / "themes.json")
+    monkeypatch.setattr(mod, "PICTURES", tmp_path / "pictures")
+    monkeypatch.setattr(sys, "argv", ["make_puzzles.py", "--themes"])
+    first = (COMMITTED / "4-5-c2.jsonl").read_text().splitlines()[0]
+    # JSON that is not an object was a TypeError or AttributeError traceback; bytes that are
+    # not UTF-8 an UnboundLocalError (the line number of the message was never set)
+    for text, where in ((first + "\n[1, 2]\n", "line 2"), (first + '\n"x"\n', "line 2"),
+                        (b"\xff\xfe\n", "4-5-c2.jsonl")):
+        if isinstance(text, bytes):
+            f.write_bytes(text)
+        else:
+            f.write_text(text)
+        before = f.read_bytes()
+        assert mod.main() == 1
+        err = capsys.readouterr().err.strip()
+        assert where in err and len(err.splitlines()) == 1 and "Traceback" not in err
+        assert f.read_bytes() == before and not (tmp_path / "themes.json").exists()
