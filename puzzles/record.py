@@ -49,7 +49,7 @@ from solver.util.files import write_atomic
 from solver.search.capture import MAX_N
 
 __all__ = [
-    "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "OPTIONAL", "REQUIRED", "THEMES",
+    "Puzzle", "PuzzleFormatError", "GENERATORS", "FIELDS", "OPTIONAL", "REQUIRED", "THEMES", "RETIRED_THEMES",
     "load_jsonl", "write_jsonl", "parse_puzzle_ref", "find_puzzle", "code_version", "ANY", "SOURCES",
     "json_schema",
 ]
@@ -61,6 +61,11 @@ GENERATORS = ("sat", "baseline", "extend")
 #: :mod:`puzzles.themes`)
 THEMES = ("several-paths", "quiet-key", "tempo", "forced-reply", "chase", "ladder", "double-threat", "fork",
           "big-group", "corner", "edge-key")
+
+#: the names of the first theme list (issue 21) that the list above no longer has: a record
+#: listing one is read as having no themes, since its list means other things (they are
+#: computed again where they are needed), so the sets of before issue 36 still load
+RETIRED_THEMES = ("block", "sacrifice", "self-harm", "zugzwang", "long-line")
 
 #: a line's last defender move written so: every legal reply there loses the target
 #: (after the attacker's last move the target group is dead, and the defender's own
@@ -308,7 +313,8 @@ class Puzzle:
         if "line" in known:
             known["line"] = tuple(known["line"])
         if known.get("themes") is not None:
-            known["themes"] = tuple(known["themes"])
+            retired = any(t in RETIRED_THEMES for t in known["themes"])
+            known["themes"] = None if retired else tuple(known["themes"])
         if known.get("source") is not None:
             known["source"] = dict(known["source"])
         if known.get("last_moves") is not None:
@@ -463,8 +469,10 @@ def _check_types(d: Mapping[str, Any]) -> None:
     v = d.get("version")
     need(v is None or isinstance(v, str), f"version must be a string, not {_short(v)}")
     v = d.get("themes")
+    old = isinstance(v, (list, tuple)) and any(t in RETIRED_THEMES for t in v if isinstance(t, str))
     need(v is None or (isinstance(v, (list, tuple)) and all(isinstance(t, str) and t in THEMES for t in v)
-                       and list(v) == sorted(set(v), key=THEMES.index)),
+                       and list(v) == sorted(set(v), key=THEMES.index))
+         or (old and all(isinstance(t, str) and (t in THEMES or t in RETIRED_THEMES) for t in v)),
          f"themes must be a list of theme names from {', '.join(THEMES)}, each once and in that order, "
          f"not {_short(v)}")
     v = d.get("last_moves")

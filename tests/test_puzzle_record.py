@@ -334,3 +334,18 @@ def test_repr_svg_of_an_unchecked_bad_record_is_none() -> None:
         assert p._repr_svg_() is None
         with pytest.raises(ValueError):
             p.svg()
+
+
+def test_a_record_of_the_first_theme_list_loads_without_its_themes(tmp_path: Path) -> None:
+    # the sets of before issue 36 named themes of the first list ('block', ...): they load,
+    # their themes read as not computed, so audit and book take them; unknown names stay refused
+    from puzzles.record import RETIRED_THEMES, THEMES
+
+    d = {"id": "x", "position": "2/1D1/4/L2/2 L", "target": "d2", "n": 1, "key": "b3"}
+    old = Puzzle.from_dict({**d, "themes": ["block", "double-threat", "long-line"]})
+    assert old.themes is None and "themes" not in old.to_dict()
+    assert Puzzle.from_dict({**d, "themes": ["double-threat"]}).themes == ("double-threat",)
+    assert set(RETIRED_THEMES).isdisjoint(THEMES)
+    for bad in (["block", "bogus"], ["bogus"], ["fork", "chase"]):  # unknown, or out of order
+        with pytest.raises(PuzzleFormatError, match="themes must be"):
+            Puzzle.from_dict({**d, "themes": bad})

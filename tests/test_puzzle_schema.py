@@ -17,8 +17,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from puzzles.record import (FIELDS, GENERATORS, OPTIONAL, REQUIRED, SOURCES, THEMES, Puzzle, PuzzleFormatError,
-                            json_schema, load_jsonl)
+from puzzles.record import (FIELDS, GENERATORS, OPTIONAL, REQUIRED, RETIRED_THEMES, SOURCES, THEMES, Puzzle,
+                            PuzzleFormatError, json_schema, load_jsonl)
 from solver.search.capture import MAX_N
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,7 @@ def test_the_schema_names_the_record_fields_and_constants() -> None:
     assert list(props) == list(FIELDS + OPTIONAL)
     assert props["n"]["minimum"] == 1 and props["n"]["maximum"] == MAX_N
     assert props["generator"]["enum"] == [*GENERATORS, None]
-    assert props["themes"]["items"]["enum"] == list(THEMES)
+    assert props["themes"]["items"]["enum"] == list(THEMES) + list(RETIRED_THEMES)
     kinds = {s["properties"]["kind"]["const"]: s for s in props["source"]["anyOf"] if s.get("type") == "object"}
     assert set(kinds) == set(SOURCES)
     for kind, fields in SOURCES.items():
