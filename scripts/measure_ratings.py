@@ -202,7 +202,8 @@ def attempts_main(args, rated: dict) -> None:
         with out:
             if args.jobs > 1:
                 pool = get_context("spawn").Pool(args.jobs)
-                results = pool.imap_unordered(_work, todo, chunksize=4)
+                # one task a chunk: each row reaches the log as its task ends, so Ctrl-C keeps it
+                results = pool.imap_unordered(_work, todo, chunksize=1)
             else:
                 pool, results = None, map(_work, todo)
             try:
