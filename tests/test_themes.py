@@ -206,9 +206,6 @@ def test_a_double_threat_read_by_hand():
 
 
 def test_the_script_recomputes_every_theme_and_keeps_the_rest(tmp_path, monkeypatch, capsys):
-    import importlib.util
-    import sys
-
     src = COMMITTED / "4-5-c2.jsonl"
     lines = src.read_text().splitlines()[:12]
     rows = [json.loads(x) for x in lines]
@@ -218,14 +215,7 @@ def test_the_script_recomputes_every_theme_and_keeps_the_rest(tmp_path, monkeypa
     f = tmp_path / "4-5-c2.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "4-5-c2.jsonl.state.json").write_text((COMMITTED / "4-5-c2.jsonl.state.json").read_text())
-    spec = importlib.util.spec_from_file_location("make_puzzles", COMMITTED.parent.parent / "scripts" / "make_puzzles.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    monkeypatch.setattr(mod, "SETS", [("4/5", 2, 200, "selfplay")])
-    monkeypatch.setattr(mod, "SETS_DIR", tmp_path)
-    monkeypatch.setattr(mod, "THEMES_TABLE", tmp_path / "themes.json")
-    monkeypatch.setattr(mod, "PICTURES", tmp_path / "pictures")
-    monkeypatch.setattr(sys, "argv", ["make_puzzles.py", "--themes"])
+    mod = _themes_script(tmp_path, monkeypatch)
     assert mod.main() == 0
     out = [json.loads(x) for x in f.read_text().splitlines()]
     assert len(out) == 12
@@ -246,20 +236,9 @@ def test_the_script_recomputes_every_theme_and_keeps_the_rest(tmp_path, monkeypa
 
 
 def test_the_script_refuses_a_record_that_is_not_an_object_or_a_set_it_cannot_read(tmp_path, monkeypatch, capsys):
-    import importlib.util
-    import sys
-
     f = tmp_path / "4-5-c2.jsonl"
     (tmp_path / "4-5-c2.jsonl.state.json").write_text((COMMITTED / "4-5-c2.jsonl.state.json").read_text())
-    script = COMMITTED.parent.parent / "scripts" / "make_puzzles.py"
-    spec = importlib.util.spec_from_file_location("make_puzzles", script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    monkeypatch.setattr(mod, "SETS", [("4/5", 2, 200, "selfplay")])
-    monkeypatch.setattr(mod, "SETS_DIR", tmp_path)
-    monkeypatch.setattr(mod, "THEMES_TABLE", tmp_path / "themes.json")
-    monkeypatch.setattr(mod, "PICTURES", tmp_path / "pictures")
-    monkeypatch.setattr(sys, "argv", ["make_puzzles.py", "--themes"])
+    mod = _themes_script(tmp_path, monkeypatch)
     first = (COMMITTED / "4-5-c2.jsonl").read_text().splitlines()[0]
     # JSON that is not an object was a TypeError or AttributeError traceback; bytes that are
     # not UTF-8 an UnboundLocalError (the line number of the message was never set)
@@ -274,3 +253,19 @@ def test_the_script_refuses_a_record_that_is_not_an_object_or_a_set_it_cannot_re
         err = capsys.readouterr().err.strip()
         assert where in err and len(err.splitlines()) == 1 and "Traceback" not in err
         assert f.read_bytes() == before and not (tmp_path / "themes.json").exists()
+
+
+def _themes_script(tmp_path, monkeypatch):
+    """scripts/make_puzzles.py loaded to run ``--themes`` on the one set 4/5 c2 in ``tmp_path``."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("make_puzzles", COMMITTED.parent.parent / "scripts" / "make_puzzles.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "SETS", [("4/5", 2, 200, "selfplay")])
+    monkeypatch.setattr(mod, "SETS_DIR", tmp_path)
+    monkeypatch.setattr(mod, "THEMES_TABLE", tmp_path / "themes.json")
+    monkeypatch.setattr(mod, "PICTURES", tmp_path / "pictures")
+    monkeypatch.setattr(sys, "argv", ["make_puzzles.py", "--themes"])
+    return mod
