@@ -110,7 +110,6 @@ def test_solver_names_round_trip():
             parse_solver(bad)
 
 
-
 def test_a_policy_solver_with_a_tiny_temperature_plays_the_likeliest_move(puzzles):
     # every weight p ** (1 / t) underflowed to 0 at t = 1e-5: "Probabilities contain NaN", a traceback
     for p in puzzles:
