@@ -270,7 +270,7 @@ def test_the_hint_paths_agree_with_the_reference_rules(client):
 
     ps = sorted(committed().values(), key=lambda p: p.id)
     chosen = random.Random(7).sample(ps, 40)
-    assert {_board_of(p.position) for p in chosen} == {"4/5", "5/6", "6/7"}
+    assert {_board_of(p.position) for p in chosen} == {_board_of(p.position) for p in ps}  # every board with a set
     nonempty = 0
     for p in chosen:
         d = client.get("/api/puzzle", params={"id": p.id}).json()
