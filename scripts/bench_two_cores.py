@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import queue
 import sys
 import time
 from pathlib import Path
@@ -53,7 +54,10 @@ def measure(text: str, seconds: float, tt_mb: float, processes: int) -> list[dic
     for p in procs:
         p.start()
     try:
-        runs = [out.get() for _ in procs]
+        # a search that dies (a table that cannot be allocated) puts nothing: do not wait forever
+        runs = [out.get(timeout=seconds + 600) for _ in procs]
+    except queue.Empty:
+        raise RuntimeError("a search process ended without its result") from None
     finally:
         for p in procs:
             p.join(timeout=60)
@@ -86,6 +90,9 @@ def main() -> int:
     except KeyboardInterrupt:
         print("bench_two_cores: interrupted: nothing written", file=sys.stderr)
         return 130
+    except RuntimeError as e:
+        print(f"bench_two_cores: {e}: nothing written", file=sys.stderr)
+        return 1
     shares = [round(r["rate"] / alone["rate"], 3) for r in both]
     ceiling = round(sum(shares), 3)
     rates = ", ".join(f"{r['rate']:,}" for r in both)
