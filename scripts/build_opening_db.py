@@ -227,8 +227,8 @@ def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], li
     pie = read_json(SOLUTIONS / "3-4-pie.json", "results file", dict)
     extra = 0
     for c in pie["classes"]:
-        if c["value"] not in ("L", "D") or not c.get("verified"):
-            continue
+        if c["value"] not in ("L", "D") or not c.get("verified") or "first_move" in c:
+            continue  # a class decided by a first-move class's certificate has no search of its own
         p = Position.parse(c["position"])  # Light's and Dark's first stones, Light to move
         k = position_key(p)
         reps[k] = p

@@ -102,7 +102,7 @@ def test_the_committed_3_4_table_is_what_its_class_files_collect_to(script, tmp_
 
 def test_the_committed_3_4_pie_file_is_what_its_class_records_collect_to(tmp_path):
     """(the run goes on class by class: the committed file is what the committed records,
-    every one of them decided and certified, collect to)"""
+    every one of them decided and certified, and the first-move classes' records collect to)"""
     records = sorted((SOLUTIONS / "3-4-pie").glob("3-4-*-value.json"))
     committed = json.loads((SOLUTIONS / "3-4-pie.json").read_text())
     (tmp_path / "3-4-pie").mkdir()
@@ -110,13 +110,15 @@ def test_the_committed_3_4_pie_file_is_what_its_class_records_collect_to(tmp_pat
         rec = json.loads(f.read_text())
         assert rec["verified"] and rec["certificate"]["checked_positions"] == rec["certificate"]["positions"], f.name
         (tmp_path / "3-4-pie" / f.name).write_text(f.read_text())
+    for f in SOLUTIONS.glob("3-4-*-value.json"):  # the first-move classes decide pairs too
+        (tmp_path / f.name).write_text(f.read_text())
     mine = classes.collect(tmp_path, Board.parse("3/4"), pie=True, say=lambda _: None)
     if not committed["command"].startswith(classes.COMMAND):
         # another command's file, from before the class-by-class run: kept while it decides more pairs
         decided = sum(v != "unknown" for v in mine["pairs"].values()) if records else 0
         assert sum(v not in ("unknown", None) for v in committed["pairs"].values()) > decided
         return
-    for key in ("pairs", "summary", "value", "decided", "certified", "nodes", "classes"):
+    for key in ("pairs", "summary", "value", "decided", "certified", "nodes", "classes", "by_first_move"):
         assert mine[key] == committed[key], key
     assert (tmp_path / "3-4-pie-map.svg").read_text() == (SOLUTIONS / "3-4-pie-map.svg").read_text()
 
@@ -357,3 +359,40 @@ def test_a_pie_file_that_decides_more_pairs_is_left_alone(script, tmp_path, monk
     run(script, monkeypatch, "--board", "2/3", "--pie", "--collect")
     err = capsys.readouterr().err
     assert "left alone" in err and f"2/3 pie: {theirs['value']} for the first player; 182 of 182 pairs decided" in err
+
+
+def test_pie_pairs_after_a_winning_first_move_are_decided_by_its_certificate(script, tmp_path, monkeypatch, capsys):
+    """(a first-move class that Light wins with a checked certificate decides every pie pair
+    with that Light stone: the pie runner passes over them, and their values are alpha-beta's)"""
+    from solver.app.openings import pie_jobs
+
+    board = Board.parse("2/3")
+    solved = json.loads(SOLVED_2_3_PIE.read_text())  # alpha-beta's, by scripts/solve_boards.py
+    # first-move records without certificates decide nothing of the pie
+    run(script, monkeypatch, "--board", "2/3", "--tt-mb", "16")
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--collect")
+    assert json.loads((tmp_path / "2-3-pie.json").read_text())["decided"] == "0 of 182 pairs"
+    # with checked certificates, every pair whose Light stone wins the first move is decided
+    run(script, monkeypatch, "--board", "2/3", "--tt-mb", "16", "--certificates", str(tmp_path / "certs"))
+    first = json.loads((tmp_path / "2-3.json").read_text())
+    winning = {m for m, v in first["moves"].items() if v == "win"}
+    assert winning and first["certified"] == f"{len(first['classes'])} of {len(first['classes'])} classes"
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--collect")
+    table = json.loads((tmp_path / "2-3-pie.json").read_text())
+    decided = {p: v for p, v in table["pairs"].items() if v != "unknown"}
+    assert set(decided) == {p for p in table["pairs"] if p.split("-")[0] in winning}
+    assert len(decided) == len(winning) * (board.size - 1)
+    assert decided == {p: solved["pairs"][p] for p in decided}
+    by = [c for c in table["classes"] if "first_move" in c]
+    assert by and all(c["certificate"]["sha256"] for c in by) and table["by_first_move"]
+    for c in by:  # the reply named is the pair's position, up to a symmetry
+        fm = next(k for k in first["classes"] if k["members"][0] == c["first_move"]["class"])
+        child = Position.parse(fm["position"]).play(c["first_move"]["reply"])
+        images = {str(Position.parse(c["position"]).transform(s)) for s in range(len(board.symmetries))}
+        assert str(child) in images
+    # the pie runner passes over those classes: it writes no record of its own for them
+    job = next(j for j in pie_jobs(Position.start(board)) if j.key.split("-")[0] in winning)
+    capsys.readouterr()
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", job.key, "--tt-mb", "16")
+    assert "Light wins it: the certificate of first-move class" in capsys.readouterr().err
+    assert not list((tmp_path / "2-3-pie").glob("2-3-*-value.json"))

@@ -51,7 +51,7 @@ from .solution import opening_jobs, pie_jobs
 __all__ = [
     "COMMAND", "ClassError", "ClassSettings", "class_jobs", "records_folder", "value_path", "read_record",
     "table_path", "certificate_path", "prove_classes", "prove_class", "certify_class",
-    "check_class_certificate", "collect", "collect_pie", "status", "PIE_VARIANT",
+    "check_class_certificate", "collect", "collect_pie", "first_move_proof", "status", "PIE_VARIANT",
 ]
 
 #: the command whose records these are: a table another command wrote is not replaced
@@ -156,6 +156,25 @@ def _decided(rec: dict | None) -> bool:
     return bool(rec) and rec.get("value") in ("win", "loss") and bool(rec.get("verified"))
 
 
+def first_move_proof(folder: Path, board: Board, job: Job) -> dict | None:
+    """What decides pie class ``job`` without a search of its own, or None: the class of
+    Light's first stone when its record in ``folder`` proves, with a checked certificate,
+    that Light wins after that stone whatever Dark replies.  The pair is one of those
+    replies up to a symmetry of the board, so Light wins it.  Returns ``{"class",
+    "reply", "record"}``: the first-move class, the reply of its certificate's root
+    whose position is the pair's (mapped by a symmetry), and its record."""
+    pos = Position.parse(job.position)
+    (light,) = pos.stones("L")
+    first = next(j for j in opening_jobs(Position.start(board)) if light in j.members)
+    parent = Position.parse(first.position)
+    rec = read_record(value_path(folder, parent))
+    if not (_decided(rec) and rec["value"] == "loss" and _summary(rec.get("certificate"))):
+        return None  # Dark to move there does not lose, or no checked certificate says so
+    wanted = {str(pos.transform(s)) for s in range(len(board.symmetries))}
+    reply = next(m for m in parent.legal_moves() if str(parent.play(m)) in wanted)
+    return {"class": first.key, "reply": reply, "record": rec}
+
+
 # -- proving -----------------------------------------------------------------------------
 def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> None:
     """Prove the classes named ``keys`` (all when empty), one at a time, and collect the
@@ -180,6 +199,11 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
         old = read_record(path)
         if _decided(old) and (settings.certificates is None or "certificate" in old):
             say(f"{job.key}: already {old['value']} for {_NAME[pos.to_move]} to move ({path.name})")
+            continue
+        by = first_move_proof(settings.folder, board, job) if settings.pie and not _decided(old) else None
+        if by is not None:
+            say(f"{job.key}: Light wins it: the certificate of first-move class {by['class']} "
+                f"proves Light wins after it whatever Dark replies ({by['reply']} is this pair)")
             continue
         lock = path.with_suffix(".running")
         if not claim(lock):
@@ -464,11 +488,18 @@ def collect_pie(folder: Path, board: Board, *, say: Callable[[str], None] = _std
     classes, pairs = [], {}
     for job in class_jobs(board, pie=True):
         rec = read_record(value_path(records, Position.parse(job.position))) or {}
-        winner = _winner(rec)
-        classes.append({"key": job.key, "members": list(job.members), "position": job.position,
-                        "value": winner, "verified": _decided(rec), "nodes": rec.get("nodes"), **_effort(rec)})
+        by = None if _decided(rec) else first_move_proof(folder, board, job)
+        if by is None:
+            entry = {"value": _winner(rec), "verified": _decided(rec), "nodes": rec.get("nodes"), **_effort(rec)}
+        else:
+            # no search of its own: its effort is the first-move class's, in <board>.json
+            entry = {"value": "L", "verified": True, "nodes": None, "seconds": None,
+                     "command": by["record"].get("command"), "revision": by["record"].get("revision"),
+                     "line": [], "certificate": _summary(by["record"]["certificate"]),
+                     "first_move": {"class": by["class"], "reply": by["reply"]}}
+        classes.append({"key": job.key, "members": list(job.members), "position": job.position, **entry})
         for m in job.members:
-            pairs[m] = winner
+            pairs[m] = entry["value"]
     pairs = dict(sorted(pairs.items()))
     decided = sum(v != "unknown" for v in pairs.values())
     old = read_record(folder / f"{stem}.json")
@@ -486,7 +517,10 @@ def collect_pie(folder: Path, board: Board, *, say: Callable[[str], None] = _std
         "variant": PIE_VARIANT,
         **provenance(f"{COMMAND} --board {board.name} --pie --collect"),
         "method": "df-pn per class of pairs of first stones (scripts/solve_openings.py --pie), "
-                  "each proof re-walked, each certificate checked by the reference checker",
+                  "each proof re-walked, each certificate checked by the reference checker; a pair "
+                  "whose Light stone is a first move after which Light wins whatever Dark replies "
+                  "is decided by that first-move class's checked certificate (<board>.json), the "
+                  "pair being a reply of its root (first_move)",
         "position": str(start),
         # the chooser takes the winning colour: every decided pair is lost by the first player
         "value": "loss" if pairs and decided == len(pairs) else "unknown",
@@ -495,8 +529,10 @@ def collect_pie(folder: Path, board: Board, *, say: Callable[[str], None] = _std
         "summary": summary,
         "nodes": sum(c["nodes"] for c in spent),
         "seconds": round(sum(c["seconds"] for c in spent), 1),
-        "certificate_check_seconds": round(sum(c["certificate"]["check_seconds"] for c in classes
-                                               if c["certificate"]), 1),
+        # a first-move class's certificate serves several pie classes: its check counts once
+        "certificate_check_seconds": round(sum({c["certificate"]["sha256"]: c["certificate"]["check_seconds"]
+                                                for c in classes if c["certificate"]}.values()), 1),
+        "by_first_move": sorted({c["first_move"]["class"] for c in classes if "first_move" in c}),
         "pairs": pairs,
         "classes": classes,
     }
@@ -522,6 +558,10 @@ def status(folder: Path, board: Board, tables: Path | None, *, pie: bool = False
         decided = _decided(rec)
         shown = (_winner(rec) if pie else _light(rec)) if decided else ("unknown" if rec else "-")
         notes = []
+        by = first_move_proof(folder, board, job) if pie and not decided else None
+        if by is not None:
+            shown = "L"
+            notes.append(f"by the certificate of first-move class {by['class']} (reply {by['reply']})")
         cert = rec.get("certificate")
         if cert:
             notes.append(f"certificate {cert['positions']:,} positions, checked {cert['checked_positions']:,}")
