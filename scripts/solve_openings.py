@@ -111,6 +111,9 @@ def main() -> None:
         prove_classes(board, [c for c in args.classes.split(",") if c], settings)
     except (ClassError, TableFileError, Interrupted) as e:
         sys.exit(f"solve_openings: {e}")
+    except KeyboardInterrupt:
+        # between classes (a search in progress raises Interrupted): nothing is half-done
+        sys.exit("solve_openings: interrupted between classes; every class record written is kept")
 
 
 if __name__ == "__main__":

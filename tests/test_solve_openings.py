@@ -396,3 +396,13 @@ def test_pie_pairs_after_a_winning_first_move_are_decided_by_its_certificate(scr
     run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", job.key, "--tt-mb", "16")
     assert "Light wins it: the certificate of first-move class" in capsys.readouterr().err
     assert not list((tmp_path / "2-3-pie").glob("2-3-*-value.json"))
+
+
+def test_ctrl_c_between_classes_is_one_line(script, tmp_path, monkeypatch):
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(classes, "first_move_proof", stopped)
+    with pytest.raises(SystemExit, match="^solve_openings: interrupted between classes"):
+        run(script, monkeypatch, "--board", "2/3", "--pie", "--tt-mb", "16")
+    assert not list(tmp_path.rglob("*-value.json"))
