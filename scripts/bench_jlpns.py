@@ -27,7 +27,6 @@ df-pn run (the ratios are then between the JL-PNS runs only).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,7 @@ from solver.jobs.jlpns import jlpns
 from solver.search.limit import Limit, check_tt_mb
 from solver.search.prove import load_kernels, prove
 from solver.util.errors import Interrupted
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import load_average, provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "bench.json"
@@ -133,8 +132,7 @@ def main() -> None:
                   "backend": args.backend, "job_tt_mb": args.job_tt_mb, "runs": ([] if args.no_dfpn else [base]) + rows,
                   "ratios": ratios}
         out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(out, json.dumps(report, indent=1) + "\n")
+        write_json(out, report)
         print(f"wrote {out}")
 
 

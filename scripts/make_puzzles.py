@@ -231,7 +231,7 @@ def themes(command: str) -> int:
     from puzzles.themes import ThemeError
     from puzzles.themes import themes as compute
     from puzzles.record import read_lines
-    from solver.util.files import uninterrupted, write_atomic
+    from solver.util.files import uninterrupted, write_atomic, write_json
     from solver.util.provenance import code_revision, provenance
 
     revision = code_revision()
@@ -288,7 +288,7 @@ def themes(command: str) -> int:
               "fewest_per_board": {t: min(b["themes"][t] for b in boards.values()) for t in THEMES},
               "sets": table, "boards": boards,
               "examples": {t: examples[t].id for t in THEMES if t in examples}}
-    write_atomic(THEMES_TABLE, json.dumps(record, indent=1) + "\n")
+    write_json(THEMES_TABLE, record)
     PICTURES.mkdir(parents=True, exist_ok=True)
     for t, q in examples.items():  # the target marked, the key ringed; the task and line are in the docs
         write_atomic(PICTURES / f"{t}.svg",

@@ -59,7 +59,7 @@ from pathlib import Path
 
 from puzzles.rating import RatingError, find_key, quantile_cuts, rating, record_features, score, spearman
 from puzzles.record import PuzzleFormatError, load_jsonl
-from solver.util.files import write_atomic
+from solver.util.files import write_atomic, write_json
 from solver.util.provenance import provenance
 
 #: the folder of the committed sets, where ratings.json is written
@@ -327,7 +327,7 @@ def attempts_main(args, rated: dict) -> None:
               "puzzles": rows}
     out_path = Path(OUT) / "ratings-attempts.json"
     try:
-        write_atomic(out_path, json.dumps(record, indent=1) + "\n")
+        write_json(out_path, record)
     except OSError as e:
         sys.exit(f"measure_ratings: cannot write {out_path}: {e.strerror or e}")
     print("solvers: " + ", ".join(f"{k} {v['r']}" for k, v in record["rating_solvers"].items()))
@@ -474,7 +474,7 @@ def main() -> None:
               "overall": overall, "sets": sets}
     out = Path(OUT) / "ratings.json"
     try:
-        write_atomic(out, json.dumps(record, indent=1) + "\n")
+        write_json(out, record)
     except OSError as e:
         sys.exit(f"measure_ratings: cannot write {out}: {e.strerror or e}")
     print("| set | puzzles | ratings 1/2/3/4/5 | top rating (recorded) | checked | key found | "

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from solver.util.files import (CACHE_DIR_ENV, STATE_DIR_ENV, ExclusiveLock, FileFormatError, FileLockedError, cache_dir,
-                          read_json, read_text, state_dir, write_atomic, write_atomic_chunks)
+                          read_json, read_text, state_dir, write_atomic, write_atomic_chunks, write_json)
 from solver.search.limit import MAX_NODES, MAX_SECONDS, Limit, LimitError, check_seconds
 
 # -- write_atomic -------------------------------------------------------------------------------
@@ -48,6 +48,17 @@ def test_missing_folders_are_created(tmp_path):
     path = tmp_path / "a" / "b" / "c.txt"
     write_atomic_chunks(path, [b"one ", b"two"])
     assert path.read_text() == "one two"
+
+
+def test_write_json_is_indented_one_space_ends_in_a_newline_and_reads_back(tmp_path):
+    path = tmp_path / "new" / "report.json"
+    value = {"a": [1, None], "n": "é"}
+    write_json(path, value)
+    assert path.read_text(encoding="utf-8") == '{\n "a": [\n  1,\n  null\n ],\n "n": "\\u00e9"\n}\n'
+    assert read_json(path) == value
+    with pytest.raises(TypeError):  # not JSON: the file already there stays as it was
+        write_json(path, {"x": object()})
+    assert read_json(path) == value and [p.name for p in path.parent.iterdir()] == ["report.json"]
 
 
 def test_write_error_names_the_path_and_leaves_nothing(tmp_path):

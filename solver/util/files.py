@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .errors import MeridiansError
 
-__all__ = ["write_atomic", "write_atomic_chunks", "uninterrupted", "read_text", "read_json", "FileFormatError",
+__all__ = ["write_atomic", "write_atomic_chunks", "write_json", "uninterrupted", "read_text", "read_json", "FileFormatError",
            "claim", "interrupt_on_sigterm", "state_dir", "cache_dir", "STATE_DIR_ENV", "CACHE_DIR_ENV", "ExclusiveLock",
            "FileLockedError"]
 
@@ -60,6 +60,11 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     """Write ``text`` (or bytes) to ``path`` through a temporary file in the same folder
     and a rename, so that an interrupted write never leaves half a file."""
     write_atomic_chunks(path, [text if isinstance(text, bytes) else text.encode("utf-8")])
+
+
+def write_json(path: str | os.PathLike, value) -> None:
+    """:func:`write_atomic` of ``value`` as JSON, one space an indent level, a newline at the end."""
+    write_atomic(path, json.dumps(value, indent=1) + "\n")
 
 
 def write_atomic_chunks(path: str | os.PathLike, chunks: Iterable[bytes]) -> None:
