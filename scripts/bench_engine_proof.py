@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import shlex
 import statistics
 import sys
 from pathlib import Path
 
 from solver.rules.board import Board
-from solver.util.files import write_atomic
+from solver.util.files import write_atomic, write_json
 from solver.app.interactive import engine_limit, engine_vs_engine, label, proven_from
 from solver.rules.position import Game
 from solver.util.provenance import code_revision, provenance
@@ -75,11 +74,11 @@ def main() -> None:
                      "mean_seconds_a_move": round(statistics.fmean(seconds), 3) if seconds else None,
                      "record": record_path.name})
         empties = [r["empty_at_proven_from"] for r in rows if r["empty_at_proven_from"] is not None]
-        write_atomic(out, json.dumps({
+        write_json(out, {
             "board": board.name, "budget": label(limit), **stamp, "games": rows,
             "summary": {"games": len(rows), "median_empty_at_proven_from": statistics.median(empties) if empties else None,
                         "min": min(empties, default=None), "max": max(empties, default=None)},
-        }, indent=1) + "\n")
+        })
         r = rows[-1]
         print(f"game {g + 1}: {r['moves']} moves, {r['outcome']} wins; proven from ply {r['proven_from_ply']} "
               f"({r['empty_at_proven_from']} empty points), {r['mean_seconds_a_move']} s a move", flush=True)

@@ -229,12 +229,11 @@ def main() -> int:
     out = {"command": command, "board": args.board, "seed": args.seed, "source": "selfplay",
            "playouts": args.playouts, "version": version, "wall_seconds": round(time.time() - t0),
            "rows": rows}
-    text = json.dumps(out, indent=1) + "\n"
     if args.out:
-        from solver.util.files import write_atomic
+        from solver.util.files import write_json
 
         try:
-            write_atomic(args.out, text)
+            write_json(args.out, out)
         except OSError as e:
             print(f"bench_fast_generation: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
             return 1

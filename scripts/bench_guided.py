@@ -27,7 +27,6 @@ command and the code version.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,7 @@ from solver.rules import core
 from solver.rules.randomgame import empty_points, random_game
 from solver.search import guide as G
 from solver.search.variants import dfpn_variant
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "guided" / "bench.json"
@@ -149,8 +148,7 @@ def main() -> None:
                                "runs": [{"position": str(p), **{k: list(runs[k][i]) for k in names}}
                                         for i, p in enumerate(todo)]})
         report["written"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(out, json.dumps(report, indent=1) + "\n")
+        write_json(out, report)
 
 
 if __name__ == "__main__":

@@ -27,21 +27,35 @@ df-pn run (the ratios are then between the JL-PNS runs only).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 from solver import Position
+from solver.app.match import MAX_JOBS
 from solver.jobs.jlpns import jlpns
 from solver.search.limit import Limit, check_tt_mb
 from solver.search.prove import load_kernels, prove
 from solver.util.errors import Interrupted
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import load_average, provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "bench.json"
 POSITION = "1D1/4/1DL2/L2L2/5/2D1/3 L"
+
+
+def worker_counts(text: str) -> list[int]:
+    """The worker counts of ``--workers``: whole numbers from 1 to :data:`MAX_JOBS` (the
+    most processes ``meridians match`` starts), separated by commas; ValueError else."""
+    counts = []
+    for part in text.split(","):
+        part = part.strip()
+        # isdecimal, not isdigit: "²" is a digit that int() refuses
+        if not (part.isdecimal() and 1 <= int(part) <= MAX_JOBS):
+            raise ValueError(f"--workers must be worker counts from 1 to {MAX_JOBS} separated by commas, "
+                             f"such as 1,2; not {text!r}")
+        counts.append(int(part))
+    return counts
 
 
 def measure(name: str, run) -> dict:
@@ -91,13 +105,12 @@ def main() -> None:
     args = ap.parse_args()
     try:
         pos = Position.parse(args.position)
-        workers = [int(w) for w in args.workers.split(",") if w.strip().isdigit() and int(w) >= 1]
-        if not workers or len(workers) != len(args.workers.split(",")):
-            raise ValueError(f"--workers must be worker counts of at least 1, separated by commas, not {args.workers!r}")
+        workers = worker_counts(args.workers)
         check_tt_mb(args.job_tt_mb, "--job-tt-mb", copies=max(workers))
         check_tt_mb(args.tt_mb)
     except ValueError as e:  # MeridiansError is one
-        sys.exit(f"bench_jlpns: {e}")
+        print(f"bench_jlpns: {e}", file=sys.stderr)
+        sys.exit(2)  # a bad option value, as argparse's own
     load_kernels(pos.board)
     print(f"JL-PNS against plain df-pn on {pos}: jobs of {args.job_nodes:,} expansions, {args.time:g} s a run")
     print(f"{'run':<14} {'value':>7} {'seconds':>9} {'expansions':>13} {'jobs':>6} {'tree':>7} {'load':>6}")
@@ -133,8 +146,7 @@ def main() -> None:
                   "backend": args.backend, "job_tt_mb": args.job_tt_mb, "runs": ([] if args.no_dfpn else [base]) + rows,
                   "ratios": ratios}
         out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(out, json.dumps(report, indent=1) + "\n")
+        write_json(out, report)
         print(f"wrote {out}")
 
 

@@ -19,7 +19,6 @@ version; without it nothing is written.  The certificates go to a temporary fold
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -32,7 +31,7 @@ from solver.reference.certificate import check
 from solver.search.certificate import write_certificate
 from solver.search.limit import Limit
 from solver.search.prove import load_kernels, prove
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import load_average, provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "certificate-bench.json"
@@ -98,8 +97,7 @@ def main() -> None:
         report = {**provenance(command), "position": str(pos), "job_nodes": args.job_nodes,
                   "workers": args.workers, "runs": rows, "ratios": ratios}
         out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(out, json.dumps(report, indent=1) + "\n")
+        write_json(out, report)
         print(f"wrote {out}")
 
 

@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def main() -> None:
     met = all(r["ratio"] <= 1 for r in rows)
     out = {**stamp, "rows": rows, "targets_met": met, "load_average": round(os.getloadavg()[0], 2)}
     if args.out:
-        write_atomic(args.out, json.dumps(out, indent=1) + "\n")
+        write_json(args.out, out)
     if args.json:
         print(json.dumps(out, indent=1))
         return

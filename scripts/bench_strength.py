@@ -36,7 +36,7 @@ from pathlib import Path
 
 from solver import Board
 from solver.util.errors import Interrupted
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.app.match import MAX_JOBS, combine, default_state, parse_player, run_match
 from solver.util.provenance import code_revision, provenance
 
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                 row = {k: v for k, v in r.as_dict().items() if k != "results"}
                 row["seconds"] = round(time.perf_counter() - t0, 1)
                 record["rows"].append(row)
-                write_atomic(out, json.dumps(record, indent=1) + "\n")
+                write_json(out, record)
     except (KeyboardInterrupt, Interrupted):
         print(f"\ninterrupted: {len(record['rows'])} matches in {out}; the same command resumes", file=sys.stderr)
         return 130
@@ -124,8 +124,7 @@ def combined(files: list[str], out: Path, command: str) -> int:
         what = f"no field {e}" if isinstance(e, KeyError) else str(e)
         print(f"bench_strength: cannot combine {' '.join(files)}: {what}", file=sys.stderr)
         return 2
-    write_atomic(out, json.dumps({**provenance(command, revision=code_revision()), "parts": parts, "rows": rows},
-                                 indent=1) + "\n")
+    write_json(out, {**provenance(command, revision=code_revision()), "parts": parts, "rows": rows})
     show(rows)
     return 0
 

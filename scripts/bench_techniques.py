@@ -30,11 +30,10 @@ as JSON with the command and the code's version.  What the second core buys is m
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from solver import Board, Position
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.app.openings import opening_jobs
 from solver.util.provenance import code_revision, provenance
 from solver.rules.randomgame import random_game
@@ -128,7 +127,7 @@ def main() -> None:
                           for i, (key, pos) in enumerate(todo)],
         }
         try:
-            write_atomic(args.out, json.dumps(record, indent=1) + "\n")
+            write_json(args.out, record)
         except OSError as e:
             sys.exit(f"bench_techniques: cannot write {args.out}: {e}")
 

@@ -19,7 +19,6 @@ as JSON with the command and code version (default results/jlpns/two-cores.json)
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import queue
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 from solver import Position
 from solver.search.limit import Limit, check_tt_mb
 from solver.search.prove import load_kernels, prove
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import load_average, provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "two-cores.json"
@@ -106,8 +105,7 @@ def main() -> int:
         report = {**provenance(command), "position": a.position, "seconds": a.seconds, "tt_mb": a.tt_mb,
                   "alone": alone, "two_at_once": both, "shares": shares, "ceiling": ceiling}
         out = Path(a.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(out, json.dumps(report, indent=1) + "\n")
+        write_json(out, report)
         print(f"wrote {out}")
     return 0
 

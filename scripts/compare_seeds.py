@@ -27,7 +27,6 @@ figures (the self-play games use a playout budget, not a time budget).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 
 from puzzles.generate import SELFPLAY_PLAYOUTS, selfplay_game
 from solver import Board, Position
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles" / "seed-sources.json"
@@ -205,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"| {label} | {r.get('dead_share')} / {s.get('dead_share')} | {r.get('group_size')} / "
                   f"{s.get('group_size')} | {r.get('captures_per_game')} / {s.get('captures_per_game')} |")
     try:
-        write_atomic(args.out, json.dumps(record, indent=1) + "\n")
+        write_json(args.out, record)
     except OSError as e:
         sys.exit(f"compare_seeds: cannot write {args.out}: {e.strerror or e}")
     print(f"wrote {args.out}", file=sys.stderr)

@@ -36,12 +36,18 @@ records the rewrite in the set's state file; then it writes the table of theme s
 per set, ``results/puzzles/themes.json`` (with its command, version and revision), and
 one picture a theme, ``docs/themes/<theme>.svg``: the first puzzle of the smallest board,
 then the smallest N, that shows it.
+
+Ctrl-C stops any of them with one line and exit code 130: every file is written at once
+(a set with the state file that records its rewrite: both or neither), so each is as it
+was or wholly new, and the same command does the rest.  While a generator runs, Ctrl-C is
+its own to answer: it saves what it found and says so.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -71,6 +77,18 @@ SETS_DIR = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 
 
 def main() -> int:
+    args = _options()
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        # --summary, when it is the mode that runs (--themes and --only-moves go first), only reads
+        done = "nothing written" if args.summary and not (args.themes or args.only_moves) else (
+            "every file is as it was or wholly rewritten; the same command does the rest")
+        print(f"make_puzzles: interrupted: {done}", file=sys.stderr)
+        return 130
+
+
+def _options() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", action="append", default=[], help="board:n, such as 6/7:3 (repeatable)")
@@ -81,7 +99,10 @@ def main() -> int:
                     help="rewrite each set to its dual-free puzzles, with their last moves")
     ap.add_argument("--themes", action="store_true",
                     help="recompute every record's themes; write their table and one picture a theme")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.themes:
         return themes("python scripts/make_puzzles.py " + " ".join(sys.argv[1:]))
     if args.only_moves:
@@ -99,10 +120,22 @@ def main() -> int:
         cmd = ["meridians", "puzzles", "generate", "--board", board, "--n", str(n), "--count", str(count),
                "--method", METHODS.get((board, n), "sat"), "--seed", "1", "--source", source, "--jobs", str(args.jobs), "--out", str(out)]
         print(" ".join(cmd), flush=True)
-        rc = subprocess.call(cmd)
+        rc = _generator(cmd)
         if rc:
             return rc
     return 0
+
+
+def _generator(cmd: list[str]) -> int:
+    """Run a generator to its end; its exit code.  A Ctrl-C reaches it too (one process
+    group) and it answers it (its state saved, one line, exit code 130), so this process
+    lets it pass meanwhile, as ``os.system`` does.  A handler, not SIG_IGN: an ignored
+    SIGINT would be inherited, and the generator would ignore Ctrl-C too."""
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    try:
+        return subprocess.call(cmd)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _committed(only: list[str]):
@@ -231,7 +264,7 @@ def themes(command: str) -> int:
     from puzzles.themes import ThemeError
     from puzzles.themes import themes as compute
     from puzzles.record import read_lines
-    from solver.util.files import uninterrupted, write_atomic
+    from solver.util.files import uninterrupted, write_atomic, write_json
     from solver.util.provenance import code_revision, provenance
 
     revision = code_revision()
@@ -288,7 +321,7 @@ def themes(command: str) -> int:
               "fewest_per_board": {t: min(b["themes"][t] for b in boards.values()) for t in THEMES},
               "sets": table, "boards": boards,
               "examples": {t: examples[t].id for t in THEMES if t in examples}}
-    write_atomic(THEMES_TABLE, json.dumps(record, indent=1) + "\n")
+    write_json(THEMES_TABLE, record)
     PICTURES.mkdir(parents=True, exist_ok=True)
     for t, q in examples.items():  # the target marked, the key ringed; the task and line are in the docs
         write_atomic(PICTURES / f"{t}.svg",

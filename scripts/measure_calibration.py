@@ -20,7 +20,6 @@ budgets as package data (solver/data/calibration-<board>.json), which the analys
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ from solver.search import mcts
 from solver.app.value_training import parse_sources
 from solver.search.value import DATA, ValueModel
 from solver.util.errors import Interrupted, MeridiansError
-from solver.util.files import interrupt_on_sigterm, state_dir, write_atomic
+from solver.util.files import interrupt_on_sigterm, state_dir, write_atomic, write_json
 from solver.util.provenance import code_revision, provenance
 
 
@@ -81,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
            "value_model": str(shown) if model is not None else None,
            "value_model_command": model.meta.get("command") if model is not None else None, **rec}
     out = Path(args.out) if args.out else Path("results/calibration") / f"calibration-{tag}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, json.dumps(rec, indent=1) + "\n")
+    write_json(out, rec)
     pictures = []
     for budget in budgets:
         pictures.append(out.with_name(f"{out.stem}-{budget}.svg"))
@@ -103,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                        "held_out": {b: {k: {f: r[k][f] for f in ("positions", "log_loss", "brier", "max_gap")}
                                         for k in ("raw", "calibrated")} for b, r in rec["budgets"].items()}}
         ship = DATA / f"calibration-{tag}.json"
-        write_atomic(ship, json.dumps(chosen.as_dict(), indent=1) + "\n")
+        write_json(ship, chosen.as_dict())
         print(f"{ship}", file=sys.stderr)
     print(f"{out}, {', '.join(str(p) for p in pictures)}", file=sys.stderr)
     return 0

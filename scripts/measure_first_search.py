@@ -18,7 +18,6 @@ percentiles, the share found within each budget of ``--cuts``, and the CPU secon
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -95,10 +94,10 @@ def main() -> int:
     out = {"command": "python scripts/measure_first_search.py " + " ".join(sys.argv[1:]), "version": version,
            "rows": rows}
     if args.out:
-        from solver.util.files import write_atomic
+        from solver.util.files import write_json
 
         try:
-            write_atomic(args.out, json.dumps(out, indent=1) + "\n")
+            write_json(args.out, out)
         except OSError as e:
             print(f"measure_first_search: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
             return 1

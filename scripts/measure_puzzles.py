@@ -16,14 +16,13 @@ puzzles per generator and per source.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from puzzles.quality import measure_set
 from puzzles.record import PuzzleFormatError, load_jsonl
 from puzzles.similar import WITHIN
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import provenance
 
 #: the folder of the committed sets, where quality.json is written
@@ -60,7 +59,7 @@ def main() -> None:
     record = {**provenance(command), "within": args.within, "sets": sets}
     out = Path(OUT) / "quality.json"
     try:
-        write_atomic(out, json.dumps(record, indent=1) + "\n")
+        write_json(out, record)
     except OSError as e:
         sys.exit(f"measure_puzzles: cannot write {out}: {e.strerror or e}")
     print(f"| set | puzzles | dual-free | duplicates (<= {args.within} points) | ratings | top rating | "

@@ -42,14 +42,17 @@ every other committed puzzle, which joins the fit (a puzzle is rated only when a
 rating attempts have run; the held-out half stays out of the fit and is rated against
 the fitted solvers); ``--write`` then puts each rating into the ``rating`` field of its
 record, for the sets whose every puzzle is rated (no other byte of a record changes; an
-interrupted run writes no record).  Writes ``results/puzzles/ratings-attempts.json``
-with the ratings per set (count, range, histogram), the per-attempt CPU seconds by board
-and N, and the sets written.
+interrupted run writes no record): every such set or none (:func:`write_ratings`), and
+none when a rated id now names another puzzle (position, target or n changed: the set was
+rebuilt since the run read it) or another run holds a set.  Writes
+``results/puzzles/ratings-attempts.json`` with the ratings per set (count, range,
+histogram), the per-attempt CPU seconds by board and N, and the sets written.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -58,8 +61,8 @@ from collections import Counter
 from pathlib import Path
 
 from puzzles.rating import RatingError, find_key, quantile_cuts, rating, record_features, score, spearman
-from puzzles.record import PuzzleFormatError, load_jsonl
-from solver.util.files import write_atomic
+from puzzles.record import Puzzle, PuzzleFormatError, load_jsonl
+from solver.util.files import write_atomic_all, write_json
 from solver.util.provenance import provenance
 
 #: the folder of the committed sets, where ratings.json is written
@@ -307,13 +310,13 @@ def attempts_main(args, rated: dict) -> None:
                + (f" --jobs {args.jobs}" if args.jobs > 1 else ""))
     written = []
     if args.write and not interrupted:
-        for name, prs in rated.items():
-            if all(p.id in ratings for p, _, _ in prs):
-                try:
-                    write_ratings(Path(OUT) / f"{name}.jsonl", {p.id: round(ratings[p.id].r) for p, _, _ in prs})
-                except (OSError, ValueError) as e:
-                    sys.exit(f"measure_ratings: cannot write the ratings of {name}: {e}")
-                written.append(name)
+        complete = [name for name, prs in rated.items() if all(p.id in ratings for p, _, _ in prs)]
+        try:
+            write_ratings({Path(OUT) / f"{name}.jsonl": {p.id: (p, round(ratings[p.id].r)) for p, _, _ in rated[name]}
+                           for name in complete})
+        except (OSError, ValueError) as e:
+            sys.exit(f"measure_ratings: cannot write the ratings: {e}; no set written")
+        written = complete
     solvers = sorted(fit.solvers.items(), key=lambda kv: kv[1].r)
     record = {**provenance(command), "interrupted": interrupted, "per_set": args.per_set,
               "rating_puzzles": len(fit.puzzles), "held_out_puzzles": len(rows), "rated_puzzles": len(ratings),
@@ -327,7 +330,7 @@ def attempts_main(args, rated: dict) -> None:
               "puzzles": rows}
     out_path = Path(OUT) / "ratings-attempts.json"
     try:
-        write_atomic(out_path, json.dumps(record, indent=1) + "\n")
+        write_json(out_path, record)
     except OSError as e:
         sys.exit(f"measure_ratings: cannot write {out_path}: {e.strerror or e}")
     print("solvers: " + ", ".join(f"{k} {v['r']}" for k, v in record["rating_solvers"].items()))
@@ -350,23 +353,49 @@ def attempts_main(args, rated: dict) -> None:
         sys.exit(130)
 
 
-def write_ratings(path: Path, ratings: dict) -> None:
-    """Put ``ratings`` (id -> rating) into the ``rating`` field of the records of ``path``,
-    leaving every other byte of a record as it was; ValueError when a record of the file
-    has no rating or would not be written back as it reads."""
+def write_ratings(sets: dict[Path, dict]) -> None:
+    """Put the ratings of each set (its file -> {id: (the puzzle rated, its rating)}) into
+    the ``rating`` field of its records, every other byte of a record as it was.  Every
+    set or none (:func:`solver.util.files.write_atomic_all`: all are written to temporary
+    files, then renamed with Ctrl-C held back; only a crash during the renames can leave
+    some sets new and others old), each set's lock held meanwhile, so that no generator
+    writes it.  ValueError, no set written, when a set is locked by another run or a
+    record has no rating, is not the puzzle that was rated (the set changed since the
+    run read it) or would not be written back as it reads."""
+    from puzzles.generate import run_state
+
+    with contextlib.ExitStack() as held:
+        for path in sets:
+            held.enter_context(run_state(str(path)))
+        write_atomic_all({path: _with_ratings(path, ratings) for path, ratings in sets.items()})
+
+
+def _with_ratings(path: Path, ratings: dict) -> str:
+    """The text of ``path`` with the ratings of :func:`write_ratings` put in; ValueError
+    for a record it refuses."""
     out = []
     for i, line in enumerate(path.read_text("utf-8").splitlines()):
         if not line.strip():
             out.append(line)
             continue
+        where = f"{path.name}, line {i + 1}"
         d = json.loads(line)
         if json.dumps(d, ensure_ascii=False) != line:
-            raise ValueError(f"{path.name}, line {i + 1}: the record would not be written back as it reads")
+            raise ValueError(f"{where}: the record would not be written back as it reads")
         if d.get("id") not in ratings:
-            raise ValueError(f"{path.name}, line {i + 1}: no rating for {d.get('id')!r}")
-        d["rating"] = ratings[d["id"]]
+            raise ValueError(f"{where}: no rating for {d.get('id')!r}")
+        rated, r = ratings[d["id"]]
+        try:
+            q = Puzzle.from_dict(d)
+        except PuzzleFormatError as e:
+            raise ValueError(f"{where}: {e}") from None
+        # the id alone is not the puzzle: a set rebuilt since the run read it may give it to another
+        if (q.position, q.target, q.n) != (rated.position, rated.target, rated.n):
+            raise ValueError(f"{where}: {q.id} is not the puzzle that was rated (its position, target or n "
+                             "differ: the set changed since the run read it)")
+        d["rating"] = r
         out.append(json.dumps(d, ensure_ascii=False))
-    write_atomic(path, "\n".join(out) + "\n")
+    return "\n".join(out) + "\n"
 
 
 def main() -> None:
@@ -474,7 +503,7 @@ def main() -> None:
               "overall": overall, "sets": sets}
     out = Path(OUT) / "ratings.json"
     try:
-        write_atomic(out, json.dumps(record, indent=1) + "\n")
+        write_json(out, record)
     except OSError as e:
         sys.exit(f"measure_ratings: cannot write {out}: {e.strerror or e}")
     print("| set | puzzles | ratings 1/2/3/4/5 | top rating (recorded) | checked | key found | "

@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from solver import Board
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.app.match import choose_move, elo, engine_of, game_seed, parse_player
 from solver.util.provenance import code_revision, provenance
 
@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         played.sort(key=lambda x: x["index"])
         record["games"] = played
         record.update(tally(played), seconds=round(time.perf_counter() - t_start, 1))
-        write_atomic(out, json.dumps(record, indent=1) + "\n")
+        write_json(out, record)
         ending = "a draw" if g["outcome"] == "draw" else f"{_NAME[g['outcome']]} wins"
         print(f"game {g['index'] + 1}/{games} ({len(played)} done): OpenSpiel MCTS as {_NAME[g['openspiel']]}: "
               f"{ending} after {g['plies']} plies (MCTS {g['seconds']['openspiel']:.1f} s, engine "

@@ -21,13 +21,12 @@ children; such a record goes to ``--out`` (default: the plain record's name with
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 from solver import Board, Position
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.app.openings.classes import value_path
 from solver.util.provenance import code_revision, provenance
 from solver.search.prove import prove
@@ -96,8 +95,7 @@ def main() -> None:
     if model is not None:
         out = out.with_name(out.stem + ("-focused" if args.focus else "-guided") + ".json")
     out = Path(args.out) if args.out else out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, json.dumps(record, indent=1) + "\n")
+    write_json(out, record)
     print(f"{pos}: {p.value} for {'Light' if pos.to_move == 'L' else 'Dark'} to move "
           f"(re-walked: {p.verified}); {p.nodes:,} expansions in {p.seconds:.0f} s; wrote {out}",
           file=sys.stderr)

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from solver.jobs.scaling import FIELDS, Network, simulate
-from solver.util.files import write_atomic
+from solver.util.files import write_json
 from solver.util.provenance import provenance
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "jlpns" / "scaling.json"
@@ -92,8 +92,7 @@ def main() -> None:
                "not_modelled": "search overhead (extra expansions with more workers): see measured_ratios",
                "rows": rows}
         path = Path(args.out)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(out, indent=1) + "\n")
+        write_json(path, out)
         print(f"wrote {path}")
 
 

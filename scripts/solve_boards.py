@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 
 from solver import Board, Interrupted, Position
-from solver.util.files import write_atomic
+from solver.util.files import write_atomic, write_json
 from solver.app.openings import default_checkpoint, pie_map_svg, solve_openings
 from solver.app.openings.classes import PIE_VARIANT
 from solver.util.provenance import provenance
@@ -81,8 +81,7 @@ def solve_pie(name: str, args: argparse.Namespace) -> None:
         **r.as_dict(),
     }
     record.pop("checkpoint", None)
-    OUT.mkdir(parents=True, exist_ok=True)
-    write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
+    write_json(OUT / f"{stem}.json", record)
     write_atomic(OUT / f"{stem}-map.svg", pie_map_svg(pos, r.pairs))
     print(f"{board.name} pie: {r.summary()}; for the first player: {r.value}; {r.nodes:,} nodes, "
           f"{r.wall_seconds:.2f} s; wrote {OUT / stem}.json and -map.svg", file=sys.stderr)
@@ -136,8 +135,7 @@ def main() -> None:
             "method": "alpha-beta, transposition table, 4 symmetries; re-solved without table",
             **solution_record(r),
         }
-        OUT.mkdir(parents=True, exist_ok=True)
-        write_atomic(OUT / f"{stem}.json", json.dumps(record, indent=1) + "\n")
+        write_json(OUT / f"{stem}.json", record)
         values = {board.index(m): v for m, v in r.move_values.items()}
         title = f"{board.name}: Light's first move ({'Light wins' if r.value == 'win' else 'Light loses' if r.value == 'loss' else r.value})"
         write_atomic(OUT / f"{stem}-map.svg", map_svg(board, values, title=title))

@@ -20,7 +20,6 @@ The engine's moves are the targets, and a stronger engine's are easier to predic
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ from pathlib import Path
 from solver import Board
 from solver.app.policy_training import top_features, train
 from solver.util.errors import Interrupted, MeridiansError
-from solver.util.files import interrupt_on_sigterm, state_dir, write_atomic
+from solver.util.files import interrupt_on_sigterm, state_dir, write_json
 from solver.util.provenance import code_revision, provenance
 
 
@@ -68,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     model.meta = record
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)
-    write_atomic(out.with_suffix(".json"), json.dumps(record, indent=1) + "\n")
+    write_json(out.with_suffix(".json"), record)
     print(f"{out}: {out.stat().st_size:,} bytes; {out.with_suffix('.json')}", file=sys.stderr)
     return 0
 

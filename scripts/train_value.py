@@ -18,7 +18,6 @@ JSON in results/value/.  Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -27,7 +26,7 @@ from solver import Board
 from solver.app.value_training import L2, parse_sources, train
 from solver.search.value import DATA
 from solver.util.errors import Interrupted, MeridiansError
-from solver.util.files import interrupt_on_sigterm, write_atomic
+from solver.util.files import interrupt_on_sigterm, write_json
 from solver.util.provenance import code_revision, provenance
 
 
@@ -63,11 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out) if args.out else DATA / f"value-{tag}.npz"
     rec_path = Path(args.record) if args.record else Path("results/value") / f"value-{tag}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    rec_path.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)
     shown = out.resolve().relative_to(Path.cwd()) if out.resolve().is_relative_to(Path.cwd()) else out
-    write_atomic(rec_path, json.dumps({**record, "model": str(shown), "model_bytes": out.stat().st_size}, indent=1)
-                 + "\n")
+    write_json(rec_path, {**record, "model": str(shown), "model_bytes": out.stat().st_size})
     print(f"{out}: {out.stat().st_size:,} bytes; {rec_path}", file=sys.stderr)
     return 0
 

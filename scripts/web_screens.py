@@ -13,13 +13,14 @@ Usage: python scripts/web_screens.py [--out results/screens] [--time 2] [--only 
 
 The server runs in this process (:func:`solver.app.web.screens.served_browser`: uvicorn in
 a thread, one worker process) on a free loopback port; the pages are driven by clicks, as
-a user would.
+a user would.  Each screenshot is written atomically (never half a picture).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -29,12 +30,23 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from solver.app.web.screens import served_browser
 from solver.rules.board import Board
 from solver.rules.position import Position
+from solver.util.files import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "screens"
 #: the screenshots of each part
 SCREENS = {"board": ("board-3-4.png", "board-5-6.png", "board-graph.png", "board-phone.png"),
            "trainer": ("trainer.png",), "play": ("play.png",)}
+
+
+def shot(d, path: Path) -> None:
+    """The browser ``d``'s screenshot (PNG) written to ``path`` atomically: never half a
+    picture; a file that cannot be written is one line (selenium's save_screenshot said
+    nothing)."""
+    try:
+        write_atomic(path, d.get_screenshot_as_png())
+    except OSError as e:
+        sys.exit(f"web_screens: cannot write {path}: {e.strerror or e}")
 
 
 def main() -> None:
@@ -46,7 +58,10 @@ def main() -> None:
     args = ap.parse_args()
     only = args.only
     out = Path(args.out) if args.out else OUT
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        sys.exit(f"web_screens: cannot create {out}: {e.strerror or e}")
     with served_browser() as (d, url):
         wait = WebDriverWait(d, 120, poll_frequency=0.1)
 
@@ -60,7 +75,7 @@ def main() -> None:
             d.get(url + "/?position=3/4")
             Select(d.find_element(By.ID, "time")).select_by_value(args.time)
             wait.until(lambda _: "(database)" in text("value"))
-            d.save_screenshot(str(out / "board-3-4.png"))
+            shot(d, out / "board-3-4.png")
 
             d.get(url + "/?position=" + "5/6/7/8/9/10/9/8/7/6/5 L")
             Select(d.find_element(By.ID, "time")).select_by_value(args.time)
@@ -69,7 +84,7 @@ def main() -> None:
                 click(m)
                 wait.until(lambda _: len(text("moves").split()) == n)
             wait.until(lambda _: "to move:" in text("value"))
-            d.save_screenshot(str(out / "board-5-6.png"))
+            shot(d, out / "board-5-6.png")
 
             # six moves on 5/6, each position analysed in turn: the graph fills as the game goes
             game = ("f5", "f7", "d3", "h5", "e5", "h7")
@@ -82,7 +97,7 @@ def main() -> None:
                 wait.until(lambda _: len(text("moves").split()) == n)
             wait.until(lambda _: len(d.find_elements(By.CSS_SELECTOR, "#graph .gp")) >= len(game)
                        and len(d.find_elements(By.CSS_SELECTOR, "#top-moves li")) > 0)
-            d.save_screenshot(str(out / "board-graph.png"))
+            shot(d, out / "board-graph.png")
             d.set_window_size(1280, 900)
 
             # a phone: the same game from its link
@@ -90,7 +105,7 @@ def main() -> None:
                               {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
             d.get(url + "/?position=5/6&moves=" + ",".join(game))
             wait.until(lambda _: len(d.find_elements(By.CSS_SELECTOR, "#board .hit")) > 0 and "to move:" in text("value"))
-            d.save_screenshot(str(out / "board-phone.png"))
+            shot(d, out / "board-phone.png")
             d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
         if "trainer" in only:
@@ -111,7 +126,7 @@ def main() -> None:
             wait.until(lambda _: text("puzzle-id").startswith("m45-c2") and text("status") == "Click the key.")
             play_key()
             wait.until(lambda _: "Your move" in text("status"))
-            d.save_screenshot(str(out / "trainer.png"))
+            shot(d, out / "trainer.png")
 
         if "play" in only:
             # play the engine: 5/6, Light, the page's default level; four moves each, ours the first
@@ -143,7 +158,7 @@ def main() -> None:
                 for m in played()[2 * n:]:
                     pos = pos.play(m)
             wait.until(lambda _: "Your move" in text("pl-turn"))
-            d.save_screenshot(str(out / "play.png"))
+            shot(d, out / "play.png")
     names = [n for part in only for n in SCREENS[part]]
     print(f"written: {', '.join(str(out / n) for n in names)}")
 

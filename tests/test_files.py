@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from solver.util.files import (CACHE_DIR_ENV, STATE_DIR_ENV, ExclusiveLock, FileFormatError, FileLockedError, cache_dir,
-                          read_json, read_text, state_dir, write_atomic, write_atomic_chunks)
+                          read_json, read_text, state_dir, write_atomic, write_atomic_all, write_atomic_chunks,
+                          write_json)
 from solver.search.limit import MAX_NODES, MAX_SECONDS, Limit, LimitError, check_seconds
 
 # -- write_atomic -------------------------------------------------------------------------------
@@ -48,6 +49,54 @@ def test_missing_folders_are_created(tmp_path):
     path = tmp_path / "a" / "b" / "c.txt"
     write_atomic_chunks(path, [b"one ", b"two"])
     assert path.read_text() == "one two"
+
+
+def test_write_json_is_indented_one_space_ends_in_a_newline_and_reads_back(tmp_path):
+    path = tmp_path / "new" / "report.json"
+    value = {"a": [1, None], "n": "é"}
+    write_json(path, value)
+    assert path.read_text(encoding="utf-8") == '{\n "a": [\n  1,\n  null\n ],\n "n": "\\u00e9"\n}\n'
+    assert read_json(path) == value
+    with pytest.raises(TypeError):  # not JSON: the file already there stays as it was
+        write_json(path, {"x": object()})
+    assert read_json(path) == value and [p.name for p in path.parent.iterdir()] == ["report.json"]
+
+
+def test_write_atomic_all_writes_every_file_or_none(tmp_path, monkeypatch):
+    a, b, c = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "new" / "c.jsonl"
+    a.write_text("old a")
+    a.chmod(0o640)
+    b.write_text("old b")
+    write_atomic_all({a: "new a", b: b"new b", c: "new c"})
+    assert (a.read_text(), b.read_text(), c.read_text()) == ("new a", "new b", "new c")
+    assert a.stat().st_mode & 0o777 == 0o640
+
+    def files():
+        return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+
+    # a text that cannot be written (a file where its folder should be): no file changes
+    (tmp_path / "plain").write_text("a file, not a folder")
+    with pytest.raises(OSError) as e:
+        write_atomic_all({a: "newer a", tmp_path / "plain" / "x": "x", b: "newer b"})
+    assert e.value.filename == str(tmp_path / "plain" / "x")
+    assert (a.read_text(), b.read_text()) == ("new a", "new b") and ".part" not in " ".join(files())
+    # a rename that fails after the first: the first is put back, a new file removed
+    real, renames = os.replace, []
+
+    def replace(src, dst):
+        renames.append(dst)
+        if len(renames) == 3:
+            raise PermissionError(13, "Permission denied")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    before = files()
+    d = tmp_path / "d.jsonl"
+    with pytest.raises(PermissionError) as e:
+        write_atomic_all({a: "newer a", d: "new d", b: "newer b", c: "newer c"})
+    assert e.value.filename == str(b) and renames[:3] == [a, d, b]
+    assert (a.read_text(), b.read_text(), c.read_text()) == ("new a", "new b", "new c") and files() == before
+    assert a.stat().st_mode & 0o777 == 0o640
 
 
 def test_write_error_names_the_path_and_leaves_nothing(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -308,3 +309,90 @@ def test_the_script_rates_every_puzzle_and_writes_only_the_rating_field(script, 
     run_script(script, monkeypatch, *args)
     new = [json.loads(x) for x in (tmp_path / "attempts" / "log.jsonl").read_text().splitlines()[n:]]
     assert len(new) == 4 and {r["puzzle"] for r in new} == {other.id}  # 3 rating solvers, 1 held out
+
+
+def _two_small_sets(tmp_path) -> dict:
+    """Two small sets in ``tmp_path`` without ratings: {file: the puzzles written}."""
+    sets = {}
+    for name, k in (("4-5-c1", 3), ("4-5-c2", 2)):
+        ps = [dataclasses.replace(p, rating=None) for p in load_jsonl(COMMITTED / f"{name}.jsonl")[:k]]
+        write_jsonl(tmp_path / f"{name}.jsonl", ps)
+        sets[tmp_path / f"{name}.jsonl"] = ps
+    return sets
+
+
+def test_written_ratings_go_to_the_puzzles_rated_in_every_set_or_none(script, tmp_path, monkeypatch):
+    sets = _two_small_sets(tmp_path)
+    plan = {f: {p.id: (p, 1000 + 10 * i) for i, p in enumerate(ps)} for f, ps in sets.items()}
+    before = {f: f.read_text() for f in sets}
+    script.write_ratings(plan)
+    for f, ps in sets.items():
+        assert [q.rating for q in load_jsonl(f)] == [plan[f][p.id][1] for p in ps]
+        assert [json.dumps({k: v for k, v in json.loads(x).items() if k != "rating"}, ensure_ascii=False)
+                for x in f.read_text().splitlines()] == before[f].splitlines()
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["4-5-c1.jsonl", "4-5-c2.jsonl"]  # no lock, no temporary file
+    written = {f: f.read_bytes() for f in sets}
+    # the second set rebuilt since the run read it: its first id is now another puzzle's; the
+    # first set, whose records all match, is not written either
+    second = tmp_path / "4-5-c2.jsonl"
+    other = dataclasses.replace(load_jsonl(COMMITTED / "4-5-c2.jsonl")[10], id=sets[second][0].id)
+    write_jsonl(second, [other] + load_jsonl(second)[1:])
+    rebuilt = second.read_bytes()
+    again = {f: {i: (p, r + 1) for i, (p, r) in ratings.items()} for f, ratings in plan.items()}
+    with pytest.raises(ValueError, match=f"4-5-c2.jsonl, line 1: {other.id} is not the puzzle that was rated"):
+        script.write_ratings(again)
+    assert (tmp_path / "4-5-c1.jsonl").read_bytes() == written[tmp_path / "4-5-c1.jsonl"]
+    assert second.read_bytes() == rebuilt
+    # a rename that fails after the first set's: the first is put back
+    second.write_bytes(written[second])
+    real, renamed = os.replace, []
+
+    def replace(tmp, path):  # the second set's rename fails, after the first set's
+        if Path(path) == second:
+            raise OSError(28, "No space left on device")
+        renamed.append(Path(path))
+        real(tmp, path)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError, match="No space left"):
+        script.write_ratings(again)
+    monkeypatch.undo()
+    # the first set was renamed, then written back
+    assert {f: f.read_bytes() for f in sets} == written and renamed == [tmp_path / "4-5-c1.jsonl"] * 2
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["4-5-c1.jsonl", "4-5-c2.jsonl"]
+
+
+def test_ratings_are_not_written_into_a_set_another_run_holds(script, tmp_path):
+    from solver.util.files import ExclusiveLock
+
+    sets = _two_small_sets(tmp_path)
+    before = {f: f.read_bytes() for f in sets}
+    with ExclusiveLock(str(tmp_path / "4-5-c2.jsonl") + ".lock"):
+        with pytest.raises(ValueError, match="in use: another run"):
+            script.write_ratings({f: {p.id: (p, 1500) for p in ps} for f, ps in sets.items()})
+    assert {f: f.read_bytes() for f in sets} == before
+
+
+def test_the_script_refuses_in_one_line_to_write_ratings_into_a_set_rebuilt_during_the_run(script, tmp_path,
+                                                                                          monkeypatch):
+    from puzzles import attempts
+
+    sets = _two_small_sets(tmp_path)
+    second = tmp_path / "4-5-c2.jsonl"
+    other = dataclasses.replace(load_jsonl(COMMITTED / "4-5-c2.jsonl")[10], id=sets[second][0].id, rating=None)
+    real = attempts.rate
+
+    def rate_after_a_rebuild(*a, **k):  # the set is rebuilt after the attempts ran, before the ratings are written
+        write_jsonl(second, [other] + sets[second][1:])
+        return real(*a, **k)
+
+    monkeypatch.setattr(attempts, "rate", rate_after_a_rebuild)
+    first = (tmp_path / "4-5-c1.jsonl").read_bytes()
+    with pytest.raises(SystemExit) as e:
+        run_script(script, monkeypatch, "--attempts", "--all", "--write", "--per-set", "2", "--max-playouts", "16",
+                   "--read-budget", "100", "--rating-solvers", "policy-t0", "--held-solvers", "read-n30")
+    assert str(e.value) == (f"measure_ratings: cannot write the ratings: 4-5-c2.jsonl, line 1: {other.id} is not the "
+                            "puzzle that was rated (its position, target or n differ: the set changed since the run "
+                            "read it); no set written")
+    assert (tmp_path / "4-5-c1.jsonl").read_bytes() == first
+    assert load_jsonl(second) == [other] + sets[second][1:] and not (tmp_path / "ratings-attempts.json").exists()

@@ -1,7 +1,8 @@
 """Reading and writing files safely.
 
 Writing: nothing already written is lost or left half-written, also when a long run is
-stopped (a temporary file in the same folder, then a rename).  Every writer here creates
+stopped (a temporary file in the same folder, then a rename; :func:`write_atomic_all`
+writes several files all or none).  Every writer here creates
 the missing folders of its path, and a new file gets the mode that the user's umask
 gives (a file written over keeps its mode); an error names the user's path, never the
 temporary file.
@@ -29,12 +30,12 @@ import signal
 import tempfile
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .errors import MeridiansError
 
-__all__ = ["write_atomic", "write_atomic_chunks", "uninterrupted", "read_text", "read_json", "FileFormatError",
+__all__ = ["write_atomic", "write_atomic_chunks", "write_atomic_all", "write_json", "uninterrupted", "read_text", "read_json", "FileFormatError",
            "claim", "interrupt_on_sigterm", "state_dir", "cache_dir", "STATE_DIR_ENV", "CACHE_DIR_ENV", "ExclusiveLock",
            "FileLockedError"]
 
@@ -62,10 +63,62 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     write_atomic_chunks(path, [text if isinstance(text, bytes) else text.encode("utf-8")])
 
 
+def write_json(path: str | os.PathLike, value) -> None:
+    """:func:`write_atomic` of ``value`` as JSON, one space an indent level, a newline at the end."""
+    write_atomic(path, json.dumps(value, indent=1) + "\n")
+
+
 def write_atomic_chunks(path: str | os.PathLike, chunks: Iterable[bytes]) -> None:
     """:func:`write_atomic` of the bytes ``chunks`` yields, written as they come: a file
     too large to hold in memory at once.  Missing folders of ``path`` are created; an
     OSError names ``path`` (``e.filename``), not the temporary file."""
+    _commit(_stage(path, chunks), path)
+
+
+def write_atomic_all(texts: Mapping[str | os.PathLike, str | bytes]) -> None:
+    """Write each text (or bytes) to its path, all of them or none as far as the system
+    allows: each goes to a temporary file beside its path first (a failure there, an
+    OSError naming the path, changes no file), then they are renamed in turn with Ctrl-C
+    and SIGTERM held back; a rename that fails puts back the files already replaced (a
+    file that was not there is removed).  Only a crash or a SIGKILL during the renames
+    (a few system calls) can leave some files new and the others old."""
+    staged: list[tuple[str | os.PathLike, str]] = []
+    try:
+        for path, text in texts.items():
+            staged.append((path, _stage(path, [text if isinstance(text, bytes) else text.encode("utf-8")])))
+        old = {path: _contents(path) for path, _ in staged}
+    except BaseException:
+        for _, tmp in staged:
+            _remove(tmp)
+        raise
+    with uninterrupted():
+        for i, (path, tmp) in enumerate(staged):
+            try:
+                _commit(tmp, path)
+            except BaseException:
+                for _, later in staged[i + 1:]:
+                    _remove(later)
+                for done, _ in staged[:i]:
+                    if old[done] is None:
+                        os.unlink(done)
+                    else:
+                        write_atomic(done, old[done])
+                raise
+
+
+def _contents(path: str | os.PathLike) -> bytes | None:
+    """The bytes of ``path``, None when there is no file; an OSError names ``path``."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def _stage(path: str | os.PathLike, chunks: Iterable[bytes]) -> str:
+    """A temporary file beside ``path`` (its missing folders created) holding ``chunks``,
+    with the mode ``path`` is to get: ``path``'s own when it exists, else the umask's.
+    Nothing is left behind on an error; an OSError names ``path``."""
     directory = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:
@@ -79,13 +132,25 @@ def write_atomic_chunks(path: str | os.PathLike, chunks: Iterable[bytes]) -> Non
             os.fchmod(f.fileno(), mode)  # mkstemp makes 0600
             for chunk in chunks:
                 f.write(chunk)
+        return tmp
+    except BaseException as e:
+        _remove(tmp)
+        raise _named(e, path) from None
+
+
+def _commit(tmp: str, path: str | os.PathLike) -> None:
+    """Rename the temporary file ``tmp`` to ``path``; on an error ``tmp`` is removed and an
+    OSError names ``path``."""
+    try:
         os.replace(tmp, path)
-    except OSError as e:
+    except BaseException as e:
         _remove(tmp)
-        raise type(e)(e.errno, e.strerror or str(e), os.fspath(path)) from None
-    except BaseException:
-        _remove(tmp)
-        raise
+        raise _named(e, path) from None
+
+
+def _named(e: BaseException, path: str | os.PathLike) -> BaseException:
+    """An OSError ``e`` naming ``path`` (not the temporary file); any other error as it is."""
+    return type(e)(e.errno, e.strerror or str(e), os.fspath(path)) if isinstance(e, OSError) else e
 
 
 def _remove(tmp: str | None) -> None:
