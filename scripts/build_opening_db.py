@@ -11,9 +11,10 @@ proof that gave it:
 - 2/3: each position proven on its own by df-pn (alpha-beta when df-pn leaves it open);
   a position whose game is over takes the rules' value (0 nodes).
 - 3/4: the empty board and the ten classes of first moves from the proofs of record in
-  results/solutions/3-4.json (their expansions and seconds), and the three classes of
-  first pairs that results/solutions/3-4-pie.json proves (ply 2 is otherwise open: 3 of
-  228 classes) and, for each first move that loses, the position after the winning reply
+  results/solutions/3-4.json (their expansions and seconds), and the classes of first
+  pairs that results/solutions/3-4-pie.json proves by a search of their own (a class a
+  first-move certificate decides is a reply of a won first move and adds nothing) and,
+  for each first move that loses, the position after the winning reply
   its proof's line begins with (lost for Light by that proof), and for each won pie class
   the position after df-pn's winning move (proven again here), so that every won position
   of the database has a proven winning move; ``--plies`` is at most 1 there.  The empty board's value is the
