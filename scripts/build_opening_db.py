@@ -239,6 +239,8 @@ def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], li
         if c["value"] == p.to_move:
             # the pie file keeps no line: df-pn proves the class again (a few million
             # nodes) for its winning move, and the position after it is a proven loss
+            print(f"pie class {c['key']}: proving its winning move again by df-pn (up to a few "
+                  "minutes)", file=sys.stderr, flush=True)
             after, entry = winning_reply(p)
             reps[position_key(after)] = after
             entries[position_key(after)] = entry
