@@ -116,8 +116,8 @@ SAT_QUICK = {1: 60_000, 2: 60_000, 3: 60_000, 4: 60_000, 5: 60_000}
 #: more puzzles there than the CPU it saves buys back: 60,000 stays
 FAST_SAT_QUICK = {**SAT_QUICK, 4: 20_000}
 #: node budget of the extend generator's first search: set between :data:`SAT_QUICK`
-#: and ``BUDGET[6]`` by judgement, not measured against other values; with it, 72
-#: self-play games on 6/7 gave 14 puzzles at n = 6 in 6,572 CPU s
+#: and ``BUDGET[6]`` by judgement; what the committed 6-movers need of it is in
+#: results/puzzles/first-search-nodes-6-7-c6.json (scripts/measure_first_search.py)
 EXTEND_QUICK = 1_000_000
 #: the most one-point changes of one (n-1)-mover the extend generator judges
 EXTEND_TRIES = 24
