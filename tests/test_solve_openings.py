@@ -363,7 +363,8 @@ def test_a_pie_file_that_decides_more_pairs_is_left_alone(script, tmp_path, monk
 
 def test_pie_pairs_after_a_winning_first_move_are_decided_by_its_certificate(script, tmp_path, monkeypatch, capsys):
     """(a first-move class that Light wins with a checked certificate decides every pie pair
-    with that Light stone: the pie runner passes over them, and their values are alpha-beta's)"""
+    with that Light stone, one that Dark wins the pair of its winning reply: the pie runner
+    passes over them, and their values are alpha-beta's)"""
     from solver.app.openings import pie_jobs
 
     board = Board.parse("2/3")
@@ -380,9 +381,22 @@ def test_pie_pairs_after_a_winning_first_move_are_decided_by_its_certificate(scr
     run(script, monkeypatch, "--board", "2/3", "--pie", "--collect")
     table = json.loads((tmp_path / "2-3-pie.json").read_text())
     decided = {p: v for p, v in table["pairs"].items() if v != "unknown"}
-    assert set(decided) == {p for p in table["pairs"] if p.split("-")[0] in winning}
-    assert len(decided) == len(winning) * (board.size - 1)
     assert decided == {p: solved["pairs"][p] for p in decided}
+    # Light's: every pair whose Light stone wins the first move; Dark's: the pairs of
+    # each lost first move's winning reply, the move at its certificate's root
+    assert {p for p, v in decided.items() if v == "L"} == {p for p in table["pairs"] if p.split("-")[0] in winning}
+    assert len(winning) * (board.size - 1) == sum(v == "L" for v in decided.values())
+    import gzip
+    dark = set()
+    for c in first["classes"]:
+        if c["light"] != "loss":
+            continue
+        root = json.loads(gzip.decompress((tmp_path / "certs" / c["certificate"]["file"]).read_bytes()))["nodes"][0]
+        assert root["move"] == c["line"][0]  # the line's first move is the certificate's
+        pair = Position.parse(c["position"]).play(root["move"])
+        dark |= {m for j in pie_jobs(Position.start(board)) for m in j.members
+                 if str(Position.parse(j.position)) in {str(pair.transform(s)) for s in range(len(board.symmetries))}}
+    assert dark and {p for p, v in decided.items() if v == "D"} == dark
     by = [c for c in table["classes"] if "first_move" in c]
     assert by and all(c["certificate"]["sha256"] for c in by) and table["by_first_move"]
     for c in by:  # the reply named is the pair's position, up to a symmetry
@@ -394,7 +408,7 @@ def test_pie_pairs_after_a_winning_first_move_are_decided_by_its_certificate(scr
     job = next(j for j in pie_jobs(Position.start(board)) if j.key.split("-")[0] in winning)
     capsys.readouterr()
     run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", job.key, "--tt-mb", "16")
-    assert "Light wins it: the certificate of first-move class" in capsys.readouterr().err
+    assert "Light wins it by the certificate of first-move class" in capsys.readouterr().err
     assert not list((tmp_path / "2-3-pie").glob("2-3-*-value.json"))
 
 

@@ -157,22 +157,32 @@ def _decided(rec: dict | None) -> bool:
 
 
 def first_move_proof(folder: Path, board: Board, job: Job) -> dict | None:
-    """What decides pie class ``job`` without a search of its own, or None: the class of
-    Light's first stone when its record in ``folder`` proves, with a checked certificate,
-    that Light wins after that stone whatever Dark replies.  The pair is one of those
-    replies up to a symmetry of the board, so Light wins it.  Returns ``{"class",
-    "reply", "record"}``: the first-move class, the reply of its certificate's root
-    whose position is the pair's (mapped by a symmetry), and its record."""
+    """What decides pie class ``job`` without a search of its own, or None: the
+    first-move class of Light's first stone, when its record in ``folder`` is decided
+    with a checked certificate and the pair is one of that certificate's moves below
+    its root (Dark to move).  When Light wins after the stone, the root lists every
+    reply of Dark, so every pair with that Light stone is Light's; when Dark wins, the
+    root's one move (the first move of the proof's line: the builder and the line both
+    take the table's move) is Dark's winning reply, and that pair alone is Dark's.
+    Returns ``{"class", "reply", "winner", "record"}``: the first-move class, the move
+    at its root whose position is the pair's (up to a symmetry of the board), who wins
+    the pair and the record."""
     pos = Position.parse(job.position)
     (light,) = pos.stones("L")
     first = next(j for j in opening_jobs(Position.start(board)) if light in j.members)
     parent = Position.parse(first.position)
     rec = read_record(value_path(folder, parent))
-    if not (_decided(rec) and rec["value"] == "loss" and _summary(rec.get("certificate"))):
-        return None  # Dark to move there does not lose, or no checked certificate says so
+    if not (_decided(rec) and _summary(rec.get("certificate"))):
+        return None  # undecided, or no checked certificate says so
+    if rec["value"] == "loss":
+        replies, winner = parent.legal_moves(), "L"
+    else:
+        replies, winner = list(rec.get("line") or [])[:1], "D"
     wanted = {str(pos.transform(s)) for s in range(len(board.symmetries))}
-    reply = next(m for m in parent.legal_moves() if str(parent.play(m)) in wanted)
-    return {"class": first.key, "reply": reply, "record": rec}
+    reply = next((m for m in replies if m in parent.legal_moves() and str(parent.play(m)) in wanted), None)
+    if reply is None:
+        return None  # Dark's winning reply is another pair
+    return {"class": first.key, "reply": reply, "winner": winner, "record": rec}
 
 
 # -- proving -----------------------------------------------------------------------------
@@ -202,8 +212,8 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
             continue
         by = first_move_proof(settings.folder, board, job) if settings.pie and not _decided(old) else None
         if by is not None:
-            say(f"{job.key}: Light wins it: the certificate of first-move class {by['class']} "
-                f"proves Light wins after it whatever Dark replies ({by['reply']} is this pair)")
+            say(f"{job.key}: {_NAME[by['winner']]} wins it by the certificate of first-move class "
+                f"{by['class']} (its root's reply {by['reply']} is this pair)")
             continue
         lock = path.with_suffix(".running")
         if not claim(lock):
@@ -493,7 +503,7 @@ def collect_pie(folder: Path, board: Board, *, say: Callable[[str], None] = _std
             entry = {"value": _winner(rec), "verified": _decided(rec), "nodes": rec.get("nodes"), **_effort(rec)}
         else:
             # no search of its own: its effort is the first-move class's, in <board>.json
-            entry = {"value": "L", "verified": True, "nodes": None, "seconds": None,
+            entry = {"value": by["winner"], "verified": True, "nodes": None, "seconds": None,
                      "command": by["record"].get("command"), "revision": by["record"].get("revision"),
                      "line": [], "certificate": _summary(by["record"]["certificate"]),
                      "first_move": {"class": by["class"], "reply": by["reply"]}}
@@ -518,9 +528,10 @@ def collect_pie(folder: Path, board: Board, *, say: Callable[[str], None] = _std
         **provenance(f"{COMMAND} --board {board.name} --pie --collect"),
         "method": "df-pn per class of pairs of first stones (scripts/solve_openings.py --pie), "
                   "each proof re-walked, each certificate checked by the reference checker; a pair "
-                  "whose Light stone is a first move after which Light wins whatever Dark replies "
-                  "is decided by that first-move class's checked certificate (<board>.json), the "
-                  "pair being a reply of its root (first_move)",
+                  "whose Light stone is a first move after which Light wins whatever Dark replies, "
+                  "or which is Dark's winning reply to a first move, is decided by that first-move "
+                  "class's checked certificate (<board>.json), the pair being a move of its root "
+                  "(first_move)",
         "position": str(start),
         # the chooser takes the winning colour: every decided pair is lost by the first player
         "value": "loss" if pairs and decided == len(pairs) else "unknown",
@@ -560,7 +571,7 @@ def status(folder: Path, board: Board, tables: Path | None, *, pie: bool = False
         notes = []
         by = first_move_proof(folder, board, job) if pie and not decided else None
         if by is not None:
-            shown = "L"
+            shown = by["winner"]
             notes.append(f"by the certificate of first-move class {by['class']} (reply {by['reply']})")
         cert = rec.get("certificate")
         if cert:
