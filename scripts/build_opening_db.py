@@ -13,11 +13,10 @@ proof that gave it:
 - 3/4: the empty board and the ten classes of first moves from the proofs of record in
   results/solutions/3-4.json (their expansions and seconds), and the classes of first
   pairs that results/solutions/3-4-pie.json proves by a search of their own (a class a
-  first-move certificate decides is a reply of a won first move and adds nothing) and,
-  for each first move that loses, the position after the winning reply
-  its proof's line begins with (lost for Light by that proof), and for each won pie class
-  the position after df-pn's winning move (proven again here), so that every won position
-  of the database has a proven winning move; ``--plies`` is at most 1 there.  The empty board's value is the
+  first-move certificate decides adds nothing: it is a reply to a first move, and Dark's
+  winning reply is in already) and, for each first move that loses and each won pie
+  class, the position after the winning move its proof's line begins with (lost by that
+  proof), so that every won position of the database has a proven winning move; ``--plies`` is at most 1 there.  The empty board's value is the
   negamax of its children's ("children").
 
 Checks before writing: every entry's value is the negamax of its children's entries
@@ -184,22 +183,6 @@ def check_results(board: Board, entries: dict[int, Entry]) -> None:
             raise SystemExit(f"first move {m}: {e.value.negated()} here, {mv} in the results file")
 
 
-def winning_reply(position: Position) -> tuple[Position, Entry]:
-    """The position after a proven winning move of the won ``position`` (df-pn's line's
-    first move) and its entry, a loss proven by df-pn on its own (no node bound: these
-    proofs take up to a few million nodes)."""
-    from solver.search.prove import prove
-
-    r = prove(position, Limit(tt_mb=256), method="dfpn")
-    if r.value != "win" or not r.line:
-        raise SystemExit(f"{position}: df-pn says {r.value}, not a win with a line")
-    after = fresh(position.play(r.line[0]))
-    a = prove(after, Limit(tt_mb=256), method="dfpn")
-    if a.value != "loss":
-        raise SystemExit(f"{position}: df-pn's winning move {r.line[0]} leaves {a.value} for the opponent")
-    return after, Entry(Value.LOSS, "dfpn", int(a.nodes), float(a.seconds))
-
-
 def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], list[str]]:
     """The proofs of record of 3/4: the first-move classes and the proven pie classes."""
     d = read_json(SOLUTIONS / "3-4.json", "results file", dict)
@@ -237,17 +220,18 @@ def records_3_4(board: Board) -> tuple[dict[int, Position], dict[int, Entry], li
                            float(c["seconds"]))
         extra += 1
         if c["value"] == p.to_move:
-            # the pie file keeps no line: df-pn proves the class again (a few million
-            # nodes) for its winning move, and the position after it is a proven loss
-            print(f"pie class {c['key']}: proving its winning move again by df-pn (up to a few "
-                  "minutes)", file=sys.stderr, flush=True)
-            after, entry = winning_reply(p)
+            if not c.get("line"):
+                raise SystemExit(f"3-4-pie.json class {c['key']}: no line (collect it again: "
+                                 "python scripts/solve_openings.py --board 3/4 --pie --collect)")
+            # as for the first-move classes: the proof's line starts with the winning move,
+            # and the position after it is lost by the same checked proof
+            after = fresh(p.play(c["line"][0]))
+            entries[position_key(after)] = Entry(Value.LOSS, "record", int(c["nodes"]), float(c["seconds"]))
             reps[position_key(after)] = after
-            entries[position_key(after)] = entry
             replies += 1
     notes.append(f"ply 2 in part: the {extra} classes of first pairs results/solutions/3-4-pie.json proves "
                  f"(of {len(pie['classes'])}), and the {replies} positions after the winning moves of the won "
-                 "positions (the first-move classes' lines, df-pn's for the pie classes)")
+                 "positions (the lines of the proofs of record)")
     children = [entries[position_key(fresh(start.play(m)))] for m in start.legal_moves()]
     if any(e.value == Value.LOSS for e in children):
         used = [e for e in children if e.value == Value.LOSS]
