@@ -3,12 +3,14 @@
 them into the board's opening table.
 
 Usage: python scripts/solve_openings.py [--board 3/4] [--pie] [--classes a1,b2] [--time S]
-                                        [--tt-mb M] [--collect] [--status]
+                                        [--max-nodes N] [--tt-mb M] [--collect] [--status]
                                         [--certificates DIR] [--tables DIR]
 
 Each class of first moves (the moves the board's symmetries map onto each other; a class
 is named by its first member, as ``meridians solve`` lists them) is one df-pn search from
-the position after the move, Dark to move, with ``--time`` seconds (default: no limit).
+the position after the move, Dark to move, with ``--time`` seconds and ``--max-nodes``
+expansions (default: no limit; a node budget, unlike the clock, is the same however loaded
+the machine is).
 A finished class is written at once to ``results/solutions/<board>-<hash>-value.json``
 (the format of ``scripts/prove_position.py``, so either script continues the other's
 work); a class already decided there is skipped, so the same command resumes after an
@@ -56,6 +58,7 @@ from solver import Board, Interrupted
 from solver.util.files import cache_dir, interrupt_on_sigterm
 from solver.app.openings.classes import ClassError, ClassSettings, collect, prove_classes, status
 from solver.util.provenance import code_revision
+from solver.search.limit import LimitError
 from solver.search.tablefile import TableFileError
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "solutions"
@@ -68,6 +71,8 @@ def main() -> None:
                     help="the classes of pairs of first stones of the pie variant")
     ap.add_argument("--classes", default="", help="comma-separated class names (default: all)")
     ap.add_argument("--time", type=float, default=None, help="seconds per class (default: no limit)")
+    ap.add_argument("--max-nodes", type=int, default=0,
+                    help="expansions per class (default 0: no limit); unlike --time, the same on a loaded machine")
     ap.add_argument("--tt-mb", type=float, default=4096.0)
     ap.add_argument("--collect", action="store_true", help="only write the opening table")
     ap.add_argument("--status", action="store_true",
@@ -101,15 +106,16 @@ def main() -> None:
         # a background run is stopped with SIGTERM: let it save its table as Ctrl-C does
         interrupt_on_sigterm()
         settings = ClassSettings(
-            OUT, seconds=args.time, tt_mb=args.tt_mb, tables=tables,
+            OUT, seconds=args.time, nodes=args.max_nodes, tt_mb=args.tt_mb, tables=tables,
             certificates=Path(args.certificates) if args.certificates else None,
             certificate_nodes=args.certificate_nodes, check_jobs=args.check_jobs,
             # the revision of the code this process runs, taken once at its start: the
             # solver is imported now, so later commits do not change what it runs
             revision=code_revision(), pie=args.pie,
         )
+        settings.limit()  # a budget that cannot be is refused before any class is read or searched
         prove_classes(board, [c for c in args.classes.split(",") if c], settings)
-    except (ClassError, TableFileError, Interrupted) as e:
+    except (ClassError, TableFileError, Interrupted, LimitError) as e:
         sys.exit(f"solve_openings: {e}")
     except KeyboardInterrupt:
         # between classes (a search in progress raises Interrupted): nothing is half-done

@@ -420,3 +420,26 @@ def test_ctrl_c_between_classes_is_one_line(script, tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="^solve_openings: interrupted between classes"):
         run(script, monkeypatch, "--board", "2/3", "--pie", "--tt-mb", "16")
     assert not list(tmp_path.rglob("*-value.json"))
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--time", "-5", "--time -5: give a number of seconds"),
+    ("--max-nodes", "-1", "--max-nodes -1: give a whole number of nodes"),
+    ("--tt-mb", "100000000", "--tt-mb 100000000: a table of"),
+])
+def test_a_budget_that_cannot_be_is_one_line_and_nothing_is_written(script, tmp_path, monkeypatch, option, value, says):
+    with pytest.raises(SystemExit, match=f"^solve_openings: {says}"):
+        run(script, monkeypatch, "--board", "2/3", option, value, "--tables", "none")
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_a_node_budget_stops_a_class_and_is_in_its_command(script, tmp_path, monkeypatch):
+    job = opening_jobs(Position.start(Board.parse("2/3")))[0]
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--max-nodes", "20", "--tt-mb", "16",
+        "--tables", "none")
+    rec = json.loads(value_path(tmp_path, Position.parse(job.position)).read_text())
+    assert rec["value"] == "unknown" and 20 <= rec["nodes"] < 20_000
+    assert "--max-nodes 20 " in rec["command"]
+    # without the budget the same class is decided: the budget, not the class, stopped it
+    run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16", "--tables", "none")
+    assert json.loads(value_path(tmp_path, Position.parse(job.position)).read_text())["value"] in ("win", "loss")

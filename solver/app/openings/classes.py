@@ -72,7 +72,8 @@ def _stderr(text: str) -> None:
 @dataclass
 class ClassSettings:
     """How classes are proven: ``folder`` holds the records and the opening table;
-    ``seconds`` per class (None: no limit); ``tt_mb`` the df-pn table; ``tables`` where
+    ``seconds`` per class (None: no limit) and ``nodes``, its expansions (0: no limit: a
+    budget a loaded machine does not shrink); ``tt_mb`` the df-pn table; ``tables`` where
     a stopped class's table is saved (None: nowhere); ``certificates`` where each decided
     class's certificate is written and checked (None: no certificates), at most
     ``certificate_nodes`` positions, checked by ``check_jobs`` processes.  ``revision``
@@ -81,6 +82,7 @@ class ClassSettings:
 
     folder: Path
     seconds: float | None = None
+    nodes: int = 0
     tt_mb: float = 4096.0
     tables: Path | None = None
     certificates: Path | None = None
@@ -98,12 +100,13 @@ class ClassSettings:
     def limit(self) -> Limit:
         """The budget of one class's proof (checked now: LimitError when the table does
         not fit in the memory available)."""
-        return Limit(seconds=self.seconds, tt_mb=self.tt_mb)
+        return Limit(seconds=self.seconds, nodes=self.nodes, tt_mb=self.tt_mb)
 
     def command(self, board: Board, key: str) -> str:
         """The command that proves class ``key`` with these settings."""
         return (f"{COMMAND} --board {board.name}{' --pie' if self.pie else ''} --classes {key}"
-                + (f" --time {self.seconds:g}" if self.seconds else "") + f" --tt-mb {self.tt_mb:g}"
+                + (f" --time {self.seconds:g}" if self.seconds else "")
+                + (f" --max-nodes {self.nodes}" if self.nodes else "") + f" --tt-mb {self.tt_mb:g}"
                 + (f" --certificates {self.certificates}" if self.certificates else ""))
 
 
