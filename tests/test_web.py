@@ -688,7 +688,8 @@ def test_analysis_board_in_browser(server, driver):
     driver.find_element("id", "paste").clear()
     driver.find_element("id", "paste").send_keys("3/4/5/6/5/4/3 L")
     driver.find_element("id", "load").click()
-    wait_for(driver, lambda: drawn(driver)["stones"] == [] and text(driver, "moves") == "")
+    # the server may still be analysing the last position: 5 s ran out once on a loaded CI run
+    wait_for(driver, lambda: drawn(driver)["stones"] == [] and text(driver, "moves") == "", timeout=60)
     click(driver, "c1")
     wait_for(driver, lambda: drawn(driver)["stones"] == ["L c1"])
     click(driver, "e2")
