@@ -177,12 +177,13 @@ def first_move_proof(folder: Path, board: Board, job: Job) -> dict | None:
     rec = read_record(value_path(folder, parent))
     if not (_decided(rec) and _summary(rec.get("certificate"))):
         return None  # undecided, or no checked certificate says so
+    legal = parent.legal_moves()
     if rec["value"] == "loss":
-        replies, winner = parent.legal_moves(), "L"
+        replies, winner = legal, "L"
     else:
-        replies, winner = list(rec.get("line") or [])[:1], "D"
+        replies, winner = [m for m in (rec.get("line") or [])[:1] if m in legal], "D"
     wanted = {str(pos.transform(s)) for s in range(len(board.symmetries))}
-    reply = next((m for m in replies if m in parent.legal_moves() and str(parent.play(m)) in wanted), None)
+    reply = next((m for m in replies if str(parent.play(m)) in wanted), None)
     if reply is None:
         return None  # Dark's winning reply is another pair
     return {"class": first.key, "reply": reply, "winner": winner, "record": rec}
