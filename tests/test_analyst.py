@@ -147,7 +147,9 @@ def test_proven_endgames_of_larger_boards(board):
     decided = 0
     for p in endgames(board, 4, 8, seed=len(board)):
         truth = Value(prove(p, Limit(nodes=1_000_000, tt_mb=64)).value)
-        a = analyse(p, Limit(seconds=0.5))
+        # a node and playout budget, not a clock: the answer then depends on the position
+        # alone, not on how loaded the machine is (0.5 s decided none on a busy machine)
+        a = analyse(p, Limit(nodes=300_000, playouts=100))
         values = {mv.value for mv in a.moves.values()}
         if a.proven:
             decided += 1
@@ -163,7 +165,7 @@ def test_proven_endgames_of_larger_boards(board):
         for mv in sorted(proven, key=lambda mv: mv.move != a.best)[:2]:
             truth_m = Value(prove(fresh(p.play(mv.move)), Limit(nodes=1_000_000, tt_mb=64)).value).negated()
             assert truth_m in (mv.value, Value.UNKNOWN), (str(p), mv.move, mv.value, truth_m)
-    assert decided >= 2  # the analyst decides most of them within half a second
+    assert decided >= 3  # the analyst decides most of them within the budget
 
 
 # -- one answer everywhere ------------------------------------------------------------------
