@@ -658,3 +658,50 @@ def test_a_malformed_settled_leaf_is_refused_in_one_line(claim, tmp_path, run_cl
     both["nodes"][0]["won"] = "L"
     with pytest.raises(CertificateError, match="exactly one of move, replies, won, settled"):
         check_data(both)
+
+
+def test_the_builders_move_that_wins_at_once_is_the_first_legal_one_that_does():
+    """The compiled search for a move that ends the game won (the builder tries it before
+    the table's move) agrees with playing every legal move, lowest point first, at every
+    position of two certificates and of random games on 1/2, 2/3 and 3/4."""
+    import numpy as np
+    from solver.rules import core
+    from solver.rules.randomgame import random_game, random_positions
+    from solver.search.certificate import _build, _first_won_at_once
+
+    positions = []
+    for text in (EMPTY_23, ENDGAMES_34[0]):
+        pos = Position.parse(text)
+        _, graph = _build(pos, prove(pos, Limit(tt_mb=16)), tt_mb=16)
+        positions += [graph.position(i) for i in range(len(graph))]
+        positions += random_positions(pos.board, 300, 12, seed=1)
+    # on 1/2 a second stone never has a point: every first stone of the second player wins
+    positions += [p for seed in range(20) for p in random_game("1/2", seed)]
+    found = 0
+    for p in positions:
+        if p.outcome is not None:
+            continue
+        T = core.tables(p.board)
+        cells, spare = np.empty(64 * T.w, dtype=np.int64), np.empty_like(p.bitboards)
+        got = int(_first_won_at_once(T, p.bitboards, p.side_index, cells, spare))
+        want = next((p.board.index(m) for m in p.legal_moves() if p.play(m).outcome == p.to_move), -1)
+        assert got == want, p
+        found += want >= 0
+    assert found >= 20  # enough moves that win at once to tell
+
+
+@pytest.mark.parametrize("text", [EMPTY_23, ENDGAMES_34[0], ENDGAMES_34[2]])
+def test_the_builder_gives_the_certificate_of_its_twin_that_plays_every_move(text):
+    """The builder plays only the table's move at a winner's node (unless it fails); its
+    twin in scripts/bench_certificate_build.py plays every move first: same nodes."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_certificate_build",
+                                                  ROOT / "scripts" / "bench_certificate_build.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    pos = Position.parse(text)
+    proof = prove(pos, Limit(tt_mb=16))
+    twin, _ = bench.build(bench.EveryMoveWalk, pos, proof, 16)
+    nodes, _ = bench.build(bench.CertificateWalk, pos, proof, 16)
+    assert len(nodes) > 10 and nodes == twin

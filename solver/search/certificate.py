@@ -45,6 +45,24 @@ def _cells(words) -> list[int]:
     return out
 
 
+@core.kernel
+def _first_won_at_once(T, st, side, cells, child):
+    """The lowest point whose move wins the game at once for ``side``, the player to move
+    (-1: none); ``cells`` and ``child`` are scratch."""
+    best = -1
+    for k in range(core.legal_moves(T, st, side, cells)):
+        p = T.point_of[cells[k]]
+        if best >= 0 and p >= best:
+            continue
+        for c in range(st.shape[0]):
+            for i in range(st.shape[1]):
+                child[c, i] = st[c, i]
+        core.play(T, child, side, cells[k])
+        if core.outcome(T, child, 1 - side) == side:
+            best = p
+    return best
+
+
 def _fresh(position, keys: tuple = ()):
     """``position`` without its game history (so that ``outcome`` is the rules' alone),
     or with the earlier positions' ``keys`` as its history."""
@@ -254,6 +272,9 @@ class CertificateWalk:
         self.point_of = [int(x) for x in self.T.point_of]
         self.cell_of = [int(x) for x in self.T.cell_of]
         self.cells = np.empty(64 * self.T.w, dtype=np.int64)
+        self.spare = np.empty_like(root.bitboards)  # a child's stones, in the kernel below
+        core.load_kernels(self.T, "the certificate builder",
+                          [(_first_won_at_once, (self.T, root.bitboards, root.side_index, self.cells, self.spare))])
         self.m_key = root.board.m
         self.graph = _Graph(root)
         self.on_path: set = set()  # packed positions on the walk's path
@@ -389,33 +410,45 @@ class CertificateWalk:
         if claim is not None:
             graph.claims[self._new_node(key, _Graph.SETTLED, [])] = claim
             return None
-        children = {q: self.child(st, side, q) for q in self.legal(st, side)}
         if side == self.W:
-            move, t_entry = self._choose(st, side, children, t_entry, path_keys)
-            todo = [move]
+            move, t_entry, after = self._choose(st, side, t_entry, path_keys)
+            children, todo = {move: after}, [move]
         else:
+            children = {q: self.child(st, side, q) for q in self.legal(st, side)}
             todo = list(children)
         i = self.open(st, side, todo)
         return [st, side, key, i, t_entry, children, todo, 0, path_keys + [self.path_key(st, side)]]
 
-    def _choose(self, st, side, children, t_entry, path_keys):
+    def _choose(self, st, side, t_entry, path_keys):
+        """The winner's move at (st, side), the table to go on with, and the position after
+        the move: a move that wins at once, else the table's move if its child is known
+        or won, else a child already in the graph, else a won child (proven again when the
+        table has lost them).  Only the table's move is played unless it fails: a winner
+        node of a large proof has some twenty moves, and playing them all was most of the
+        build's time."""
         graph = self.graph
+        q = int(_first_won_at_once(self.T, st, side, self.cells, self.spare))
+        if q >= 0:  # a finished game is never on the path
+            return q, t_entry, self.child(st, side, q)
+        here = path_keys + [self.path_key(st, side)]
+        tm = self.table_move(t_entry, st, side)
+        if tm is not None and tm in self.legal(st, side):
+            c = self.child(st, side, tm)
+            if graph.pack(*c) not in self.on_path and self._holds(t_entry, c, here):
+                return tm, t_entry, c
+        children = {q: self.child(st, side, q) for q in self.legal(st, side)}
         usable = {q: c for q, c in children.items() if graph.pack(*c) not in self.on_path}
-        for q, c in usable.items():
-            if self.result(*c) == self.W:
-                return q, t_entry
         for attempt in range(2):
-            tm = self.table_move(t_entry, st, side)
-            here = path_keys + [self.path_key(st, side)]
-            if tm in usable and (graph.pack(*usable[tm]) in graph.ids or self.won(t_entry, *usable[tm])
-                                 or self.loses_at_once(*usable[tm]) or self.settled_claim(*usable[tm], here)):
-                return tm, t_entry
+            if attempt:
+                tm = self.table_move(t_entry, st, side)
+                if tm in usable and self._holds(t_entry, usable[tm], here):
+                    return tm, t_entry, usable[tm]
             for q, c in usable.items():
                 if graph.pack(*c) in graph.ids:
-                    return q, t_entry
+                    return q, t_entry, c
             for q, c in usable.items():
                 if self.won(t_entry, *c) or self.settled_claim(*c, here):
-                    return q, t_entry
+                    return q, t_entry, c
             if attempt == 1:
                 break
             # the table has lost this part of the proof: prove it again, avoiding the path
@@ -428,6 +461,12 @@ class CertificateWalk:
             t_entry = again.table
             self.reproved += 1
         raise CertificateError(f"no winning move found at {graph.bare(st, side)}")
+
+    def _holds(self, t_entry, c, here) -> bool:
+        """Whether the table's move may be taken to the child ``c``: the graph has it, or
+        the table, the game one move on or the settled rule has it won."""
+        return (self.graph.pack(*c) in self.graph.ids or self.won(t_entry, *c)
+                or self.loses_at_once(*c) or bool(self.settled_claim(*c, here)))
 
     def subtree(self, st, side, t_entry, path_keys: list) -> int:
         """The node of (st, side), walked from there with the proof table ``t_entry``
