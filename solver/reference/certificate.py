@@ -671,7 +671,7 @@ def _child(c: _Certificate, i: int, point: str, legal: list[int]) -> int:
         raise CertificateError(f"node {i} ({c.nodes.text(i)}): {reason}") from None
     if p not in legal:
         raise CertificateError(f"node {i} ({c.nodes.text(i)}): {_point(point)} is not a legal move")
-    return _packed(c.board, *ref.play(c.board, light, dark, side, p))
+    return _packed(c.board, *ref.place(c.board, light, dark, side, p))  # legal: checked just above
 
 
 def _check_range(c: _Certificate, lo: int, hi: int) -> None:

@@ -47,6 +47,7 @@ __all__ = [
     "legal_moves",
     "normal_moves",
     "play",
+    "place",
     "removed",
     "outcome",
     "is_valid",
@@ -238,6 +239,12 @@ def play(board: Board, light: Stones, dark: Stones, to_move: str, p: int) -> tup
     """
     if p not in legal_moves(board, light, dark, to_move):
         raise ValueError(f"{board.name_of(p) if 0 <= p < board.size else p!r} is not a legal move")
+    return place(board, light, dark, to_move, p)
+
+
+def place(board: Board, light: Stones, dark: Stones, to_move: str, p: int) -> tuple[Stones, Stones, str]:
+    """:func:`play` of a move the caller has found in :func:`legal_moves` of this very
+    position (not checked again: the certificate checker has the list already)."""
     first_stone = phase(board, light, dark, to_move) == "first"
     own, other = _split(light, dark, to_move)
     own = own | {p}
