@@ -679,7 +679,8 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
     board, winner, nodes = c.board, c.winner, c.nodes
     for i in range(lo, hi):
         light, dark, side = _unpacked(board, c.key(i))
-        result = ref.outcome(board, light, dark, side)
+        moves = ref.legal_moves(board, light, dark, side)
+        result = ref.outcome(board, light, dark, side, moves)
         kind = nodes.kind[i]
         if kind == SETTLED:
             claim = nodes.settled[i]
@@ -711,13 +712,12 @@ def _check_range(c: _Certificate, lo: int, hi: int) -> None:
                 raise CertificateError(f"node {i} ({nodes.text(i)}) gives a move, but {side}, the loser, is to move")
             point = nodes.points[edges.start]
             j = _target(c, i, nodes.targets[edges.start], "move", point)
-            if _child(c, i, point, ref.legal_moves(board, light, dark, side)) != c.key(j):
+            if _child(c, i, point, moves) != c.key(j):
                 raise CertificateError(
                     f"node {i} ({nodes.text(i)}): {point} does not lead to node {j} ({nodes.text(j)})")
             continue
         if side != c.loser:
             raise CertificateError(f"node {i} ({nodes.text(i)}) lists replies, but {side}, the winner, is to move")
-        moves = ref.legal_moves(board, light, dark, side)
         legal = {board.name_of(p) for p in moves}
         given = {nodes.points[e] for e in edges}
         missing = sorted(legal - given)

@@ -266,8 +266,9 @@ def removed(board: Board, light: Stones, dark: Stones, to_move: str, p: int) -> 
 # -- the end of the game -------------------------------------------------------------------
 
 
-def outcome(board: Board, light: Stones, dark: Stones, to_move: str) -> str | None:
+def outcome(board: Board, light: Stones, dark: Stones, to_move: str, moves: list[int] | None = None) -> str | None:
     """The winner, ``'L'`` or ``'D'``, if the game is over; otherwise ``None``.
+    ``moves``: :func:`legal_moves` of this very position, when the caller has them.
 
     The cases are checked in this order:
 
@@ -293,7 +294,7 @@ def outcome(board: Board, light: Stones, dark: Stones, to_move: str) -> str | No
         return to_move
     if phase(board, light, dark, to_move) == "lost":
         return opponent
-    if not legal_moves(board, light, dark, to_move):
+    if not (legal_moves(board, light, dark, to_move) if moves is None else moves):
         return opponent
     return None
 
