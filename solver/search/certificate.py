@@ -431,18 +431,17 @@ class CertificateWalk:
         if q >= 0:  # a finished game is never on the path
             return q, t_entry, self.child(st, side, q)
         here = path_keys + [self.path_key(st, side)]
-        tm = self.table_move(t_entry, st, side)
-        if tm is not None and tm in self.legal(st, side):
-            c = self.child(st, side, tm)
-            if graph.pack(*c) not in self.on_path and self._holds(t_entry, c, here):
-                return tm, t_entry, c
-        children = {q: self.child(st, side, q) for q in self.legal(st, side)}
-        usable = {q: c for q, c in children.items() if graph.pack(*c) not in self.on_path}
+        legal = self.legal(st, side)
+        usable = None  # the children not on the path, played only when the table's move fails
         for attempt in range(2):
-            if attempt:
-                tm = self.table_move(t_entry, st, side)
-                if tm in usable and self._holds(t_entry, usable[tm], here):
-                    return tm, t_entry, usable[tm]
+            tm = self.table_move(t_entry, st, side)
+            if tm in legal:
+                c = self.child(st, side, tm)
+                if graph.pack(*c) not in self.on_path and self._holds(t_entry, c, here):
+                    return tm, t_entry, c
+            if usable is None:
+                children = ((q, self.child(st, side, q)) for q in legal)
+                usable = {q: c for q, c in children if graph.pack(*c) not in self.on_path}
             for q, c in usable.items():
                 if graph.pack(*c) in graph.ids:
                     return q, t_entry, c
