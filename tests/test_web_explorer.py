@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from solver import Position
-from solver.app.openings.database import database_for, position_of_key
+from solver.app.openings.database import database_for, lookup_entry, position_of_key
 from solver.app.openings.lengths import database_length, rules_length
 from solver.search.values import Value
 
@@ -66,19 +66,32 @@ def test_the_first_moves_are_the_committed_solutions(client, board, solution):
     best_first(d)
 
 
+def past_the_database(first: str) -> str:
+    """Dark's first reply to Light's ``first`` on 3/4 after which nothing knows the value."""
+    from solver.app.analyst import known
+
+    start = Position.start("3/4").play(first)
+    for reply in start.legal_moves():
+        after = start.play(reply)
+        if lookup_entry(after) is None and not known(after).value.decided:
+            return reply
+    raise AssertionError(f"a value is known after every reply to {first}: take another example")
+
+
 def test_a_path_of_moves_and_where_the_database_ends(client):
     # Light's winning c2 leaves Dark lost: every move loses, though the database holds
-    # none of their positions; after Dark's a1 the database has no entry
+    # none of their positions; after a reply of Dark's the database knows nothing
     assert SOLUTION_34["moves"]["c2"] == "win"
     d = explore(client, "3/4", "c2")
     assert d["path"] == [{"move": "c2", "position": str(Position.start("3/4").play("c2"))}]
     assert d["to_move"] == "D" and d["value"] == "loss" and d["in_database"]
     assert set(move_values(d).values()) == {"loss"} and not d["ends"]
-    deeper = explore(client, "3/4", "c2,a1")
-    pos = Position.start("3/4").play("c2").play("a1")
-    assert deeper["position"] == str(pos) and [p["move"] for p in deeper["path"]] == ["c2", "a1"]
+    reply = past_the_database("c2")
+    deeper = explore(client, "3/4", "c2," + reply)
+    pos = Position.start("3/4").play("c2").play(reply)
+    assert deeper["position"] == str(pos) and [p["move"] for p in deeper["path"]] == ["c2", reply]
     assert not deeper["in_database"] and deeper["ends"] and deeper["length"] == "unknown"
-    # its value is the move's into it (Dark's a1 loses): Light wins, though no move is known
+    # its value is the move's into it (Dark's reply loses): Light wins, though no move is known
     assert (deeper["value"], deeper["source"], deeper["inferred"]) == ("win", "database", True)
     assert set(move_values(deeper).values()) == {"unknown"} and deeper["best"] is None
     assert not explore(client, "3/4", "c2")["inferred"]
@@ -89,7 +102,7 @@ def test_a_path_of_moves_and_where_the_database_ends(client):
     assert (after["value"], after["inferred"], after["ends"]) == ("unknown", False, True)
     assert sorted(move_values(deeper)) == sorted(pos.legal_moves())
     # the same position from its text, and moves separated by spaces
-    assert explore(client, str(pos))["moves"] == deeper["moves"] == explore(client, "3/4", "c2 a1")["moves"]
+    assert explore(client, str(pos))["moves"] == deeper["moves"] == explore(client, "3/4", "c2 " + reply)["moves"]
 
 
 def test_a_finished_game(client):
@@ -202,7 +215,7 @@ def test_explorer_in_browser(server, driver):
     assert {v for _, v, _ in rows(driver)} == {"loss"} and drawn(driver)["stones"] == [f"L {first}"]
     assert f"moves={first}" in driver.current_url
     # a click on a point goes deeper still, past the database: the page says so
-    reply = rows(driver)[0][0]
+    reply = past_the_database(first)
     click(driver, reply)
     wait_for(driver, lambda: crumbs(driver) == ["Start", first, reply])
     wait_for(driver, lambda: not driver.find_element(By.ID, "ex-ends").get_attribute("hidden"))
