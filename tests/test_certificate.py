@@ -132,6 +132,36 @@ def test_rejects_an_illegal_move(cert23):
         check_data(bad)
 
 
+def _made_invalid(text: str) -> str:
+    """``text`` with one stone more for the player not to move, one that leaves that
+    player a dead group: a position no move makes."""
+    from solver.reference import rules as ref
+    from solver.rules.notation import format_position, parse_position
+
+    board, light, dark, side = parse_position(text)
+    for p in range(board.size):
+        if p in light or p in dark:
+            continue
+        more = (light | {p}, dark) if side == "D" else (light, dark | {p})
+        if ref.is_valid(board, *more, side) is not None:
+            return format_position(board, *more, side)
+    raise AssertionError(f"no stone makes {text} invalid")
+
+
+def test_rejects_an_invalid_root_and_a_node_no_move_makes(cert23):
+    # the root is checked against the reference's is_valid
+    bad = copy.deepcopy(cert23)
+    j = bad["nodes"][0]["next"]
+    bad["root"] = bad["nodes"][0]["position"] = _made_invalid(bad["nodes"][j]["position"])
+    with pytest.raises(CertificateError, match="root: .* is not a valid position: .*dead group"):
+        check_data(bad)
+    # any other node must be what a move makes from its parent, which is never invalid
+    bad = copy.deepcopy(cert23)
+    bad["nodes"][j]["position"] = _made_invalid(bad["nodes"][j]["position"])
+    with pytest.raises(CertificateError, match=f"node 0 .*{bad['nodes'][0]['move']} does not lead to node {j} "):
+        check_data(bad)
+
+
 def test_rejects_a_changed_leaf_winner(cert23, tmp_path, run_cli):
     # the game at the leaf is Light's; only the file's "won" is wrong, and the message
     # must say so, not name Light twice
@@ -705,3 +735,19 @@ def test_the_builder_gives_the_certificate_of_its_twin_that_plays_every_move(tex
     twin, _ = bench.build(bench.EveryMoveWalk, pos, proof, 16)
     nodes, _ = bench.build(bench.CertificateWalk, pos, proof, 16)
     assert len(nodes) > 10 and nodes == twin
+
+
+def test_a_packed_position_unpacks_to_itself():
+    import random
+
+    from solver.reference.certificate import _packed, _unpacked
+    from solver.rules.board import Board
+
+    rng = random.Random(7)
+    for name in ("2/3", "3/4", "7/8"):
+        board = Board.parse(name)
+        for _ in range(300):
+            points = rng.sample(range(board.size), rng.randint(0, board.size))
+            cut = rng.randint(0, len(points))
+            light, dark, side = frozenset(points[:cut]), frozenset(points[cut:]), rng.choice("LD")
+            assert _unpacked(board, _packed(board, light, dark, side)) == (light, dark, side)
