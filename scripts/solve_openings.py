@@ -4,7 +4,7 @@ them into the board's opening table.
 
 Usage: python scripts/solve_openings.py [--board 3/4] [--pie] [--classes a1,b2] [--time S]
                                         [--max-nodes N] [--tt-mb M] [--collect] [--status]
-                                        [--certificates DIR] [--tables DIR]
+                                        [--certificates DIR] [--plant] [--tables DIR]
 
 Each class of first moves (the moves the board's symmetries map onto each other; a class
 is named by its first member, as ``meridians solve`` lists them) is one df-pn search from
@@ -37,7 +37,12 @@ stone, Dark's stone, Light to move; named by their first pair, ``a1-a2``): their
 are in ``results/solutions/<board>-pie/``, and after each class ``<board>-pie.json`` (who
 wins after each of the pairs, per class its value, effort and checked certificate) and
 ``<board>-pie-map.svg`` are written (a pie file of another command that decides more pairs
-is left alone until these records decide as many).
+is left alone until these records decide as many).  ``--plant`` (with ``--certificates``)
+puts the certificates in DIR of the decided classes with the same Light stone in the
+table before a class is searched: the pairs of one stone transpose into each other, so
+the search may end where their proofs begin.  They only guide: the proof is re-walked
+and its own certificate built and checked as always, and the record lists them
+(``planted``).
 
 After each class (and with ``--collect`` alone, without searching), writes
 ``results/solutions/<board>.json``: Light's value after each first move, per class its
@@ -84,11 +89,16 @@ def main() -> None:
     ap.add_argument("--check-jobs", type=int, default=1, metavar="N",
                     help="processes checking a certificate (default 1: another search may "
                     "hold the other core)")
+    ap.add_argument("--plant", action="store_true",
+                    help="with --pie and --certificates: before a class is searched, put the "
+                    "checked certificates of the decided classes with its Light stone in the table")
     ap.add_argument("--tables", default=str(cache_dir() / "tables"),
                     metavar="DIR", help="where a stopped class's table is saved and resumed "
                     "from ('none': nowhere; default: %(default)s)")
     args = ap.parse_args()
     tables = None if args.tables.lower() == "none" else Path(args.tables)
+    if args.plant and not (args.pie and args.certificates):
+        sys.exit("solve_openings: --plant needs --pie and --certificates DIR (the certificates it plants)")
     try:
         board = Board.parse(args.board)
     except ValueError as e:
@@ -111,7 +121,7 @@ def main() -> None:
             certificate_nodes=args.certificate_nodes, check_jobs=args.check_jobs,
             # the revision of the code this process runs, taken once at its start: the
             # solver is imported now, so later commits do not change what it runs
-            revision=code_revision(), pie=args.pie,
+            revision=code_revision(), pie=args.pie, plant=args.plant,
         )
         settings.limit()  # a budget that cannot be is refused before any class is read or searched
         prove_classes(board, [c for c in args.classes.split(",") if c], settings)

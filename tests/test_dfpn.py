@@ -19,6 +19,7 @@ from solver.search import dfpn as F
 from solver.search.prove import prove
 from solver.search.solve import solve
 from solver.search.limit import Limit
+from solver.search.values import Value
 
 from refplay import VALUE, minimax, random_position, reference_of, replay_line
 
@@ -343,6 +344,64 @@ def test_is_compiled_reads_the_cache_of_a_loaded_kernel():
     assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros(4, np.uint64)) is True
     # a signature never used: 2-D keys
     assert core.is_compiled(core.zobrist_keys, t, st, 0, np.zeros((1, 4), np.uint64)) is False
+
+
+def _certificate_file(pos: Position, folder: Path, name: str, winner: str | None = None) -> Path:
+    """``pos``'s certificate written to ``folder/name``; with ``winner``, forged to claim it."""
+    import json
+
+    from solver.search.certificate import write_certificate
+
+    path = folder / name
+    write_certificate(path, pos, prove(pos, Limit(tt_mb=16)), tt_mb=16)
+    if winner is not None:
+        data = json.loads(path.read_text())
+        data["winner"] = winner
+        path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_planted_certificate_guides_a_proof_and_never_decides_one(tmp_path):
+    """Positions of a certificate put in the table (the pie runner's ``--plant``) make a
+    proof through them cheaper, and a proof with them has plain df-pn's value and a
+    certificate the checker accepts; a certificate forged for the loser leaves every value
+    plain df-pn's or unknown, never the other player's."""
+    from solver.reference.certificate import check
+    from solver.search.certificate import write_certificate
+    from solver.search.prove import new_search, plant_certificate
+
+    for text in ("2/3/4/3/2 L", "DL1/L3/2D2/2L3/L1LL1/2L1/L2 L", "DD1/DD2/LD3/1LD3/1L1D1/2D1/1L1 L"):
+        pos = Position.parse(text)
+        plain = prove(pos, Limit(tt_mb=16))
+        search = new_search(pos.board, 16)
+        cert = _certificate_file(pos, tmp_path, "c.json")
+        assert plant_certificate(search, pos.board, cert) > 0
+        again = prove(pos, Limit(tt_mb=16), search=search)
+        assert again.verified and again.value == plain.value and again.nodes < plain.nodes, text
+        write_certificate(tmp_path / "again.json", pos, again, tt_mb=16)
+        assert check(tmp_path / "again.json") > 0
+    b = Board.parse("2/3")
+    start = Position.start(b)
+    forged = _certificate_file(start, tmp_path, "forged.json", winner="D")  # Light wins 2/3
+    search = new_search(b, 16)
+    plant_certificate(search, b, forged)
+    positions = [start] + [random_position(b, plies, seed) for seed in range(10) for plies in (1, 3)]
+    for pos in (p for p in positions if p.outcome is None):
+        p = prove(pos, Limit(tt_mb=16), search=search)
+        assert p.value in (prove(pos, Limit(tt_mb=16)).value, Value.UNKNOWN), str(pos)
+
+
+def test_certificate_text_is_read_into_the_positions_stones():
+    from solver.rules.randomgame import random_positions
+    from solver.search.prove import _cells_in_text_order, _stones
+
+    for name in ("2/3", "3/4", "5/6", "7/8"):
+        b = Board.parse(name)
+        t = core.tables(b)
+        cells = _cells_in_text_order(b, t)
+        for pos in random_positions(b, 30, 10):
+            st, side = _stones(str(pos), cells, t)
+            assert np.array_equal(st, pos.bitboards) and side == pos.side_index, str(pos)
 
 
 def test_proofs_that_share_a_table_agree_with_alpha_beta_and_reuse_its_work():

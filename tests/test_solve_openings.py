@@ -443,3 +443,30 @@ def test_a_node_budget_stops_a_class_and_is_in_its_command(script, tmp_path, mon
     # without the budget the same class is decided: the budget, not the class, stopped it
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--tt-mb", "16", "--tables", "none")
     assert json.loads(value_path(tmp_path, Position.parse(job.position)).read_text())["value"] in ("win", "loss")
+
+
+def test_plant_puts_the_certificates_of_a_light_stones_decided_classes_in_the_table(script, tmp_path, monkeypatch,
+                                                                                   capsys):
+    from solver.app.openings import pie_jobs
+    from solver.reference.certificate import check
+
+    jobs = pie_jobs(Position.start(Board.parse("2/3")))
+    stone = jobs[0].key.split("-")[0]
+    row = [j for j in jobs if j.key.split("-")[0] == stone]
+    assert len(row) >= 3
+    certs = tmp_path / "certs"
+    first = ",".join(j.key for j in row[:2])
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", first, "--tt-mb", "16", "--certificates", str(certs))
+    capsys.readouterr()
+    last = row[2]
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", last.key, "--tt-mb", "16",
+        "--certificates", str(certs), "--plant")
+    said = capsys.readouterr().err
+    assert f"{last.key}: planted {row[0].key}'s certificate" in said and f"planted {row[1].key}'s" in said
+    rec = json.loads(value_path(tmp_path / "2-3-pie", Position.parse(last.position)).read_text())
+    solved = json.loads(SOLVED_2_3_PIE.read_text())
+    assert rec["planted"] == [row[0].key, row[1].key] and rec["command"].endswith(" --plant")
+    assert rec["value"] == ("win" if solved["pairs"][last.key] == "L" else "loss") and rec["verified"]
+    assert check(certs / rec["certificate"]["file"]) == rec["certificate"]["positions"]
+    with pytest.raises(SystemExit, match="--plant needs --pie and --certificates"):
+        run(script, monkeypatch, "--board", "2/3", "--pie", "--plant")

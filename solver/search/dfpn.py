@@ -902,6 +902,19 @@ def probe(T, D, st, side):
             np.int64(D.tt_work[slot]))
 
 
+@kernel
+def plant(T, D, st, side, pn, dn, cell, work):
+    """Store ``(pn, dn)``, the move ``cell`` (in the position's own orientation; -1: none)
+    and ``work`` as the table entry of the position ``st`` with ``side`` to move, for D's
+    prover; the inverse of :func:`probe`."""
+    ply = MAX_PLY - 1
+    for c in range(2):
+        bb_store(D.stack[2 * ply: 2 * ply + 2], c, bb_load(st, c, T.zero))
+    core.zobrist_keys(T, st, side, D.keys[ply])
+    key, s = _node_key(D, ply)
+    _store(D, key, pn, dn, T.sym[s, cell] if cell >= 0 else -1, work)
+
+
 def load_kernels(t: core.Tables, knowledge: bool = False, guided: bool = False) -> None:
     """Load the kernels a proof on the board of ``t`` runs (:func:`mid`, :func:`rewalk`,
     :func:`probe`), compiling them on the board's first use, with the argument types

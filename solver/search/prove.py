@@ -13,6 +13,7 @@ says so before the wait).  The answer is a :class:`~solver.search.result.Result`
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +34,7 @@ from .policy import PolicyModel
 from .result import MoveResult, ProofTable, Result
 from .values import Value
 
-__all__ = ["prove", "prove_for", "new_search", "table_use", "clear_search", "ProverAnswer", "solved_entries", "add_entries", "METHODS", "UnknownMethodError",
+__all__ = ["prove", "prove_for", "new_search", "table_use", "clear_search", "ProverAnswer", "solved_entries", "add_entries", "plant_certificate", "METHODS", "UnknownMethodError",
            "load_kernels", "DEFAULT_TT_MB"]
 
 #: the table size of a :func:`prove` whose Limit gives none, in MiB
@@ -51,6 +52,10 @@ DEFAULT_MODEL: PolicyModel | None = None
 #: the first chunk of a proof with a time limit under SHORT_PROOF_SECONDS, in expansions
 FIRST_TIMED_CHUNK = 100
 SHORT_PROOF_SECONDS = 1.0
+#: the work a planted certificate's entry says lies below it: solved entries are kept
+#: before unsolved ones whatever their work, and among solved ones these go last
+PLANTED_WORK = 0xFFFFFFFF
+
 
 def new_search(board: Board, tt_mb: float = DEFAULT_TT_MB):
     """A df-pn table of ``tt_mb`` MiB on ``board`` for several :func:`prove` calls to share
@@ -355,6 +360,69 @@ def add_entries(search, entries: tuple[np.ndarray, ...]) -> int:
                 a[i] = v
             put += 1
     return put
+
+
+def plant_certificate(search, board: Board, path: str | os.PathLike) -> int:
+    """Put the positions of the certificate file ``path`` (on ``board``) in ``search``'s
+    table as won by its winner, for either prover, with the winner's moves; the number of
+    positions put.  Like :func:`add_entries` they only guide: a proof through them is
+    re-walked down to finished games, and its own certificate checked."""
+    from solver.reference.certificate import MOVE, REPLIES, read_certificate
+
+    from . import dfpn as F
+
+    t = core.tables(board)
+    data = read_certificate(path)
+    nodes, winner = data["nodes"], "LD".index(data["winner"])
+    if data["board"] != board.name:
+        raise ValueError(f"{path} is a certificate on {data['board']}, not {board.name}")
+    cells = _cells_in_text_order(board, t)
+    core.load_kernels(t, "the df-pn table's planting", [
+        (F.plant, (t, search, core.new_position(t), 0, 0, F.INF, -1, 0))])
+    prover = int(search.limits[F.PROVER])
+    put = 0
+    try:
+        for i in range(len(nodes)):
+            kind = nodes.kind[i]
+            if kind != MOVE and kind != REPLIES:
+                continue  # a finished game (the search sees it) or a settled leaf
+            st, side = _stones(nodes.text(i), cells, t)
+            cell = int(t.cell_of[board.index(nodes.points[nodes.edges(i).start])]) if kind == MOVE else -1
+            for p in (0, 1):
+                search.limits[F.PROVER] = p
+                pn, dn = (0, F.INF) if p == winner else (F.INF, 0)
+                F.plant(t, search, st, side, pn, dn, cell, PLANTED_WORK)
+            put += 1
+    finally:
+        search.limits[F.PROVER] = prover
+    return put
+
+
+def _cells_in_text_order(board: Board, t) -> list[int]:
+    """The cells of ``board`` in the order the position notation writes its points: rows
+    from the top, each from its first point."""
+    return [int(t.cell_of[board.index(f"{chr(ord('a') + 2 * board.m - y)}{x + 1}")])
+            for y, width in enumerate(board.row_widths) for x in range(width)]
+
+
+def _stones(text: str, cells: list[int], t) -> tuple[np.ndarray, int]:
+    """``(stones, side)`` of a position in the notation (a certificate's: written by the
+    builder, read by the checker), without :class:`Position`'s checks."""
+    rows, side = text.split()
+    st = core.new_position(t)
+    k = 0
+    count = 0
+    for ch in rows:
+        if ch.isdigit():
+            count = 10 * count + int(ch)
+            continue
+        k += count
+        count = 0
+        if ch == "L" or ch == "D":
+            c = cells[k]
+            st[0 if ch == "L" else 1, c >> 6] |= np.uint64(1 << (c & 63))
+            k += 1
+    return st, "LD".index(side)
 
 
 def _root_numbers(t, D, position: Position, prover: int, children: dict) -> tuple[int, int]:

@@ -78,7 +78,9 @@ class ClassSettings:
     class's certificate is written and checked (None: no certificates), at most
     ``certificate_nodes`` positions, checked by ``check_jobs`` processes.  ``revision``
     is the code's revision, taken once when the run starts; ``say`` shows progress;
-    ``pie``: the classes are the pie variant's pairs of first stones."""
+    ``pie``: the classes are the pie variant's pairs of first stones; ``plant``: before a
+    pie class is searched, the certificates of the decided classes with the same Light
+    stone are put in the table (:func:`solver.search.prove.plant_certificate`)."""
 
     folder: Path
     seconds: float | None = None
@@ -91,6 +93,7 @@ class ClassSettings:
     revision: str = field(default_factory=code_revision)
     say: Callable[[str], None] = _stderr
     pie: bool = False
+    plant: bool = False
 
     def __post_init__(self) -> None:
         self.folder = Path(self.folder)
@@ -107,7 +110,8 @@ class ClassSettings:
         return (f"{COMMAND} --board {board.name}{' --pie' if self.pie else ''} --classes {key}"
                 + (f" --time {self.seconds:g}" if self.seconds else "")
                 + (f" --max-nodes {self.nodes}" if self.nodes else "") + f" --tt-mb {self.tt_mb:g}"
-                + (f" --certificates {self.certificates}" if self.certificates else ""))
+                + (f" --certificates {self.certificates}" if self.certificates else "")
+                + (" --plant" if self.plant else ""))
 
 
 # -- where things are --------------------------------------------------------------------
@@ -207,6 +211,7 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
     say = settings.say
     search = None  # one df-pn table for every class this process proves
     after: list[str] = []  # the classes proven in it since it was new or emptied
+    planted: list[str] = []  # the classes whose certificates were put in it since then
     for job in (names[k] for k in keys) if keys else jobs:
         pos = Position.parse(job.position)
         path = value_path(records, pos)
@@ -232,8 +237,10 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
                 if not certified:
                     say(f"{job.key}: decided, without a certificate: proving it again to write one")
             if not (_decided(old) and certified):
-                search = _shared_table(search, board, settings, after)
-                prove_class(board, job, settings, search, after)
+                search = _shared_table(search, board, settings, after, planted)
+                if settings.plant:
+                    _plant_row(search, board, job, jobs, settings, planted)
+                prove_class(board, job, settings, search, after, planted)
                 after.append(job.key)
         finally:
             lock.unlink(missing_ok=True)
@@ -246,9 +253,35 @@ def prove_classes(board: Board, keys: list[str], settings: ClassSettings) -> Non
 SHARED_SOLVED_SHARE = 0.5
 
 
-def _shared_table(search, board: Board, settings: ClassSettings, after: list[str]):
-    """The table the next class goes on with: ``search``, emptied (and ``after`` with it)
-    when it is full of solved positions, or a new one.  Classes transpose into each other (the pie's pairs of one
+def _plant_row(search, board: Board, job: Job, jobs: list[Job], settings: ClassSettings,
+               planted: list[str]) -> None:
+    """Put in ``search`` the certificates of the decided classes with ``job``'s Light
+    stone that are not in it yet (``planted`` lists those that are), unless ``job``
+    resumes from a saved table, which holds them already."""
+    from solver.search.prove import plant_certificate
+
+    table = table_path(settings.tables, board, job.key)
+    if settings.certificates is None or (table is not None and table.exists()):
+        return
+    records = records_folder(settings.folder, board, settings.pie)
+    stone = job.key.split("-")[0]
+    for other in jobs:
+        if other.key == job.key or other.key in planted or other.key.split("-")[0] != stone:
+            continue
+        rec = read_record(value_path(records, Position.parse(other.position)))
+        cert = certificate_path(settings.certificates, board, other.key)
+        if not (_decided(rec) and "certificate" in rec and cert.exists()):
+            continue
+        t0 = time.perf_counter()
+        n = plant_certificate(search, board, cert)
+        planted.append(other.key)
+        settings.say(f"{job.key}: planted {other.key}'s certificate, {n:,} positions in "
+                     f"{time.perf_counter() - t0:.0f} s")
+
+
+def _shared_table(search, board: Board, settings: ClassSettings, after: list[str], planted: list[str]):
+    """The table the next class goes on with: ``search``, emptied (and ``after`` and
+    ``planted`` with it) when it is full of solved positions, or a new one.  Classes transpose into each other (the pie's pairs of one
     stone after two more moves), so a class proven after its neighbours finds part of its
     proof in the table."""
     from solver.search.prove import clear_search, new_search, table_use
@@ -261,14 +294,17 @@ def _shared_table(search, board: Board, settings: ClassSettings, after: list[str
         settings.say(f"the shared table: {solved:.0%} of its slots hold solved positions; emptied")
         clear_search(search)
         after.clear()
+        planted.clear()
     return search
 
 
-def prove_class(board: Board, job: Job, settings: ClassSettings, search=None, after: list[str] = ()) -> dict:
+def prove_class(board: Board, job: Job, settings: ClassSettings, search=None, after: list[str] = (),
+                planted: list[str] = ()) -> dict:
     """Search one class, write its record (and, when asked, its checked certificate);
     return the record.  ``search``: a table from :func:`solver.search.prove.new_search`
-    to go on with, holding the proofs of the classes ``after`` (the value is the same;
-    the work may be less, and the record says after which classes)."""
+    to go on with, holding the proofs of the classes ``after`` and the certificates of
+    the classes ``planted`` (the value is the same; the work may be less, and the record
+    says after which classes)."""
     from solver.reference.certificate import CertificateError
     from solver.search.prove import prove
     from solver.search.tablefile import save_table
@@ -301,6 +337,8 @@ def prove_class(board: Board, job: Job, settings: ClassSettings, search=None, af
     }
     if search is not None:
         record["table_after"] = list(after)  # its effort depends on them
+    if planted:
+        record["planted"] = list(planted)
     # the value is written before the certificate is built and checked, which takes longer
     # than the search did: an interruption then loses only the certificate
     records.mkdir(parents=True, exist_ok=True)
