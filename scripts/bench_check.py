@@ -25,10 +25,7 @@ from pathlib import Path
 
 from solver import Board
 from solver.reference.certificate import CertificateError, read_certificate
-from solver.rules.randomgame import random_positions
-from solver.search.certificate import write_certificate
-from solver.search.prove import prove
-from solver.search.limit import Limit
+from solver.search.certificate import write_random_certificates
 
 
 def as_dicts(path: Path) -> dict:
@@ -69,10 +66,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         files = list(args.files)
         if not files:
-            board = Board.parse(args.board)
-            for k, pos in enumerate(random_positions(board, args.positions, args.plies)):
-                files.append(Path(tmp) / f"c{k}.json.gz")
-                write_certificate(files[-1], pos, prove(pos, Limit(tt_mb=64)), tt_mb=64)
+            files = [Path(f) for f in write_random_certificates(tmp, Board.parse(args.board), args.positions, args.plies)]
         print(f"{'certificate':<24} {'positions':>11} {'dicts B/pos':>12} {'columns B/pos':>14} "
               f"{'ratio':>6} {'dicts s':>8} {'columns s':>10}  same")
         for path in files:

@@ -27,10 +27,7 @@ import networkx as nx
 from solver import Board
 from solver.reference import certificate as C
 from solver.reference import rules as ref
-from solver.rules.randomgame import random_positions
-from solver.search.certificate import write_certificate
-from solver.search.limit import Limit
-from solver.search.prove import prove
+from solver.search.certificate import write_random_certificates
 
 
 def old_stone_graph(board, stones):
@@ -90,10 +87,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         files = list(args.files)
         if not files:
-            board = Board.parse(args.board)
-            for k, pos in enumerate(random_positions(board, args.positions, args.plies)):
-                files.append(Path(tmp) / f"c{k}.json.gz")
-                write_certificate(files[-1], pos, prove(pos, Limit(tt_mb=64)), tt_mb=64)
+            files = [Path(f) for f in write_random_certificates(tmp, Board.parse(args.board), args.positions, args.plies)]
         print(f"{'certificate':<24} {'positions':>10} {'old CPU s':>10} {'new CPU s':>10} {'ratio':>6}")
         total_old = total_new = 0.0
         for path in files:

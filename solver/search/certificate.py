@@ -30,7 +30,7 @@ from .prove import prove
 from .values import Value
 
 __all__ = ["CertificateError", "CertificateWalk", "build_certificate", "certificate_of", "write_certificate",
-           "write_graph", "dumps", "LIBRARY_COMMAND"]
+           "write_graph", "write_random_certificates", "dumps", "LIBRARY_COMMAND"]
 
 
 
@@ -559,6 +559,19 @@ def write_certificate(path: str | os.PathLike, position, proof=None, *, header: 
     """
     head, graph = _build(position, proof, **kwargs)
     return write_graph(path, {**head, **(header or {})}, graph)
+
+
+def write_random_certificates(folder: str | os.PathLike, board, count: int, plies: int,
+                              tt_mb: float = 64) -> list[str]:
+    """The files ``folder/c0.json.gz``, ... of the certificates of ``count`` positions
+    ``plies`` plies into seeded random games on ``board`` (what the benchmarks check)."""
+    from solver.rules.randomgame import random_positions
+
+    files = []
+    for k, pos in enumerate(random_positions(board, count, plies)):
+        files.append(os.path.join(folder, f"c{k}.json.gz"))
+        write_certificate(files[-1], pos, prove(pos, Limit(tt_mb=tt_mb)), tt_mb=tt_mb)
+    return files
 
 
 def write_graph(path: str | os.PathLike, head: dict, graph: _Graph) -> dict:
