@@ -470,3 +470,12 @@ def test_plant_puts_the_certificates_of_a_light_stones_decided_classes_in_the_ta
     assert check(certs / rec["certificate"]["file"]) == rec["certificate"]["positions"]
     with pytest.raises(SystemExit, match="--plant needs --pie and --certificates"):
         run(script, monkeypatch, "--board", "2/3", "--pie", "--plant")
+    # a spoilt certificate is passed over with one line, and the class is proven without it
+    (certs / f"2-3-{row[0].key}.json.gz").write_bytes(b"not gzip")
+    os.remove(value_path(tmp_path / "2-3-pie", Position.parse(last.position)))
+    run(script, monkeypatch, "--board", "2/3", "--pie", "--classes", last.key, "--tt-mb", "16",
+        "--certificates", str(certs), "--plant")
+    said = capsys.readouterr().err
+    assert f"{last.key}: {row[0].key}'s certificate not planted: " in said and "Traceback" not in said
+    rec = json.loads(value_path(tmp_path / "2-3-pie", Position.parse(last.position)).read_text())
+    assert rec["planted"] == [row[1].key] and rec["verified"]

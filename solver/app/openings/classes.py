@@ -273,7 +273,11 @@ def _plant_row(search, board: Board, job: Job, jobs: list[Job], settings: ClassS
         if not (_decided(rec) and "certificate" in rec and cert.exists()):
             continue
         t0 = time.perf_counter()
-        n = plant_certificate(search, board, cert)
+        try:
+            n = plant_certificate(search, board, cert)
+        except (ValueError, IndexError) as e:  # a spoilt file (CertificateError is a ValueError)
+            settings.say(f"{job.key}: {other.key}'s certificate not planted: {e}")
+            continue
         planted.append(other.key)
         settings.say(f"{job.key}: planted {other.key}'s certificate, {n:,} positions in "
                      f"{time.perf_counter() - t0:.0f} s")
