@@ -24,7 +24,7 @@ from typing import Iterable
 from .board import MAX_M, Board, BoardError, _shown
 from solver.util.errors import MeridiansError
 
-__all__ = ["NotationError", "parse_position", "format_position"]
+__all__ = ["NotationError", "parse_position", "format_position", "points_in_text_order"]
 
 _TOKEN_RE = re.compile(r"L|D|[1-9][0-9]*")
 #: counts of more digits are refused at once (a row has at most 2 * MAX_M points)
@@ -93,14 +93,18 @@ def parse_position(text: str) -> tuple[Board, frozenset[int], frozenset[int], st
         parsed.append(cells)
     light: set[int] = set()
     dark: set[int] = set()
-    for y, cells in enumerate(parsed):
-        letter_index = 2 * board.m - y
-        for x, c in enumerate(cells):
-            if c is None:
-                continue
-            p = board.index(f"{chr(ord('a') + letter_index)}{x + 1}")
+    cells_in_order = (c for cells in parsed for c in cells)
+    for p, c in zip(points_in_text_order(board), cells_in_order):
+        if c is not None:
             (light if c == "L" else dark).add(p)
     return board, frozenset(light), frozenset(dark), side
+
+
+def points_in_text_order(board: Board) -> list[int]:
+    """The points of ``board`` in the order the notation writes them: rows from the top,
+    each from its first point."""
+    return [board.index(f"{chr(ord('a') + 2 * board.m - y)}{x + 1}")
+            for y, width in enumerate(board.row_widths) for x in range(width)]
 
 
 def _first_bad_char(row: str) -> str:
@@ -116,13 +120,13 @@ def _first_bad_char(row: str) -> str:
 def format_position(board: Board, light: Iterable[int], dark: Iterable[int], side: str) -> str:
     """The notation of a position (the inverse of :func:`parse_position`)."""
     light, dark = set(light), set(dark)
+    points = iter(points_in_text_order(board))
     rows = []
-    for y, width in enumerate(board.row_widths):
-        letter = chr(ord("a") + 2 * board.m - y)
+    for width in board.row_widths:
         out = []
         empty = 0
-        for x in range(width):
-            p = board.index(f"{letter}{x + 1}")
+        for _ in range(width):
+            p = next(points)
             c = "L" if p in light else "D" if p in dark else None
             if c is None:
                 empty += 1

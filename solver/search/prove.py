@@ -23,6 +23,7 @@ import numpy as np
 
 from solver.rules import core
 from solver.rules.board import Board
+from solver.rules.notation import points_in_text_order
 from solver.rules.position import Position
 from . import alphabeta as ab
 from . import guide as G_
@@ -399,10 +400,8 @@ def plant_certificate(search, board: Board, path: str | os.PathLike) -> int:
 
 
 def _cells_in_text_order(board: Board, t) -> list[int]:
-    """The cells of ``board`` in the order the position notation writes its points: rows
-    from the top, each from its first point."""
-    return [int(t.cell_of[board.index(f"{chr(ord('a') + 2 * board.m - y)}{x + 1}")])
-            for y, width in enumerate(board.row_widths) for x in range(width)]
+    """The kernels' cells of ``board``'s points in the order the notation writes them."""
+    return [int(t.cell_of[p]) for p in points_in_text_order(board)]
 
 
 def _stones(text: str, cells: list[int], t) -> tuple[np.ndarray, int]:
