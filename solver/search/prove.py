@@ -367,16 +367,20 @@ def plant_certificate(search, board: Board, path: str | os.PathLike) -> int:
     """Put the positions of the certificate file ``path`` (on ``board``) in ``search``'s
     table as won by its winner, for either prover, with the winner's moves; the number of
     positions put.  Like :func:`add_entries` they only guide: a proof through them is
-    re-walked down to finished games, and its own certificate checked."""
-    from solver.reference.certificate import MOVE, REPLIES, read_certificate
+    re-walked down to finished games, and its own certificate checked.  Raises
+    :class:`~solver.reference.certificate.CertificateError` for a file it cannot read."""
+    from solver.reference.certificate import MOVE, REPLIES, CertificateError, read_certificate
 
     from . import dfpn as F
 
     t = core.tables(board)
     data = read_certificate(path)
-    nodes, winner = data["nodes"], "LD".index(data["winner"])
-    if data["board"] != board.name:
-        raise ValueError(f"{path} is a certificate on {data['board']}, not {board.name}")
+    try:
+        nodes, winner, on = data["nodes"], "LD".index(data["winner"]), data["board"]
+    except (KeyError, TypeError, ValueError):
+        raise CertificateError(f"{path} is not a certificate: its header lacks nodes, winner or board") from None
+    if on != board.name:
+        raise CertificateError(f"{path} is a certificate on {on}, not {board.name}")
     cells = _cells_in_text_order(board, t)
     core.load_kernels(t, "the df-pn table's planting", [
         (F.plant, (t, search, core.new_position(t), 0, 0, F.INF, -1, 0))])
@@ -387,8 +391,11 @@ def plant_certificate(search, board: Board, path: str | os.PathLike) -> int:
             kind = nodes.kind[i]
             if kind != MOVE and kind != REPLIES:
                 continue  # a finished game (the search sees it) or a settled leaf
-            st, side = _stones(nodes.text(i), cells, t)
-            cell = int(t.cell_of[board.index(nodes.points[nodes.edges(i).start])]) if kind == MOVE else -1
+            try:
+                st, side = _stones(nodes.text(i), cells, t)
+                cell = int(t.cell_of[board.index(nodes.points[nodes.edges(i).start])]) if kind == MOVE else -1
+            except (ValueError, IndexError) as e:  # a spoilt file, named with its node
+                raise CertificateError(f"{path}: node {i} cannot be read: {e}") from None
             for p in (0, 1):
                 search.limits[F.PROVER] = p
                 pn, dn = (0, F.INF) if p == winner else (F.INF, 0)

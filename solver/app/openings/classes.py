@@ -258,6 +258,7 @@ def _plant_row(search, board: Board, job: Job, jobs: list[Job], settings: ClassS
     """Put in ``search`` the certificates of the decided classes with ``job``'s Light
     stone that are not in it yet (``planted`` lists those that are), unless ``job``
     resumes from a saved table, which holds them already."""
+    from solver.reference.certificate import CertificateError
     from solver.search.prove import plant_certificate
 
     table = table_path(settings.tables, board, job.key)
@@ -275,7 +276,7 @@ def _plant_row(search, board: Board, job: Job, jobs: list[Job], settings: ClassS
         t0 = time.perf_counter()
         try:
             n = plant_certificate(search, board, cert)
-        except (ValueError, IndexError) as e:  # a spoilt file (CertificateError is a ValueError)
+        except CertificateError as e:  # a spoilt file
             settings.say(f"{job.key}: {other.key}'s certificate not planted: {e}")
             continue
         planted.append(other.key)
