@@ -317,21 +317,29 @@ def test_a_child_won_by_lookahead_is_found_after_proving_again():
 
 
 @pytest.mark.parametrize("name", ["c.json", "c.json.gz"])
-def test_written_file_is_the_built_certificate_as_text(name, tmp_path):
+def test_written_file_is_the_built_certificate_as_text(name, tmp_path, monkeypatch):
     # write_certificate streams the nodes to the file; it must write what dumps (and
-    # gzip.compress with mtime 0) of the whole built certificate would, byte for byte
+    # gzip.compress with mtime 0) of the whole built certificate would, byte for byte,
+    # and say how far the writing is
     import gzip
     import hashlib
+
+    import solver.search.certificate as C
 
     pos = Position.parse(ENDGAMES_34[0])
     proof = prove(pos, Limit(tt_mb=16))
     text = dumps({**build_certificate(pos, proof, tt_mb=16), "note": "x"}).encode()
     want = gzip.compress(text, mtime=0) if name.endswith(".gz") else text
-    head = write_certificate(tmp_path / name, pos, proof, tt_mb=16, header={"note": "x"})
+    monkeypatch.setattr(C, "PROGRESS_EVERY", 10)
+    calls = []
+    head = write_certificate(tmp_path / name, pos, proof, tt_mb=16, header={"note": "x"},
+                             written=lambda n, total: calls.append((n, total)))
     got = (tmp_path / name).read_bytes()
     assert got == want
     assert (head["bytes"], head["sha256"]) == (len(got), hashlib.sha256(got).hexdigest())
     assert check(tmp_path / name) == head["node_count"] > 100
+    total = head["node_count"]
+    assert calls == [(n, total) for n in range(10, total, 10)]
 
 
 def _odd_position(cert):

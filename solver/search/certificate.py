@@ -546,19 +546,20 @@ def _text(head: dict, lines):
 
 
 def write_certificate(path: str | os.PathLike, position, proof=None, *, header: dict | None = None,
-                      **kwargs) -> dict:
+                      written=None, **kwargs) -> dict:
     """Build the certificate of ``position`` (see :func:`build_certificate`, which takes
     the same keyword arguments; ``header`` adds fields to its header) and write it to
     ``path``, gzip-compressed if the name ends in ``.gz``, atomically; return its header
     with the file's ``bytes`` and ``sha256``.  ``command`` (a keyword argument) names the
-    command in the header's provenance stamp, ``code``.
+    command in the header's provenance stamp, ``code``; ``written(n, total)``, if given,
+    is called every PROGRESS_EVERY nodes written (see :func:`write_graph`).
 
     The nodes go to the file one at a time as they are written out, never all as text:
     the file is the same as ``dumps(build_certificate(...))`` (through
     ``gzip.compress(..., mtime=0)``), without holding it in memory.
     """
     head, graph = _build(position, proof, **kwargs)
-    return write_graph(path, {**head, **(header or {})}, graph)
+    return write_graph(path, {**head, **(header or {})}, graph, written=written)
 
 
 def write_random_certificates(folder: str | os.PathLike, board, count: int, plies: int,
@@ -574,13 +575,22 @@ def write_random_certificates(folder: str | os.PathLike, board, count: int, plie
     return files
 
 
-def write_graph(path: str | os.PathLike, head: dict, graph: _Graph) -> dict:
+def write_graph(path: str | os.PathLike, head: dict, graph: _Graph, written=None) -> dict:
     """Write the certificate of header ``head`` and nodes ``graph`` (a
     :class:`CertificateWalk`'s) to ``path`` as :func:`write_certificate` does; return
-    ``head`` with the file's ``bytes`` and ``sha256``."""
+    ``head`` with the file's ``bytes`` and ``sha256``.  ``written(n, total)``, if given,
+    is called after every PROGRESS_EVERY of the ``total`` nodes (writing millions of
+    them, compressed, takes minutes)."""
     winner = head["winner"]
-    lines = (json.dumps(graph.node(i, winner), separators=(",", ":")) for i in range(len(graph)))
-    pieces = (s.encode() for s in _text(head, lines))
+    total = len(graph)
+
+    def lines():
+        for i in range(total):
+            if written is not None and i % PROGRESS_EVERY == 0 and i:
+                written(i, total)
+            yield json.dumps(graph.node(i, winner), separators=(",", ":"))
+
+    pieces = (s.encode() for s in _text(head, lines()))
     if str(path).endswith(".gz"):
         pieces = _gzipped(pieces)
     digest = hashlib.sha256()

@@ -399,15 +399,26 @@ def certify_class(pos: Position, proof, name: str, settings: ClassSettings) -> d
     from solver.search.certificate import write_certificate
 
     t0 = time.perf_counter()
+    last = [t0]
+
+    def report(what: str) -> None:
+        # a line a minute, as a search reports: the callbacks come every 50,000 positions
+        if time.perf_counter() - last[0] >= 60:
+            last[0] = time.perf_counter()
+            settings.say(f"{name}: certificate {what} {time.perf_counter() - t0:8.0f} s")
 
     def built(n: int) -> None:
-        settings.say(f"{name}: certificate {n:>12,} positions {time.perf_counter() - t0:8.0f} s")
+        report(f"{n:>12,} positions built")
+
+    def written(n: int, total: int) -> None:
+        report(f"{n:>12,} of {total:,} positions written")
 
     folder = Path(settings.certificates)
     folder.mkdir(parents=True, exist_ok=True)
     out = certificate_path(folder, pos.board, name)
     # streamed to the file: the nodes as text would not fit beside the table
-    head = write_certificate(out, pos, proof, max_nodes=settings.certificate_nodes, tt_mb=256, progress=built)
+    head = write_certificate(out, pos, proof, max_nodes=settings.certificate_nodes, tt_mb=256, progress=built,
+                             written=written)
     proof.table = None  # the table is no longer needed: free it before checking
     seconds = time.perf_counter() - t0
     settings.say(f"{name}: certificate of {head['node_count']:,} positions, {head['bytes']:,} bytes, "
