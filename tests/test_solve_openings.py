@@ -433,6 +433,14 @@ def test_a_budget_that_cannot_be_is_one_line_and_nothing_is_written(script, tmp_
     assert not list(tmp_path.rglob("*.json"))
 
 
+def test_a_certificate_cap_that_is_not_the_default_is_in_the_command(tmp_path):
+    board = Board.parse("2/3")
+    plain = classes.ClassSettings(folder=tmp_path, certificates=tmp_path)
+    capped = classes.ClassSettings(folder=tmp_path, certificates=tmp_path, certificate_nodes=123)
+    assert "--certificate-nodes" not in plain.command(board, "c1")
+    assert capped.command(board, "c1").endswith(f"--certificates {tmp_path} --certificate-nodes 123")
+
+
 def test_a_node_budget_stops_a_class_and_is_in_its_command(script, tmp_path, monkeypatch):
     job = opening_jobs(Position.start(Board.parse("2/3")))[0]
     run(script, monkeypatch, "--board", "2/3", "--classes", job.key, "--max-nodes", "20", "--tt-mb", "16",

@@ -111,6 +111,8 @@ class ClassSettings:
                 + (f" --time {self.seconds:g}" if self.seconds else "")
                 + (f" --max-nodes {self.nodes}" if self.nodes else "") + f" --tt-mb {self.tt_mb:g}"
                 + (f" --certificates {self.certificates}" if self.certificates else "")
+                + (f" --certificate-nodes {self.certificate_nodes}"
+                   if self.certificates and self.certificate_nodes != ClassSettings.certificate_nodes else "")
                 + (" --plant" if self.plant else ""))
 
 
