@@ -95,10 +95,12 @@ def test_a_path_of_moves_and_where_the_database_ends(client):
     assert (deeper["value"], deeper["source"], deeper["inferred"]) == ("win", "database", True)
     assert set(move_values(deeper).values()) == {"unknown"} and deeper["best"] is None
     assert not explore(client, "3/4", "c2")["inferred"]
-    # past a move of unknown value, nothing is inferred (a pie pair the database does not hold)
-    unknown = sorted(m for m, v in move_values(explore(client, "3/4", "a1")).items() if v == "unknown")
-    assert unknown, "every reply to a1 is in the database now: take another example"
-    after = explore(client, "3/4", "a1," + unknown[0])
+    # past a move of unknown value, nothing is inferred (after a pie pair Light wins, the
+    # database holds the position after the winning move only)
+    won = explore(client, "3/4", "a1,b2")
+    assert won["in_database"] and won["value"] == "win"
+    unknown = sorted(m for m, v in move_values(won).items() if v == "unknown")
+    after = explore(client, "3/4", "a1,b2," + unknown[0])
     assert (after["value"], after["inferred"], after["ends"]) == ("unknown", False, True)
     assert sorted(move_values(deeper)) == sorted(pos.legal_moves())
     # the same position from its text, and moves separated by spaces
