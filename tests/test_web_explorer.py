@@ -100,6 +100,7 @@ def test_a_path_of_moves_and_where_the_database_ends(client):
     won = explore(client, "3/4", "a1,b2")
     assert won["in_database"] and won["value"] == "win"
     unknown = sorted(m for m, v in move_values(won).items() if v == "unknown")
+    assert unknown, "the database holds every move after a1-b2 now: take another example"
     after = explore(client, "3/4", "a1,b2," + unknown[0])
     assert (after["value"], after["inferred"], after["ends"]) == ("unknown", False, True)
     assert sorted(move_values(deeper)) == sorted(pos.legal_moves())

@@ -320,13 +320,11 @@ def prove_class(board: Board, job: Job, settings: ClassSettings, search=None, af
     pos = Position.parse(job.position)
     records = records_folder(settings.folder, board, settings.pie)
     path = value_path(records, pos)
-    last = [0.0]
+    every_minute = _every_minute(say)
 
     def progress(info: dict) -> None:
-        if info["seconds"] - last[0] >= 60:
-            last[0] = info["seconds"]
-            say(f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
-                f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s")
+        every_minute(lambda: f"{job.key}: {info['seconds']:7.0f} s {info['nodes']:>14,} expansions "
+                             f"{info['nodes'] / max(info['seconds'], 1e-9):>9,.0f}/s")
 
     t0 = time.time()
     table = table_path(settings.tables, board, job.key)
@@ -374,6 +372,20 @@ def prove_class(board: Board, job: Job, settings: ClassSettings, search=None, af
     return record
 
 
+def _every_minute(say):
+    """A function that passes the text of ``line()`` to ``say`` at most once a minute: the
+    searches and the certificate's builder call back far more often than a log can take."""
+    last = time.perf_counter()
+
+    def maybe(line) -> None:
+        nonlocal last
+        if time.perf_counter() - last >= 60:
+            last = time.perf_counter()
+            say(line())
+
+    return maybe
+
+
 # -- certificates ------------------------------------------------------------------------
 def _certify_record(old: dict, pos: Position, path: Path, cert: Path, name: str,
                     settings: ClassSettings) -> bool:
@@ -401,19 +413,14 @@ def certify_class(pos: Position, proof, name: str, settings: ClassSettings) -> d
     from solver.search.certificate import write_certificate
 
     t0 = time.perf_counter()
-    last = [t0]
-
-    def report(what: str) -> None:
-        # a line a minute, as a search reports: the callbacks come every 50,000 positions
-        if time.perf_counter() - last[0] >= 60:
-            last[0] = time.perf_counter()
-            settings.say(f"{name}: certificate {what} {time.perf_counter() - t0:8.0f} s")
+    every_minute = _every_minute(settings.say)
 
     def built(n: int) -> None:
-        report(f"{n:>12,} positions built")
+        every_minute(lambda: f"{name}: certificate {n:>12,} positions built {time.perf_counter() - t0:8.0f} s")
 
     def written(n: int, total: int) -> None:
-        report(f"{n:>12,} of {total:,} positions written")
+        every_minute(lambda: f"{name}: certificate {n:>12,} of {total:,} positions written "
+                             f"{time.perf_counter() - t0:8.0f} s")
 
     folder = Path(settings.certificates)
     folder.mkdir(parents=True, exist_ok=True)
