@@ -226,6 +226,9 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: what was found is in {out}; the same command resumes", err=True)
         sys.exit(130)
+    except Interrupted as e:
+        click.echo(("\n" if tty else "") + f"meridians: stopped: {e}", err=True)
+        sys.exit(130)
     except NothingFound as e:
         if tty:
             click.echo("", err=True)

@@ -797,8 +797,12 @@ def _unit_source(source: str, playouts: int, games: list | None, unit: int) -> t
 
 def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
               source="random", playouts=SELFPLAY_PLAYOUTS, games=None, records=None) -> dict:
+    from concurrent.futures.process import BrokenProcessPool  # loky's TerminatedWorkerError is one
+    from pathlib import Path
+
     from joblib import Parallel, delayed
 
+    from solver.util.errors import Interrupted
     from solver.util.files import uninterrupted
 
     from .record import code_version, load_jsonl, write_jsonl
@@ -843,7 +847,15 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
             if pool is None:
                 results = [run_unit(method, board.name, n, s, version, w) for s, w in zip(seeds, where)]
             else:
-                results = pool(delayed(run_unit)(method, board.name, n, s, version, w) for s, w in zip(seeds, where))
+                try:
+                    results = pool(delayed(run_unit)(method, board.name, n, s, version, w)
+                                   for s, w in zip(seeds, where))
+                except BrokenProcessPool as e:  # a worker killed from outside (kill -9, out of memory)
+                    why = (str(e).strip().splitlines() or [type(e).__name__])[-1]
+                    raise Interrupted(
+                        f"a worker process was stopped from outside ({why[:1].lower() + why[1:]}): {out} "
+                        f"holds the {len(kept)} puzzles kept before it; the same command resumes",
+                        path=Path(out)) from None
             for unit, r in zip(seeds, results):
                 state["candidates"] += r.candidates
                 state["cpu_seconds"] += r.seconds

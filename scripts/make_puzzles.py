@@ -37,7 +37,7 @@ per set, ``results/puzzles/themes.json`` (with its command, version and revision
 one picture a theme, ``docs/themes/<theme>.svg``: the first puzzle of the smallest board,
 then the smallest N, that shows it.
 
-Ctrl-C stops any of them with one line and exit code 130: every file is written at once
+Ctrl-C (or SIGTERM) stops any of them with one line and exit code 130: every file is written at once
 (a set with the state file that records its rewrite: both or neither), so each is as it
 was or wholly new, and the same command does the rest.  While a generator runs, Ctrl-C is
 its own to answer: it saves what it found and says so.
@@ -79,6 +79,10 @@ SETS_DIR = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 
 def main() -> int:
     args = _options()
+    from solver.util.files import interrupt_on_sigterm
+
+    previous_term = signal.getsignal(signal.SIGTERM)
+    interrupt_on_sigterm()  # a background run is stopped with a kill: as Ctrl-C, it keeps what was done
     try:
         return _run(args)
     except KeyboardInterrupt:
@@ -87,6 +91,8 @@ def main() -> int:
             "every file is as it was or wholly rewritten; the same command does the rest")
         print(f"make_puzzles: interrupted: {done}", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
 
 
 def _options() -> argparse.Namespace:
@@ -131,12 +137,19 @@ def _generator(cmd: list[str]) -> int:
     """Run a generator to its end; its exit code.  A Ctrl-C reaches it too (one process
     group) and it answers it (its state saved, one line, exit code 130), so this process
     lets it pass meanwhile, as ``os.system`` does.  A handler, not SIG_IGN: an ignored
-    SIGINT would be inherited, and the generator would ignore Ctrl-C too."""
+    SIGINT would be inherited, and the generator would ignore Ctrl-C too.  A SIGTERM
+    (how a background run is stopped) reaches only this process, so it is passed on, and
+    the generator answers it as it answers Ctrl-C; left alone, the generator and its
+    workers would run on without a parent."""
     previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    previous_term = signal.getsignal(signal.SIGTERM)
     try:
-        return subprocess.call(cmd)
+        child = subprocess.Popen(cmd)
+        signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signal.SIGTERM))
+        return child.wait()
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGTERM, previous_term)
 
 
 def _committed(only: list[str]):

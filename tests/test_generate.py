@@ -306,6 +306,44 @@ def test_a_killed_run_stops_its_workers_and_resumes(tmp_path, tree_env):
         assert kept and json.loads(f.read())["kept"] == len(kept)
 
 
+@pytest.mark.subprocess
+def test_a_worker_killed_from_outside_stops_the_run_in_one_line_and_it_resumes(tmp_path, tree_env):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = str(tmp_path / "w.jsonl")
+    cmd = [sys.executable, "-m", "solver.cli", "puzzles", "generate", "--board", "4/5", "--n", "1",
+           "--count", "100000", "--jobs", "2", "--seed", "4", "--out", out]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tree_env)
+    deadline = time.monotonic() + 240
+    while not os.path.exists(out + ".state.json") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    workers = []
+    for w in _children(proc.pid):
+        try:
+            with open(f"/proc/{w}/cmdline", "rb") as f:
+                line = f.read()
+        except OSError:
+            continue
+        if b"resource_tracker" not in line:  # loky's tracker of shared memory is no worker
+            workers.append(w)
+    assert workers, "the run has worker processes"
+    os.kill(workers[0], signal.SIGKILL)  # as the kernel's out-of-memory killer would
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("meridians: stopped: a worker process was stopped from outside")
+    assert "the same command resumes" in last and out in last
+    kept = load_jsonl(out)
+    with open(out + ".state.json") as f:
+        assert json.loads(f.read())["kept"] == len(kept)
+    G.generate("4/5", 1, len(kept) + 1, out, seed=4)  # the same run goes on
+    assert len(load_jsonl(out)) == len(kept) + 1
+
+
 # -- what a user of the driver and the command can get wrong (issue 18) -----------------------
 GENERATE_4_5 = ("puzzles", "generate", "--board", "4/5", "--n", "1")  # run by run_cli (tests/conftest.py)
 

@@ -32,7 +32,7 @@ MODES = {
     "rescore": (["--rescore", "--jobs", "1"], "puzzles.generate", "proven", 5, "as it was or wholly rewritten"),
     "rerate": (["--rerate"], "puzzles.rating", "record_features", 5, "as it was or wholly rewritten"),
     "summary": (["--summary"], "puzzles.quality", "measure_set", 1, "nothing written"),
-    "generate": ([], "subprocess", "call", 1, "as it was or wholly rewritten"),
+    "generate": ([], "subprocess", "Popen", 1, "as it was or wholly rewritten"),
 }
 
 
@@ -70,3 +70,30 @@ def test_a_ctrl_c_during_a_generator_is_the_generators_to_answer(tmp_path, monke
     before = signal.getsignal(signal.SIGINT)
     assert mod._generator([sys.executable, "-c", child]) == 7
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_kill_during_a_generator_is_passed_on_to_it(tmp_path, monkeypatch):
+    mod = _script(tmp_path, monkeypatch)
+    # a background run is stopped with SIGTERM, which reaches only this process: the
+    # generator must get it too, or it and its workers run on without a parent
+    child = ("import os, signal, sys, time\n"
+             "signal.signal(signal.SIGTERM, lambda s, f: sys.exit(7))\n"
+             "os.kill(os.getppid(), signal.SIGTERM)\n"
+             "time.sleep(10)\n"
+             "sys.exit(1)\n")
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    assert mod._generator([sys.executable, "-c", child]) == 7
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_a_kill_in_any_other_mode_is_answered_as_ctrl_c(tmp_path, monkeypatch, capsys):
+    import os
+
+    mod = _script(tmp_path, monkeypatch, "--summary")
+    import puzzles.quality
+
+    monkeypatch.setattr(puzzles.quality, "measure_set", lambda *a, **k: os.kill(os.getpid(), signal.SIGTERM))
+    before = signal.getsignal(signal.SIGTERM)
+    assert mod.main() == 130
+    assert capsys.readouterr().err == "make_puzzles: interrupted: nothing written\n"
+    assert signal.getsignal(signal.SIGTERM) is before
