@@ -7,6 +7,7 @@
     python scripts/make_puzzles.py --rerate                # ratings from the recorded scores and present cuts
     python scripts/make_puzzles.py --only-moves            # keep the dual-free puzzles only (issue 36)
     python scripts/make_puzzles.py --themes                # themes recomputed; their table and pictures
+    python scripts/make_puzzles.py --doc-tables            # docs/puzzles.md's tables from the results
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` (``--method extend`` for
 the sets of :data:`METHODS`) with its board, n,
@@ -36,6 +37,10 @@ records the rewrite in the set's state file; then it writes the table of theme s
 per set, ``results/puzzles/themes.json`` (with its command, version and revision), and
 one picture a theme, ``docs/themes/<theme>.svg``: the first puzzle of the smallest board,
 then the smallest N, that shows it.
+
+``--doc-tables`` rewrites the two tables of docs/puzzles.md that hold these results, the
+themes per set (from ``results/puzzles/themes.json``) and the ratings per set (from
+``results/puzzles/ratings-attempts.json``), from those files; the rest of the page is kept.
 
 Ctrl-C (or SIGTERM) stops any of them with one line and exit code 130: every file is written at once
 (a set with the state file that records its rewrite: both or neither), so each is as it
@@ -106,10 +111,14 @@ def _options() -> argparse.Namespace:
                     help="rewrite each set to its dual-free puzzles, with their last moves")
     ap.add_argument("--themes", action="store_true",
                     help="recompute every record's themes; write their table and one picture a theme")
+    ap.add_argument("--doc-tables", action="store_true",
+                    help="rewrite docs/puzzles.md's tables of themes and ratings from the results")
     return ap.parse_args()
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.doc_tables:
+        return write_doc_tables()
     if args.themes:
         return themes("python scripts/make_puzzles.py " + " ".join(sys.argv[1:]))
     if args.only_moves:
@@ -349,6 +358,50 @@ def themes(command: str) -> int:
     for name, b in boards.items():
         print(f"| {name} | {b['count']} | " + " | ".join(str(b["themes"][t]) for t in THEMES) + " |")
     print(f"wrote {THEMES_TABLE} and {len(examples)} pictures in {PICTURES}", file=sys.stderr)
+    return 0
+
+
+#: the page whose tables :func:`doc_tables` writes, and the results it writes them from
+DOC = Path(__file__).resolve().parent.parent / "docs" / "puzzles.md"
+RATINGS_TABLE = SETS_DIR / "ratings-attempts.json"
+
+
+def doc_tables() -> list[list[str]]:
+    """The lines of docs/puzzles.md's two tables of results, each from its header: the
+    themes per set and board (themes.json) and the ratings per set (ratings-attempts.json)."""
+    import json
+
+    th = json.loads(THEMES_TABLE.read_text())
+    names = th["themes"]
+    themes = ["| set | puzzles | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    for name, row in th["sets"].items():
+        cells = [f"{row['themes'][t]} ({100 * row['shares'][t]:.0f}%)" if row["themes"][t] else "0" for t in names]
+        themes.append(f"| {row['board']} c{row['n']} | {row['count']} | " + " | ".join(cells) + " |")
+    for board, b in th["boards"].items():
+        themes.append(f"| {board} | {b['count']} | " + " | ".join(str(b["themes"][t]) for t in names) + " |")
+    ra = json.loads(RATINGS_TABLE.read_text())
+    ratings = ["| set | puzzles | min | median | max |", "|---|---|---|---|---|"]
+    for name, row in ra["sets"].items():
+        board, n = name.rsplit("-c", 1)
+        ratings.append(f"| {board.replace('-', '/')} c{n} | {row['puzzles']:,} | {row['min']:,} | "
+                       f"{round(row['median']):,} | {row['max']:,} |")
+    return [themes, ratings]
+
+
+def write_doc_tables() -> int:
+    """Rewrite docs/puzzles.md's tables of results (:func:`doc_tables`) in place: each
+    from its header line to the last line of the table; every other line kept."""
+    from solver.util.files import write_atomic
+
+    lines = DOC.read_text().split("\n")
+    for table in doc_tables():
+        start = lines.index(table[0])  # a page without the header is a page to mend by hand
+        end = start
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        lines[start:end] = table
+    write_atomic(DOC, "\n".join(lines))
+    print(f"wrote {DOC}: {sum(len(t) - 2 for t in doc_tables())} rows of 2 tables", file=sys.stderr)
     return 0
 
 
