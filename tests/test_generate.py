@@ -279,21 +279,31 @@ def _children(pid: int) -> set[int]:
     return out
 
 
-@pytest.mark.subprocess
-def test_a_killed_run_stops_its_workers_and_resumes(tmp_path, tree_env):
+def _a_run_with_workers(out: str, tree_env):
+    """A ``puzzles generate --jobs 2`` process writing ``out``, once its first batch is written
+    (its workers running)."""
     import os
-    import signal
     import subprocess
     import sys
     import time
 
-    out = str(tmp_path / "k.jsonl")
     cmd = [sys.executable, "-m", "solver.cli", "puzzles", "generate", "--board", "4/5", "--n", "1",
            "--count", "100000", "--jobs", "2", "--seed", "4", "--out", out]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tree_env)
     deadline = time.monotonic() + 240
     while not os.path.exists(out + ".state.json") and time.monotonic() < deadline:
-        time.sleep(0.2)  # a first batch written: the workers are running
+        time.sleep(0.2)
+    return proc
+
+
+@pytest.mark.subprocess
+def test_a_killed_run_stops_its_workers_and_resumes(tmp_path, tree_env):
+    import os
+    import signal
+    import time
+
+    out = str(tmp_path / "k.jsonl")
+    proc = _a_run_with_workers(out, tree_env)
     workers = _children(proc.pid)
     assert workers, "the run has worker processes"
     proc.send_signal(signal.SIGTERM)
@@ -310,17 +320,9 @@ def test_a_killed_run_stops_its_workers_and_resumes(tmp_path, tree_env):
 def test_a_worker_killed_from_outside_stops_the_run_in_one_line_and_it_resumes(tmp_path, tree_env):
     import os
     import signal
-    import subprocess
-    import sys
-    import time
 
     out = str(tmp_path / "w.jsonl")
-    cmd = [sys.executable, "-m", "solver.cli", "puzzles", "generate", "--board", "4/5", "--n", "1",
-           "--count", "100000", "--jobs", "2", "--seed", "4", "--out", out]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tree_env)
-    deadline = time.monotonic() + 240
-    while not os.path.exists(out + ".state.json") and time.monotonic() < deadline:
-        time.sleep(0.2)
+    proc = _a_run_with_workers(out, tree_env)
     workers = []
     for w in _children(proc.pid):
         try:
