@@ -47,3 +47,20 @@ def test_doc_tables_rewrites_only_the_tables(monkeypatch, tmp_path):
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(before) == len(after) and len(changed) == 1
     assert changed[0][1].endswith(" | 2,750 |") and changed[0][1].split(" | ")[:2] == changed[0][0].split(" | ")[:2]
+
+
+def test_what_the_readme_says_of_the_themes_holds():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert ("none is on more than half of any committed set, and each is on at least 20 puzzles of each board"
+            in readme)
+    th = json.loads((ROOT / "results" / "puzzles" / "themes.json").read_text())
+    assert th["largest_share"] <= 0.5 and min(th["fewest_per_board"].values()) >= 20
+    assert set(th["boards"]) == {"4/5", "5/6", "6/7", "7/8"}
+
+
+def test_the_pages_largest_theme_share_is_the_results():
+    page = " ".join((ROOT / "docs" / "puzzles.md").read_text().split())
+    th = json.loads((ROOT / "results" / "puzzles" / "themes.json").read_text())
+    share, theme, name = max((s, t, name) for name, row in th["sets"].items() for t, s in row["shares"].items())
+    board, n = name[:-len(".jsonl")].rsplit("-c", 1)
+    assert f"The largest share is {100 * share:.0f}% (`{theme}`, {board.replace('-', '/')} c{n})" in page
