@@ -444,9 +444,10 @@ def check_class_certificate(cert: Path, pos: Position, value: str, name: str,
     from solver.reference.certificate import CertificateError, check_data, read_certificate
 
     t1 = time.perf_counter()
+    every_minute = _every_minute(settings.say)
 
     def checking(stage: str, n: int, total: int) -> None:
-        settings.say(f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s")
+        every_minute(lambda: f"{name}: check {stage} {n:>12,} of {total:,} {time.perf_counter() - t1:8.0f} s")
 
     data = read_certificate(cert)
     if not isinstance(data, dict) or data.get("root") != str(pos):
