@@ -346,6 +346,18 @@ def test_a_worker_killed_from_outside_stops_the_run_in_one_line_and_it_resumes(t
     assert len(load_jsonl(out)) == len(kept) + 1
 
 
+def test_a_run_stopped_before_its_first_batch_says_nothing_was_kept(tmp_path, monkeypatch, run_cli):
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(G, "generate", stopped)
+    out = tmp_path / "none.jsonl"
+    code, _, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "1", "--out", out)
+    assert code == 130 and err.strip().splitlines()[-1] == (
+        "interrupted: stopped before its first batch of seed games was done: nothing was kept")
+    assert not out.exists()
+
+
 # -- what a user of the driver and the command can get wrong (issue 18) -----------------------
 GENERATE_4_5 = ("puzzles", "generate", "--board", "4/5", "--n", "1")  # run by run_cli (tests/conftest.py)
 
