@@ -14,6 +14,7 @@ read puzzles.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
@@ -224,8 +225,6 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress,
                  force=force, give_up_after=give_up_after, source=source, playouts=playouts, records=records_dir)
     except KeyboardInterrupt:
-        import os
-
         kept = (f"what was found is in {out}; the same command resumes" if os.path.exists(out) else
                 "stopped before its first batch of seed games was done: nothing was kept")
         click.echo(f"\ninterrupted: {kept}", err=True)

@@ -394,14 +394,15 @@ def write_doc_tables() -> int:
     from solver.util.files import write_atomic
 
     lines = DOC.read_text().split("\n")
-    for table in doc_tables():
+    tables = doc_tables()
+    for table in tables:
         start = lines.index(table[0])  # a page without the header is a page to mend by hand
         end = start
         while end < len(lines) and lines[end].startswith("|"):
             end += 1
         lines[start:end] = table
     write_atomic(DOC, "\n".join(lines))
-    print(f"wrote {DOC}: {sum(len(t) - 2 for t in doc_tables())} rows of 2 tables", file=sys.stderr)
+    print(f"wrote {DOC}: {sum(len(t) - 2 for t in tables)} rows of 2 tables", file=sys.stderr)
     return 0
 
 

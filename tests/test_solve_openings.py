@@ -489,11 +489,10 @@ def test_plant_puts_the_certificates_of_a_light_stones_decided_classes_in_the_ta
     assert rec["planted"] == [row[1].key] and rec["verified"]
 
 
-def test_long_work_speaks_at_most_once_a_minute(monkeypatch):
+def test_long_work_speaks_at_most_once_a_minute():
     clock = iter([0.0, 10.0, 59.0, 61.0, 61.0, 90.0, 122.0, 122.0])
-    monkeypatch.setattr(classes.time, "perf_counter", lambda: next(clock))
     said = []
-    maybe = classes._every_minute(said.append)
+    maybe = classes._every_minute(said.append, clock=lambda: next(clock))
     for t in (10, 59, 61, 90, 122):
         maybe(lambda t=t: f"at {t}")
     assert said == ["at 61", "at 122"]

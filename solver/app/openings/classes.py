@@ -372,15 +372,16 @@ def prove_class(board: Board, job: Job, settings: ClassSettings, search=None, af
     return record
 
 
-def _every_minute(say):
-    """A function that passes the text of ``line()`` to ``say`` at most once a minute: the
-    searches and the certificate's builder call back far more often than a log can take."""
-    last = time.perf_counter()
+def _every_minute(say, clock=time.perf_counter):
+    """A function that passes the text of ``line()`` to ``say`` at most once a minute of
+    ``clock``: the searches and the certificate's builder call back far more often than a
+    log can take."""
+    last = clock()
 
     def maybe(line) -> None:
         nonlocal last
-        if time.perf_counter() - last >= 60:
-            last = time.perf_counter()
+        if clock() - last >= 60:
+            last = clock()
             say(line())
 
     return maybe
