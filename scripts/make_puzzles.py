@@ -55,6 +55,7 @@ import contextlib
 import signal
 import subprocess
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 #: (board, n, count, seed source), cheapest first: every set is seeded from the engine's
@@ -95,6 +96,10 @@ def main() -> int:
         done = "nothing written" if args.summary and not (args.themes or args.only_moves) else (
             "every file is as it was or wholly rewritten; the same command does the rest")
         print(f"make_puzzles: interrupted: {done}", file=sys.stderr)
+        return 130
+    except BrokenProcessPool:  # a worker killed from outside (kill -9, out of memory); loky's error is one
+        print("make_puzzles: stopped: a worker process was stopped from outside (killed, or out of memory): "
+              "every file is as it was or wholly rewritten; the same command does the rest", file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous_term)
@@ -151,11 +156,22 @@ def _generator(cmd: list[str]) -> int:
     the generator answers it as it answers Ctrl-C; left alone, the generator and its
     workers would run on without a parent."""
     previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
-    previous_term = signal.getsignal(signal.SIGTERM)
+    child: list = []  # the generator, once started
+    stop: list = []   # a SIGTERM that came before it had started
+
+    def on_term(signum, frame) -> None:
+        if child:
+            child[0].send_signal(signal.SIGTERM)
+        else:
+            stop.append(signum)
+
+    # the handler goes in before the generator starts, so that no SIGTERM falls between
+    previous_term = signal.signal(signal.SIGTERM, on_term)
     try:
-        child = subprocess.Popen(cmd)
-        signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signal.SIGTERM))
-        return child.wait()
+        child.append(subprocess.Popen(cmd))
+        if stop:
+            child[0].send_signal(signal.SIGTERM)
+        return child[0].wait()
     finally:
         signal.signal(signal.SIGINT, previous)
         signal.signal(signal.SIGTERM, previous_term)
@@ -277,8 +293,8 @@ PICTURES = Path(__file__).resolve().parent.parent / "docs" / "themes"
 
 def themes(command: str) -> int:
     """Recompute the themes of every committed set (all of them: the table covers every
-    set), record the rewrite in each state file, and write the table and the pictures;
-    the table on stdout."""
+    set), rewrite each set whose themes changed and record that in its state file, and
+    write the table and the pictures; the table on stdout."""
     import dataclasses
     import json
     import time
@@ -299,6 +315,7 @@ def themes(command: str) -> int:
                 return 1
             t0 = time.process_time()
             ps, new = [], []
+            changed = False
             lineno = 0  # read_lines names the file itself when it cannot be read
             try:
                 for lineno, text in enumerate(read_lines(f), 1):
@@ -307,32 +324,35 @@ def themes(command: str) -> int:
                     d = json.loads(text)
                     if not isinstance(d, dict):
                         raise ValueError(f"a record is a JSON object, not {type(d).__name__}")
-                    d.pop("themes", None)  # names of an older theme list: recomputed below
+                    had = d.pop("themes", None)  # names of an older theme list: recomputed below
                     p = Puzzle.from_dict(d)
                     ps.append(p)
                     new.append(dataclasses.replace(p, themes=compute(p)))
                     written = json.loads(new[-1].to_json())
-                    del written["themes"]
+                    if written.pop("themes", None) != had:
+                        changed = True
                     if written != d:  # the record's other fields must go back as they were
                         raise ValueError(f"{p.id} would not be written back as it was")
             except (PuzzleFormatError, ThemeError, ValueError) as e:
                 print(f"{f}, line {lineno}: {e}" if lineno else str(e), file=sys.stderr)
                 return 1
             cpu = time.process_time() - t0
-            fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
-            fields["rewrites"] = list(fields.get("rewrites", [])) + [
-                {**provenance(command, revision=revision), "what": "themes", "puzzles": len(new),
-                 "cpu_seconds": round(cpu, 1)}]
-            with uninterrupted():  # the set and the state that records its rewrite: both or neither
-                write_jsonl(f, new)
-                st.save(fields)
+            if changed:
+                fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
+                fields["rewrites"] = list(fields.get("rewrites", [])) + [
+                    {**provenance(command, revision=revision), "what": "themes", "puzzles": len(new),
+                     "cpu_seconds": round(cpu, 1)}]
+                with uninterrupted():  # the set and the state that records its rewrite: both or neither
+                    write_jsonl(f, new)
+                    st.save(fields)
         counts = {t: sum(t in q.themes for q in new) for t in THEMES}
         table[f.name] = {"board": board, "n": n, "count": len(new), "themes": counts,
                          "shares": {t: round(c / len(new), 4) for t, c in counts.items()}}
         for q in new:
             for t in q.themes:
                 examples.setdefault(t, q)  # sets in board then N order: the smallest first
-        print(f"{f}: themes of {len(new)} puzzles recomputed in {cpu:.0f} CPU s", file=sys.stderr, flush=True)
+        print(f"{f}: themes of {len(new)} puzzles recomputed in {cpu:.0f} CPU s"
+              + ("" if changed else ", none changed: the set is as it was"), file=sys.stderr, flush=True)
     boards = {}
     for row in table.values():
         b = boards.setdefault(row["board"], {"count": 0, "themes": dict.fromkeys(THEMES, 0)})

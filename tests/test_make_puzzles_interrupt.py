@@ -58,6 +58,31 @@ def test_ctrl_c_is_one_line_and_exit_130_and_leaves_the_files_as_they_were(mode,
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no temporary file left either
 
 
+@pytest.mark.parametrize("mode", ["rescore", "only-moves"])
+def test_a_worker_stopped_from_outside_is_one_line_and_leaves_the_files_as_they_were(mode, tmp_path, monkeypatch,
+                                                                                    capsys):
+    from concurrent.futures.process import BrokenProcessPool
+
+    options, module, name, nth, _ = MODES[mode]
+    mod = _script(tmp_path, monkeypatch, *options)
+    target = importlib.import_module(module)
+    real, calls = getattr(target, name), []
+
+    def broken(*args, **kwargs):  # as a pool's worker killed in the middle of the set
+        calls.append(1)
+        if len(calls) == nth:
+            raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, broken)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert mod.main() == 130
+    assert capsys.readouterr().err == (
+        "make_puzzles: stopped: a worker process was stopped from outside (killed, or out of memory): every file "
+        "is as it was or wholly rewritten; the same command does the rest\n")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
 def test_a_ctrl_c_during_a_generator_is_the_generators_to_answer(tmp_path, monkeypatch):
     mod = _script(tmp_path, monkeypatch)
     # the child finds Ctrl-C live (Python's own handler, not an inherited SIG_IGN), then a
@@ -84,6 +109,26 @@ def test_a_kill_during_a_generator_is_passed_on_to_it(tmp_path, monkeypatch):
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     assert mod._generator([sys.executable, "-c", child]) == 7
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_a_kill_while_the_generator_starts_is_passed_on_to_it(tmp_path, monkeypatch):
+    import os
+
+    mod = _script(tmp_path, monkeypatch)
+    real = mod.subprocess.Popen
+
+    def starting(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)  # before the generator exists
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mod.subprocess, "Popen", starting)
+    # what this process would do with a SIGTERM not passed on: nothing, so that the test runs on
+    outer = signal.signal(signal.SIGTERM, lambda s, f: None)
+    try:
+        code = mod._generator([sys.executable, "-c", "import sys, time; time.sleep(20); sys.exit(1)"])
+    finally:
+        signal.signal(signal.SIGTERM, outer)
+    assert code == -signal.SIGTERM  # the generator got it, as soon as it was there
 
 
 def test_a_kill_in_any_other_mode_is_answered_as_ctrl_c(tmp_path, monkeypatch, capsys):

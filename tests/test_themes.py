@@ -233,6 +233,11 @@ def test_the_script_recomputes_every_theme_and_keeps_the_rest(tmp_path, monkeypa
     state = json.loads((tmp_path / "4-5-c2.jsonl.state.json").read_text())
     assert state["rewrites"][-1]["what"] == "themes" and state["rewrites"][-1]["puzzles"] == 12
     assert "| 4-5-c2 | 12 |" in capsys.readouterr().out
+    # again: no theme changes, so the set and its state (no new rewrite entry) stay as they are
+    before = {x: (tmp_path / x).read_bytes() for x in ("4-5-c2.jsonl", "4-5-c2.jsonl.state.json")}
+    assert mod.main() == 0
+    assert {x: (tmp_path / x).read_bytes() for x in before} == before
+    assert "none changed: the set is as it was" in capsys.readouterr().err
 
 
 def test_the_script_refuses_a_record_that_is_not_an_object_or_a_set_it_cannot_read(tmp_path, monkeypatch, capsys):
