@@ -58,6 +58,7 @@ import sys
 import time
 import zlib
 from collections import Counter
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from puzzles.rating import RatingError, find_key, quantile_cuts, rating, record_features, score, spearman
@@ -131,6 +132,17 @@ def _work(task):
             "share": fk.share, "cpu": round(time.process_time() - t0, 4)}
 
 
+def _rows(todo: list, jobs: int, work=_work):
+    """The rows of ``work`` on each task of ``todo``, as the tasks end: in this process, or
+    in ``jobs`` worker processes, which stop when the iterator is closed.  A worker
+    stopped from outside raises BrokenProcessPool."""
+    if jobs == 1:
+        return map(work, todo)
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(delayed(work)(t) for t in todo)
+
+
 def _done_key(row: dict) -> tuple:
     if row["kind"] == "attempt":
         return ("attempt", row["solver"], row["puzzle"], row["fp"], row["seed"])
@@ -141,7 +153,6 @@ def _done_key(row: dict) -> tuple:
 
 def attempts_main(args, rated: dict) -> None:
     """--attempts: run the solvers' attempts on a sample (resumable), rate, validate."""
-    from multiprocessing import get_context
     from statistics import mean
 
     from puzzles.attempts import Attempt, AttemptError, parse_solver, rate, rate_against
@@ -203,12 +214,7 @@ def attempts_main(args, rated: dict) -> None:
         sys.exit(f"measure_ratings: cannot write the log {log}: {e.strerror or e}")
     try:
         with out:
-            if args.jobs > 1:
-                pool = get_context("spawn").Pool(args.jobs)
-                # one task a chunk: each row reaches the log as its task ends, so Ctrl-C keeps it
-                results = pool.imap_unordered(_work, todo, chunksize=1)
-            else:
-                pool, results = None, map(_work, todo)
+            results = _rows(todo, args.jobs)
             try:
                 for i, row in enumerate(results):
                     done[_done_key(row)] = row
@@ -217,11 +223,14 @@ def attempts_main(args, rated: dict) -> None:
                     if i % 50 == 0 or i + 1 == len(todo):
                         print(f"\r{i + 1}/{len(todo)}", end="", file=sys.stderr, flush=True)
             finally:
-                if pool is not None:
-                    pool.terminate()
+                if hasattr(results, "close"):
+                    results.close()  # the workers stop with it
     except KeyboardInterrupt:
         interrupted = True
         print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
+    except BrokenProcessPool:  # a worker killed from outside (kill -9, out of memory); loky's error is one
+        sys.exit("\nmeasure_ratings: stopped: a worker process was stopped from outside (killed, or out of "
+                 "memory); the attempts run so far are in the log, and the same command goes on from there")
     except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
         sys.exit(f"\nmeasure_ratings: {e}")
     print(file=sys.stderr)

@@ -396,3 +396,54 @@ def test_the_script_refuses_in_one_line_to_write_ratings_into_a_set_rebuilt_duri
                             "read it); no set written")
     assert (tmp_path / "4-5-c1.jsonl").read_bytes() == first
     assert load_jsonl(second) == [other] + sets[second][1:] and not (tmp_path / "ratings-attempts.json").exists()
+
+
+def _no_cpu(path: Path) -> list:
+    """The rows of an attempts log without their CPU times, in one order."""
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    return sorted(json.dumps({k: v for k, v in r.items() if k != "cpu"}, sort_keys=True) for r in rows)
+
+
+@pytest.mark.subprocess
+def test_the_attempts_run_in_workers_as_in_this_process(script, tmp_path, monkeypatch):
+    write_jsonl(tmp_path / "4-5-c1.jsonl", load_jsonl(COMMITTED / "4-5-c1.jsonl")[:3])
+    args = ("--attempts", "--per-set", "2", "--max-playouts", "16", "--read-budget", "5000",
+            "--rating-solvers", "policy-t0,policy-t1", "--held-solvers", "read-n300")
+    logs = tmp_path / "logs"  # not beside the sets, which are every *.jsonl there
+    run_script(script, monkeypatch, *args, "--log", str(logs / "one.jsonl"))
+    one = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    run_script(script, monkeypatch, *args, "--jobs", "2", "--log", str(logs / "two.jsonl"))
+    two = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    assert len(_no_cpu(logs / "one.jsonl")) >= 2 * 5  # 2 puzzles sampled: policy-t0 once, policy-t1 4 times
+    assert _no_cpu(logs / "one.jsonl") == _no_cpu(logs / "two.jsonl")
+    assert one["puzzles"] == two["puzzles"] and one["overall"] == two["overall"]
+
+
+@pytest.mark.subprocess
+def test_a_worker_stopped_from_outside_is_a_broken_pool(script):
+    from concurrent.futures.process import BrokenProcessPool
+
+    with pytest.raises(BrokenProcessPool):
+        list(script._rows([3], 2, work=os._exit))  # the worker ends as a kill -9 would end it
+
+
+def test_a_broken_pool_is_one_line_and_the_log_keeps_what_ran(script, tmp_path, monkeypatch, capsys):
+    from concurrent.futures.process import BrokenProcessPool
+
+    write_jsonl(tmp_path / "4-5-c1.jsonl", load_jsonl(COMMITTED / "4-5-c1.jsonl")[:2])
+    real = script._rows
+
+    def broken(todo, jobs):
+        rows = real(todo, 1)
+        yield next(rows)
+        raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+
+    monkeypatch.setattr(script, "_rows", broken)
+    with pytest.raises(SystemExit) as e:
+        run_script(script, monkeypatch, "--attempts", "--per-set", "2", "--max-playouts", "16",
+                   "--rating-solvers", "policy-t0", "--held-solvers", "policy-t1", "--jobs", "2")
+    assert str(e.value).strip() == ("measure_ratings: stopped: a worker process was stopped from outside (killed, "
+                                    "or out of memory); the attempts run so far are in the log, and the same "
+                                    "command goes on from there")
+    assert len((tmp_path / "attempts" / "log.jsonl").read_text().splitlines()) == 1
+    assert not (tmp_path / "ratings-attempts.json").exists()
