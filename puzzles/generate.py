@@ -258,7 +258,8 @@ def _defender_targets(pos: Position) -> list[str]:
 
 def check(pos: Position, target: str, n: int, generator: str, version: str, *,
           quick: int | None = None, clock: dict | None = None,
-          witness: dict | None = None, fast: bool = False, parent: bool = False) -> tuple[Puzzle | None, str]:
+          witness: dict | None = None, fast: bool = False, parent: bool = False,
+          parent_free: bool = False) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
     else None and why not: ``'escapes'`` (no capture within n, or none found within
     :data:`QUICK` nodes), ``'cooked'`` (more than one key), ``'shorter'`` (a capture
@@ -287,7 +288,8 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
     passes it is proven as without ``fast`` (:func:`proven`, from scratch), so that a
     kept puzzle's record is the one the slow path writes.  ``parent`` (with ``fast``):
     only soundness is wanted (the extend generator's (n-1)-movers), and a sound
-    candidate gives a record of its position, target, n and key alone."""
+    candidate gives a record of its position, target, n and key alone; with
+    ``parent_free`` too, it must also be dual-free (one with a dual is ``'duals'``)."""
     t = time.process_time()
 
     def tick(stage: str, why: str) -> None:
@@ -321,11 +323,11 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
             return None, "shorter"
         tick("shorter", "pass")
     if fast:
-        why, key = screen(pos, target, n, limit=budget, duals=not parent)
+        why, key = screen(pos, target, n, limit=budget, duals=not parent or parent_free)
         tick("screen", why)
-        if why == "sound":
+        if why == "sound" or (why == "pass" and parent):
             return Puzzle(id="", position=str(pos), target=target, n=n, key=key, generator=generator,
-                          version=version), why
+                          version=version), "sound"
         if why != "pass":
             return None, why
     p, why = proven(pos, target, n, generator, version, limit=budget)
@@ -425,14 +427,14 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
 
 def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6,
              source: tuple = ("random",), fast: bool = False, parent: bool = False,
-             quick: int | None = None) -> Found:
+             quick: int | None = None, parent_free: bool = False) -> Found:
     """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`:
     up to ``per_group`` candidates a group, each judged by :func:`check` (first search
     within :data:`SAT_QUICK` nodes) until one is sound, the verdict on each learned by
     the reshaper.  A candidate with an escape certificate (:func:`puzzles.sat.certificate`)
     is not judged: its hard clause is learned, it counts in ``Found.verdicts`` as
     ``'certified'`` and not as a candidate.  ``Found.verdicts`` and ``Found.stages`` say where the time went.
-    ``fast`` and ``parent`` as :func:`check` takes them: with ``fast`` a sound candidate
+    ``fast``, ``parent`` and ``parent_free`` as :func:`check` takes them: with ``fast`` a sound candidate
     with a dual is refused (``'duals'``) and the group's next candidate is tried, where
     the slow path stops at the group's first sound puzzle, dual or not, and the first
     search's budget is :data:`FAST_SAT_QUICK` (``quick``, when given, either way); with
@@ -474,7 +476,7 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
                     out.candidates += 1
                     witness: dict = {}
                     p, why = check(cand, target, n, "sat", version, quick=quick, clock=out.stages,
-                                   witness=witness, fast=fast, parent=parent)
+                                   witness=witness, fast=fast, parent=parent, parent_free=parent_free)
                     _count(out, why)
                     if p is not None:
                         out.puzzles.append(dataclasses.replace(p, source=src))
@@ -533,19 +535,22 @@ def one_point_changes(pos: Position, target: str) -> list[tuple[str, Position]]:
 
 
 def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
-                tries: int = EXTEND_TRIES, fast: bool = False, quick: int | None = None) -> Found:
+                tries: int = EXTEND_TRIES, fast: bool = False, quick: int | None = None,
+                free_parents: bool = True) -> Found:
     """The sat generator's (n-1)-movers of the unit's seed positions
     (:func:`sat_unit`), each changed in one point (:func:`one_point_changes`, at most
     ``tries`` of them) until a change is a sound n-mover: one puzzle per (n-1)-mover,
     with its region and source.  ``Found.stages`` holds the (n-1)-movers' search
     under ``'parents'``; their puzzles are not counted as candidates.  With ``fast`` the
     (n-1)-movers are only proven sound (:func:`check`'s ``parent``: no line, late tries
-    or themes for records nobody keeps) and a change that gives a sound n-mover with a
-    dual is passed over for the next one."""
+    or themes for records nobody keeps), and dual-free too with ``free_parents`` (the
+    default: their changes are more often dual-free n-movers, see docs/puzzles.md), and
+    a change that gives a sound n-mover with a dual is passed over for the next one."""
     if n < 2:
         raise ValueError(f"the extend generator needs n >= 2, not {n!r}")
     t0 = time.process_time()
-    parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast, quick=quick)
+    parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast, quick=quick,
+                       parent_free=fast and free_parents)
     out = Found()
     out.stages["parents"] = parents.seconds
     for parent, region in zip(parents.puzzles, parents.regions, strict=True):
@@ -564,16 +569,19 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
 
 
 def run_unit(method: str, board_name: str, n: int, unit_seed: int, version: str,
-             source: tuple = ("random",), fast: bool = True, quick: int | None = None) -> Found:
+             source: tuple = ("random",), fast: bool = True, quick: int | None = None,
+             free_parents: bool = True) -> Found:
     """One unit of ``method`` ('sat', 'baseline' or 'extend') on seeds from ``source``
     (see :func:`seed_positions`); picklable for worker processes.  ``fast`` (the
     default): :func:`check`'s fast path, the seed games' cache and :data:`FAST_SAT_QUICK`;
     False: the slow path, its twin and the benchmark's "before"
     (scripts/bench_fast_generation.py).  ``quick``: the SAT generator's first-search
-    budget instead (the extend generator's (n-1)-movers'), for measuring."""
+    budget instead (the extend generator's (n-1)-movers'), for measuring; ``free_parents``:
+    the extend generator's, for measuring."""
     board = Board.parse(board_name)
     if method == "extend":
-        return extend_unit(board, n, unit_seed, version, source=source, fast=fast, quick=quick)
+        return extend_unit(board, n, unit_seed, version, source=source, fast=fast, quick=quick,
+                           free_parents=free_parents)
     if method == "sat":
         return sat_unit(board, n, unit_seed, version, source=source, fast=fast, quick=quick)
     return baseline_unit(board, n, unit_seed, version, source=source, fast=fast)

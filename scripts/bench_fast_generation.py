@@ -19,7 +19,9 @@ than wall time would.  Printed per n and side: units, candidates, sound puzzles 
 CPU-minute and the CPU seconds of each stage (:data:`puzzles.generate.STAGES`, by
 outcome); then the fast/slow ratio, and the committed set's own rate from its state
 file (``found_dual_free`` over ``cpu_seconds``), today's rate before this change, with
-the fast side's rate over it.
+the fast side's rate over it.  With ``--any-parents``, an n made by ``extend`` gets a
+third side, ``fast_any_parents``: the fast generator with (n-1)-movers that may have a
+dual (``free_parents=False``, how the fast path ran before), and ``ratio_to_any_parents``.
 
 The fast side reads its seed games from the cache of seed games
 (:mod:`puzzles.seedgames`), a fresh temporary one: before each of its units the unit's
@@ -91,8 +93,9 @@ def _confirm(p) -> None:
 
 
 def measure_n(board: str, n: int, method: str, seed: int, budget: float, playouts: int,
-              quick: int | None = None) -> dict:
-    """Both sides of one n (the module docstring), taking turns unit by unit."""
+              quick: int | None = None, any_parents: bool = False) -> dict:
+    """Both sides of one n (the module docstring), taking turns unit by unit; with
+    ``any_parents`` (extend only) a third, the fast side with parents that may have a dual."""
     import shutil
     import tempfile
 
@@ -108,22 +111,24 @@ def measure_n(board: str, n: int, method: str, seed: int, budget: float, playout
     folder = tempfile.mkdtemp(prefix="bench-seedgames-")
     os.environ[CACHE_DIR_ENV] = folder  # this worker's cache: empty, so every game is played once
     source = ("selfplay", playouts)
-    sides = {"slow": _side(), "fast": _side()}
-    sides["fast"]["seed_games_cpu_seconds"] = 0.0
-    u = {"slow": 0, "fast": 0}
+    names = ["slow", "fast"] + (["fast_any_parents"] if any_parents and method == "extend" else [])
+    sides = {name: _side() for name in names}
+    for name in names[1:]:
+        sides[name]["seed_games_cpu_seconds"] = 0.0
+    u = dict.fromkeys(names, 0)
     t0 = time.time()
     while any(s["cpu_seconds"] < budget for s in sides.values()):
         for name, side in sides.items():
             if side["cpu_seconds"] >= budget:
                 continue
             unit_seed = seed * 1_000_003 + u[name]
-            if name == "fast":
+            if name != "slow":
                 t = time.process_time()
                 seedgames.selfplay_game(Board.parse(board), unit_seed, playouts, plies=_span(Board.parse(board))[1])
                 side["seed_games_cpu_seconds"] += time.process_time() - t
-            r = run_unit(method, board, n, unit_seed, "bench", source, fast=name == "fast",
-                         quick=quick if name == "fast" else None)
-            if name == "fast":
+            r = run_unit(method, board, n, unit_seed, "bench", source, fast=name != "slow",
+                         quick=quick if name != "slow" else None, free_parents=name != "fast_any_parents")
+            if name != "slow":
                 for p in r.puzzles:
                     _confirm(p)
             _add(side, r)
@@ -142,8 +147,12 @@ def measure_n(board: str, n: int, method: str, seed: int, budget: float, playout
         side["stages"] = {k: round(v, 1) for k, v in sorted(side["stages"].items())}
     s, f = sides["slow"]["dual_free_per_cpu_minute"], fast["dual_free_per_cpu_minute"]
     c = fast["dual_free_per_cpu_minute_cold"]
+    extra = {}
+    if "fast_any_parents" in sides:
+        a = sides["fast_any_parents"]["dual_free_per_cpu_minute"]
+        extra["ratio_to_any_parents"] = round(f / a, 2) if a else None
     return {"n": n, "method": method, "budget_cpu_seconds": budget, "fast_quick": quick, **sides,
-            "ratio": round(f / s, 2) if s else None, "ratio_cold": round(c / s, 2) if s else None,
+            "ratio": round(f / s, 2) if s else None, "ratio_cold": round(c / s, 2) if s else None, **extra,
             "wall_seconds": round(time.time() - t0)}
 
 
@@ -174,6 +183,8 @@ def main() -> int:
     ap.add_argument("--quick", default=None,
                     help="the fast side's first-search budget in nodes, one per n or one for all "
                          "(default: puzzles.generate.FAST_SAT_QUICK)")
+    ap.add_argument("--any-parents", action="store_true",
+                    help="for extend: a third side, the fast one with (n-1)-movers that may have a dual")
     ap.add_argument("--out", help="write the results as JSON to this file")
     args = ap.parse_args()
     try:
@@ -206,14 +217,17 @@ def main() -> int:
     t0 = time.time()
     work = [(n, METHODS[n], b, q) for n, b, q in zip(ns, budgets, quicks)]
     rows = Parallel(n_jobs=min(args.jobs, len(work)), backend="loky")(
-        delayed(measure_n)(args.board, n, method, args.seed, b, args.playouts, q) for n, method, b, q in work)
+        delayed(measure_n)(args.board, n, method, args.seed, b, args.playouts, q, args.any_parents)
+        for n, method, b, q in work)
     for row in rows:
         row["committed"] = committed_rate(args.board, row["n"])
         c = row["committed"]["dual_free_per_cpu_minute"] if row["committed"] else 0
         # the issue's measure: the fast side against today's committed rate
         row["fast_vs_committed"] = round(row["fast"]["dual_free_per_cpu_minute"] / c, 2) if c else None
         row["fast_cold_vs_committed"] = round(row["fast"]["dual_free_per_cpu_minute_cold"] / c, 2) if c else None
-        for name in ("slow", "fast"):
+        for name in ("slow", "fast", "fast_any_parents"):
+            if name not in row:
+                continue
             m = row[name]
             print(f"n={row['n']} {row['method']} {name}: {m['units']} units, {m['candidates']} candidates, "
                   f"{m['found']} sound ({m['dual_free']} dual-free), {m['cpu_seconds']} CPU s, "
@@ -224,7 +238,9 @@ def main() -> int:
               f"cached, {row['ratio_cold']}x played ({row['fast']['seed_games_cpu_seconds']} CPU s)"
               + (f"; the committed set: {c['dual_free_per_cpu_minute']}/CPU-min ({c['found_dual_free']} in "
                  f"{c['cpu_seconds']} CPU s), fast/committed {row['fast_vs_committed']}x cached, "
-                 f"{row['fast_cold_vs_committed']}x played" if c else ""), file=sys.stderr, flush=True)
+                 f"{row['fast_cold_vs_committed']}x played" if c else "")
+              + (f"; fast/fast with any parents: {row['ratio_to_any_parents']}x" if "fast_any_parents" in row else ""),
+              file=sys.stderr, flush=True)
     command = "python scripts/bench_fast_generation.py " + " ".join(sys.argv[1:])
     out = {"command": command, "board": args.board, "seed": args.seed, "source": "selfplay",
            "playouts": args.playouts, "version": version, "wall_seconds": round(time.time() - t0),
