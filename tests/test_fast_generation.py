@@ -9,7 +9,8 @@
 - a fast unit keeps every dual-free puzzle of the slow unit, record for record, and
   only puzzles whose line is dual-free by :func:`puzzles.verdict.check_line`;
 - the fast path's tighter first-search budget (:data:`puzzles.generate.FAST_SAT_QUICK`)
-  drops a committed puzzle that needs more nodes and keeps one that needs fewer.
+  drops a committed puzzle that needs more nodes and keeps one that needs fewer;
+- the extend generator's (n-1)-movers on the fast path are dual-free by the slow path.
 """
 
 from __future__ import annotations
@@ -129,3 +130,17 @@ def test_the_fast_first_search_budget_only_drops_what_it_cannot_reach():
     for p in (over, under):
         q, why = G.check(p.to_position(), p.target, 4, "sat", "test", quick=slow if p is over else fast, fast=True)
         assert why == "sound" and (q.key, q.line, q.last_moves) == (p.key, p.line, p.last_moves)
+
+
+def test_the_extend_generators_parents_are_dual_free_on_the_fast_path():
+    # sat_unit as the extend generator calls it: with parent_free, each (n-1)-mover is
+    # sound and dual-free by the slow path's full verification; without it, the same units
+    # give some with a dual (else the option would change nothing)
+    free, any_ = [], []
+    for seed in range(1, 41):
+        free += G.sat_unit(Board.parse("4/5"), 3, seed, "test", fast=True, parent=True, parent_free=True).puzzles
+        any_ += G.sat_unit(Board.parse("4/5"), 3, seed, "test", fast=True, parent=True).puzzles
+    assert len(free) >= 10
+    for p in free:
+        assert _slow(p.to_position(), p.target, 3) == "pass", p.position
+    assert any(_slow(p.to_position(), p.target, 3) == "duals" for p in any_)
