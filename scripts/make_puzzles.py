@@ -33,7 +33,8 @@ and its state file records the command, the code revision and the counts under
 
 ``--themes`` recomputes each record's ``themes`` (:mod:`puzzles.themes`; a record listing
 themes of an older list is read without them), every other field kept byte for byte, and
-records the rewrite in the set's state file; then it writes the table of theme shares
+records the rewrite in the set's state file (a set whose themes are all as recorded is
+left as it is, its state too); then it writes the table of theme shares
 per set, ``results/puzzles/themes.json`` (with its command, version and revision), and
 one picture a theme, ``docs/themes/<theme>.svg``: the first puzzle of the smallest board,
 then the smallest N, that shows it.
@@ -42,7 +43,8 @@ then the smallest N, that shows it.
 themes per set (from ``results/puzzles/themes.json``) and the ratings per set (from
 ``results/puzzles/ratings-attempts.json``), from those files; the rest of the page is kept.
 
-Ctrl-C (or SIGTERM) stops any of them with one line and exit code 130: every file is written at once
+Ctrl-C (or SIGTERM), or a worker process killed from outside, stops any of them with one
+line and exit code 130: every file is written at once
 (a set with the state file that records its rewrite: both or neither), so each is as it
 was or wholly new, and the same command does the rest.  While a generator runs, Ctrl-C is
 its own to answer: it saves what it found and says so.
