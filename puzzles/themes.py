@@ -17,7 +17,8 @@ The themes, each a precise property (issue 36: chosen from what the committed se
 and lines do, so that none is on more than half of a set; ``block``, ``sacrifice``,
 ``self-harm``, ``zugzwang`` and ``long-line`` of issue 21 are gone: the first was on
 78-100% of every set, the next three on 0-9 puzzles a board, the last on every puzzle of
-a set of N >= 4):
+a set of N >= 4; ``fork`` and ``big-group`` were made stricter for long puzzles when
+they were on 55% and 62% of 5/6 c6):
 
 - ``several-paths``: the key is an empty point of a path of the target group, and after
   it the group still has a path (the key closes one of several lines, not the last).
@@ -34,9 +35,11 @@ a set of N >= 4):
 - ``ladder``: n >= 3 and X's n moves of the line all lie on one line of the board.
 - ``double-threat``: n >= 2 and, after the key, the target group has a path, and were Y
   to pass at least two different X moves would each capture the target within 1.
-- ``fork``: after the key a Y group that does not hold the target is dead (the key
-  attacks two groups at once).
-- ``big-group``: the target group has 4 or more stones.
+- ``fork``: after the key a Y group that does not hold the target is dead, and for
+  n >= 2 Y's reply of the line leaves it dead, so it goes (the key attacks two groups
+  and Y cannot save both; in a capture in 1 both go at once).
+- ``big-group``: the target group has n + 3 or more stones (4 in a capture in 1, 9 in
+  6: a group that is big for the puzzle's length).
 - ``corner``: the target group holds a corner point of the board (a point with 3
   neighbours).
 - ``edge-key``: the key is on the edge of the board (a point with fewer than 6
@@ -161,9 +164,12 @@ def themes(p: Puzzle, *, limit: Limit | None = None) -> tuple[str, ...]:
     if p.n >= 3 and len(xs) == p.n and any(all(board.index(m) in ln for m in xs) for ln in _line_sets(board)):
         found.add("ladder")
 
-    if any(p.target not in g for g in after_key.dead_groups(y)):
+    others = [g for g in after_key.dead_groups(y) if p.target not in g]
+    if p.n >= 2 and len(positions) > 2:
+        others = [g for g in others if not g <= positions[2].stones(y)]
+    if others:
         found.add("fork")
-    if len(group) >= 4:
+    if len(group) >= p.n + 3:
         found.add("big-group")
     if any(len(board.neighbours[board.index(s)]) == 3 for s in group):
         found.add("corner")

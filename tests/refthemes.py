@@ -120,9 +120,12 @@ def ref_themes(p):
             found.add("chase")
     if p.n >= 3 and len(line[0::2]) == p.n and _collinear(board, line[0::2]):
         found.add("ladder")
-    if any(t not in g for g in R.dead_groups(board, _own(after, y), _own(after, x))):
+    others = [g for g in R.dead_groups(board, _own(after, y), _own(after, x)) if t not in g]
+    if p.n >= 2 and len(states) > 2:  # the line's reply must leave one dead: gone from the board
+        others = [g for g in others if not g <= _own(states[2], y)]
+    if others:
         found.add("fork")
-    if len(group) >= 4:
+    if len(group) >= p.n + 3:
         found.add("big-group")
     if any(_degree(board, s) == 3 for s in group):
         found.add("corner")

@@ -105,6 +105,21 @@ def test_a_ladder_read_by_hand(sets):
     assert "ladder" not in themes(other) and "ladder" not in ref_themes(other)
 
 
+def test_fork_and_big_group_are_measured_against_the_puzzles_length(sets):
+    # 4/5 m45-c2-0002: the key g1 leaves Light's stone f1 dead besides the target group,
+    # but Light's reply e1 gives f1 a path again: Light saves both, so no fork
+    p = sets["m45-c2-0002"]
+    after = p.to_position().play("g1")
+    assert p.line[:2] == ("g1", "e1") and frozenset({"f1"}) in after.dead_groups(p.defender)
+    assert "f1" in after.play("e1").stones(p.defender)
+    assert "fork" not in themes(p) and "fork" not in ref_themes(p)
+    # a 4-stone target group is big in a capture in 1 (n + 3 = 4), not in one in 2
+    one, two = sets["m45-c1-0057"], sets["m45-c2-0004"]
+    assert len(one.target_group()) == len(two.target_group()) == 4
+    assert "big-group" in themes(one) and "big-group" in ref_themes(one)
+    assert "big-group" not in themes(two) and "big-group" not in ref_themes(two)
+
+
 def test_passing_removes_the_defenders_dead_groups_and_hands_over_the_move(sets):
     pos = HAND.to_position().play("f4")  # Dark to move, nothing dead
     passed = pass_position(pos)
@@ -200,9 +215,10 @@ def test_a_double_threat_read_by_hand():
     assert all("g3" not in passed.play("g2").play(m).stones("D") for m in passed.play("g2").legal_moves())
     got = themes(p)
     assert "double-threat" in got and "ladder" not in got and got == ref_themes(p)
-    # b1-c2 is left without a path by the key: a second group attacked (fork); g3 is a
-    # corner point
-    assert any("b1" in g for g in after.dead_groups("D")) and {"fork", "corner"} <= set(got)
+    # b1-c2 is left without a path by the key, but Dark's reply a2 gives it one again:
+    # Dark saves both groups, so no fork; g3 is a corner point
+    assert any("b1" in g for g in after.dead_groups("D")) and {"b1", "c2"} <= after.play("a2").stones("D")
+    assert "fork" not in got and "corner" in got
 
 
 def test_the_script_recomputes_every_theme_and_keeps_the_rest(tmp_path, monkeypatch, capsys):
