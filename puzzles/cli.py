@@ -162,14 +162,15 @@ Examples:
   meridians puzzles generate --board 4/5 --n 2 --count 10
   meridians puzzles generate --board 6/7 --n 3 --count 50 --jobs 2 --out mine-c3.jsonl
   meridians puzzles generate --board 6/7 --n 2 --count 20 --source selfplay --playouts 500
-  meridians puzzles generate --board 4/5 --n 1 --count 5 --source records games/""")
+  meridians puzzles generate --board 4/5 --n 1 --count 5 --source records games/
+  meridians puzzles generate --board 7/8 --n 5 --method extend --source parents 7-8-c4.jsonl""")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
 @click.option("--n", "n", type=click.IntRange(1, MAX_N), required=True, help="Capture in this many moves.")
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
               help="Puzzles the file should hold.")
 @click.option("--method", type=click.Choice(METHODS), default="sat", show_default=True,
               help="sat: reshape game positions with MaxSAT; baseline: game positions as they are; "
-                   "extend: change sat's (n-1)-movers in one point.")
+                   "extend: change sat's (n-1)-movers (or those of --source parents) in one point.")
 @click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=1, show_default=True, help="Worker processes.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
               help="Seed of the games (a run is reproducible).")
@@ -180,17 +181,19 @@ Examples:
               help="Write over OUT even if it is not this run's (another file, or another run's).")
 @click.option("--give-up-after", type=click.IntRange(1, MAX_COUNT), default=GIVE_UP_AFTER, show_default=True,
               help="Stop (exit 3) after this many seed games in a row without a new puzzle.")
-@click.option("--source", "source", nargs=1, default="random", show_default=True, metavar="random|selfplay|records",
+@click.option("--source", "source", nargs=1, default="random", show_default=True, metavar="random|selfplay|records|parents",
               help="Seed games: random (seeded random games, one position each), selfplay (the engine "
                    "against itself, --playouts a move), records (the game records *.txt of the folder DIR, "
-                   "given after the word: --source records DIR).")
+                   "given after the word: --source records DIR); or, for --method extend, parents (the "
+                   "(n-1)-movers of the puzzle file FILE: --source parents FILE).")
 @click.option("--playouts", type=click.IntRange(1, MAX_PLAYOUTS), default=SELFPLAY_PLAYOUTS, show_default=True,
               help="The engine's playouts a move in self-play seed games.")
-@click.argument("records_dir", metavar="[DIR]", required=False, default=None)
+@click.argument("records_dir", metavar="[DIR|FILE]", required=False, default=None)
 def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None,
              force: bool, give_up_after: int, source: str, playouts: int, records_dir: str | None) -> None:
     """Generate sound capture-in-N puzzles (every one proven by the exact verifier);
-    DIR is the folder of game records of --source records."""
+    DIR is the folder of game records of --source records, FILE the puzzles of --source
+    parents."""
     import time
 
     from solver import Board
@@ -202,28 +205,34 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         board = Board.parse(board_name)
     except ValueError as e:
         fail(str(e))
-    if source not in ("random", "selfplay", "records"):
-        fail(f"--source must be random, selfplay or records DIR, not {source!r}")
+    if source not in ("random", "selfplay", "records", "parents"):
+        fail(f"--source must be random, selfplay, records DIR or parents FILE, not {source!r}")
     if source == "records" and records_dir is None:
         fail("--source records needs the folder of game records: --source records DIR")
-    if source != "records" and records_dir is not None:
-        fail(f"unexpected argument {records_dir!r} (a folder is given only with --source records)")
+    if source == "parents" and records_dir is None:
+        fail("--source parents needs the file of (n-1)-movers: --source parents FILE")
+    if source not in ("records", "parents") and records_dir is not None:
+        fail(f"unexpected argument {records_dir!r} (a folder or file is given only with --source records "
+             "or parents)")
     out = out or f"{board.name.replace('/', '-')}-c{n}.jsonl"
     t0 = time.monotonic()
     tty = sys.stderr.isatty()
 
     def progress(st: dict) -> None:
-        rate = st["found"] / st["cpu_seconds"] * 60 if st["cpu_seconds"] else 0.0
+        # the dual-free ones: only they are kept
+        rate = st["found_dual_free"] / st["cpu_seconds"] * 60 if st["cpu_seconds"] else 0.0
         line = (f"{st['kept']}/{count} kept, {st['found']} found ({st['found_dual_free']} dual-free) "
                 f"from {st['candidates']} candidates in {st['units']} seed games "
                 f"({st['near_duplicates']} near-duplicates refused); "
-                f"{rate:.1f} puzzles per CPU-minute, {time.monotonic() - t0:.0f} s")
+                f"{rate:.2f} dual-free a CPU-minute, {time.monotonic() - t0:.0f} s")
         click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
 
     interrupt_on_sigterm()  # a kill stops the workers too, as Ctrl-C does
     try:
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress,
-                 force=force, give_up_after=give_up_after, source=source, playouts=playouts, records=records_dir)
+                 force=force, give_up_after=give_up_after, source=source, playouts=playouts,
+                 records=records_dir if source == "records" else None,
+                 parents=records_dir if source == "parents" else None)
     except KeyboardInterrupt:
         kept = (f"what was found is in {out}; the same command resumes" if os.path.exists(out) else
                 "stopped before its first batch of seed games was done: nothing was kept")

@@ -17,7 +17,9 @@ the exact verifier (:mod:`puzzles.verdict` over
   more; the first change that makes a sound n-mover is kept.  On 6/7 at n = 6 the sat
   generator found 1 puzzle in 722 CPU s (32 self-play games): its candidates' first
   searches mostly find no capture, while a proven 5-mover is one resource away; extend
-  found 14 in 6,572 CPU s (72 games), 0.13 a CPU-minute against 0.08.
+  found 14 in 6,572 CPU s (72 games), 0.13 a CPU-minute against 0.08.  With the seed
+  source ``parents`` its (n-1)-movers are instead the puzzles of a committed set
+  (:func:`read_parents`), one a unit: their proofs are not paid for a second time.
 
 **Fast path** (issue 36 item 4; ``fast``, the default of :func:`run_unit`).  A set
 keeps only dual-free puzzles, and most of the verification went to candidates it
@@ -40,7 +42,9 @@ position of a seeded random game (:func:`seed_position`); ``selfplay``, position
 game the engine plays against itself (:class:`solver.search.mcts.Engine`, a playout
 budget a move, :data:`SELFPLAY_PLAYOUTS` by default, no df-pn: the same game under any
 load); ``records``, positions of the game records of a folder (:mod:`solver.rules.record`,
-as ``meridians match --records`` writes them), one record a unit in file-name order.
+as ``meridians match --records`` writes them), one record a unit in file-name order;
+``parents`` (extend only), the (n-1)-movers of a puzzle file, one a unit in file order,
+each puzzle of the extend generator recording its parent's source.
 A self-play game or a record gives a position every :data:`STRIDE` plies of the same
 30%-85% span, from a first ply the unit's seed draws.  Every puzzle records its
 ``source`` (kind, game, ply and, for self-play, playouts).
@@ -93,7 +97,7 @@ __all__ = [
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
     "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "extend_unit",
-    "only_moves",
+    "only_moves", "read_parents",
 ]
 
 #: node budget of one verification, by n: a candidate that needs more is dropped
@@ -129,7 +133,7 @@ EXTEND_TRIES = 24
 #: outcome, as ``'quick:escapes'``, ``'quick:pass'``, ``'verify:sound'`` and so on
 STAGES = ("seeds", "sat", "quick", "shorter", "screen", "verify")
 #: where seed positions come from (see the module docstring)
-SOURCE_KINDS = ("random", "selfplay", "records")
+SOURCE_KINDS = ("random", "selfplay", "records", "parents")
 #: plies between two seed positions of one self-play game or game record
 STRIDE = 6
 
@@ -545,12 +549,17 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
     (n-1)-movers are only proven sound (:func:`check`'s ``parent``: no line, late tries
     or themes for records nobody keeps), and dual-free too with ``free_parents`` (the
     default: their changes are more often dual-free n-movers, see docs/puzzles.md), and
-    a change that gives a sound n-mover with a dual is passed over for the next one."""
+    a change that gives a sound n-mover with a dual is passed over for the next one.
+    ``source`` ``('parents', puzzle)``: the one (n-1)-mover is that puzzle (a committed
+    one, :func:`read_parents`), not searched for again; its target is the region."""
     if n < 2:
         raise ValueError(f"the extend generator needs n >= 2, not {n!r}")
     t0 = time.process_time()
-    parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast, quick=quick,
-                       parent_free=fast and free_parents)
+    if source[0] == "parents":
+        parents = Found(puzzles=[source[1]], regions=[source[1].target])
+    else:
+        parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast, quick=quick,
+                           parent_free=fast and free_parents)
     out = Found()
     out.stages["parents"] = parents.seconds
     for parent, region in zip(parents.puzzles, parents.regions, strict=True):
@@ -617,6 +626,39 @@ def read_records(folder: str, board: Board) -> list[tuple[str, str, tuple[str, .
             raise ValueError(f"{path} is a game on board {record.board.name}, not {board.name}")
         games.append((name, str(record.start), tuple(record.moves)))
     return games
+
+
+def read_parents(path: str, board: Board, n: int) -> list[Puzzle]:
+    """The puzzles of the file ``path`` as the extend generator's (n-1)-movers for
+    n-movers on ``board``, each checked (:func:`puzzles.record.load_jsonl`); ``ValueError``
+    in one line naming the file for an unreadable file, one without puzzles, or a puzzle
+    of another board, another n or without a key.  Only the children are proven: a
+    parent that is not sound gives no puzzle a set would keep unproven."""
+    from .record import load_jsonl
+
+    if not os.path.isfile(path):
+        raise ValueError(f"--source parents {path}: {'not a file' if os.path.exists(path) else 'no such file'}")
+    ps = load_jsonl(path)
+    if not ps:
+        raise ValueError(f"--source parents {path}: no puzzles in it")
+    for p in ps:
+        if p.to_position().board.name != board.name:
+            raise ValueError(f"--source parents {path}: {p.id} is a puzzle of board "
+                             f"{p.to_position().board.name}, not {board.name}")
+        if p.n != n - 1:
+            raise ValueError(f"--source parents {path}: {p.id} is a capture in {p.n}; "
+                             f"the parents of {n}-movers are {n - 1}-movers")
+        if p.key is None:
+            raise ValueError(f"--source parents {path}: {p.id} has no key")
+    return ps
+
+
+def _parents_digest(parents: list) -> str:
+    """A short fingerprint of a parents file: a resumed run must see the same puzzles."""
+    h = hashlib.sha256()
+    for p in parents:
+        h.update(f"{p.position}\n{p.target}\n{p.n}\n{p.key}\n".encode())
+    return h.hexdigest()[:16]
 
 
 def _records_digest(games: list) -> str:
@@ -710,6 +752,9 @@ def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up
         raise ValueError(f"--give-up-after must be a whole number from 1 to {MAX_COUNT:,}, not {give_up_after!r}")
     if source not in SOURCE_KINDS:
         raise ValueError(f"--source must be one of {', '.join(SOURCE_KINDS)}, not {source!r}")
+    if source == "parents" and method != "extend":
+        raise ValueError(f"--source parents gives the extend generator its (n-1)-movers: it needs "
+                         f"--method extend, not {method!r}")
     if not whole(playouts) or not 1 <= playouts <= MAX_PLAYOUTS:
         raise ValueError(f"--playouts must be a whole number from 1 to {MAX_PLAYOUTS:,}, not {playouts!r}")
 
@@ -718,7 +763,7 @@ def generate(
     board_name: str, n: int, count: int, out: str, *, method: str = "sat", jobs: int = 1,
     seed: int = 0, batch: int | None = None, progress=None, force: bool = False,
     give_up_after: int = GIVE_UP_AFTER, source: str = "random", playouts: int = SELFPLAY_PLAYOUTS,
-    records: str | None = None,
+    records: str | None = None, parents: str | None = None,
 ) -> dict:
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
     ``out + '.state.json'``.  Only dual-free puzzles are kept (issue 36:
@@ -738,8 +783,10 @@ def generate(
     ``source`` is where the seed games come from (:data:`SOURCE_KINDS`, see the module
     docstring): ``'selfplay'`` plays them with ``playouts`` a move, ``'records'`` reads
     them from the folder ``records`` (every record is read and checked first: a bad
-    one raises ``ValueError`` before anything is written).  A run resumes only with
-    the same source (and playouts, and the same records)."""
+    one raises ``ValueError`` before anything is written); ``'parents'`` (with method
+    ``extend``) takes the (n-1)-movers from the puzzle file ``parents``
+    (:func:`read_parents`), one a unit, and stops once they are used up.  A run resumes
+    only with the same source (and playouts, and the same records or parents)."""
     board = Board.parse(board_name)
     check_request(n, count, method, jobs, seed, give_up_after, source, playouts)
     games = None
@@ -747,6 +794,11 @@ def generate(
         if records is None:
             raise ValueError("--source records needs a folder of game records")
         games = read_records(records, board)
+    if source == "parents":
+        if parents is None:
+            raise ValueError("--source parents needs a file of (n-1)-movers")
+        games = read_parents(parents, board, n)
+        records = parents  # what the used-up message names
     folder = os.path.dirname(os.path.abspath(out))
     try:
         os.makedirs(folder, exist_ok=True)  # as every other output option does (docs/install.md)
@@ -757,6 +809,8 @@ def generate(
         identity["playouts"] = playouts
     if source == "records":
         identity["records"] = _records_digest(games)
+    if source == "parents":
+        identity["parents"] = _parents_digest(games)
     with run_state(out, identity) as st:
         return _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
                          source, playouts, games, records)
@@ -800,6 +854,8 @@ def _unit_source(source: str, playouts: int, games: list | None, unit: int) -> t
         return ("selfplay", playouts)
     if source == "records":
         return ("records", *games[unit])
+    if source == "parents":
+        return ("parents", games[unit])
     return ("random",)
 
 
@@ -844,8 +900,9 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
             end = state["units"] + batch
             if games is not None:
                 if state["units"] >= len(games):
+                    what = "puzzles" if source == "parents" else "game records"
                     raise NothingFound(
-                        f"the {len(games)} game records in {records} are used up ({board.name}, n={n}, "
+                        f"the {len(games)} {what} in {records} are used up ({board.name}, n={n}, "
                         f"{method}): {out} holds {len(kept)} of the {count} asked",
                         dict(state, kept=len(kept), added=len(kept) - before))
                 end = min(end, len(games))

@@ -11,7 +11,7 @@
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` (``--method extend`` for
 the sets of :data:`METHODS`) with its board, n,
-count and seed source, written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
+count and seed source (``parents``: the committed (n-1)-movers of its board), written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
 run resumes from the ``.state.json`` file beside it).  Every puzzle records the code
 version that proved it.  Afterwards ``meridians puzzles audit results/puzzles/*.jsonl``
 re-verifies them all.
@@ -72,13 +72,14 @@ SETS = [
     ("5/6", 3, 500, "selfplay"), ("7/8", 1, 500, "selfplay"), ("7/8", 2, 500, "selfplay"),
     ("5/6", 4, 500, "selfplay"), ("6/7", 4, 500, "selfplay"), ("7/8", 3, 500, "selfplay"),
     ("7/8", 4, 500, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 200, "selfplay"),
-    ("7/8", 5, 200, "selfplay"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "selfplay"),
+    ("7/8", 5, 200, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "selfplay"),
     ("7/8", 6, 100, "selfplay"),
 ]
 #: the generator of each set not made by ``sat``: the 6-movers by ``extend`` (sat's
 #: 5-movers changed in one point), because sat found 1 puzzle in 722 CPU s at n = 6 on 6/7
-#: (issue 21)
-METHODS = {(board, 6): "extend" for board in ("5/6", "6/7", "7/8")}
+#: (issue 21); 7/8's 5-movers by ``extend`` from the committed 4-movers (source
+#: ``parents``), because sat found 22 dual-free in 3,496 CPU s there (issue 36)
+METHODS = {**{(board, 6): "extend" for board in ("5/6", "6/7", "7/8")}, ("7/8", 5): "extend"}
 
 
 #: the committed sets, beside this script's checkout (whatever the current folder)
@@ -142,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
         out = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
         cmd = ["meridians", "puzzles", "generate", "--board", board, "--n", str(n), "--count", str(count),
                "--method", METHODS.get((board, n), "sat"), "--seed", "1", "--source", source, "--jobs", str(args.jobs), "--out", str(out)]
+        if source == "parents":  # the board's committed (n-1)-movers
+            cmd.insert(cmd.index("parents") + 1, str(SETS_DIR / f"{board.replace('/', '-')}-c{n - 1}.jsonl"))
         print(" ".join(cmd), flush=True)
         rc = _generator(cmd)
         if rc:
@@ -228,7 +231,7 @@ def _held_state(f: Path):
         if old is None:
             yield None, None
             return
-        st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records") if k in old}
+        st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records", "parents") if k in old}
         yield st, old
 
 

@@ -4,7 +4,10 @@
   puzzles whose ``source`` names the game and ply; the position is re-derived here from
   that alone (the random game's seed, the record's file and ply); the same seed gives
   the same file; a run resumes and refuses another source;
-- a bad records folder or record is one line and exit 2;
+- the ``parents`` source (extend) changes each puzzle of a file in one point: every
+  child sound, one point from its parent, with the parent's source; it resumes, refuses
+  a changed file and stops when the parents are used up;
+- a bad records folder or record, or a bad parents file, is one line and exit 2;
 - ``source`` round-trips through a record, and a bad one is refused;
 - ``any`` is accepted only as the line's last move, a defender's; the audit refuses a
   record whose ``any`` lets a reply escape; show and the book print it.
@@ -131,6 +134,76 @@ def test_a_bad_records_folder_is_one_line(tmp_path, make, run_cli):
     args += [] if make == "no-dir" else [d]
     code, out, err, exc = run_cli(*args, "--out", tmp_path / "x.jsonl")
     said = [line for line in err.splitlines() if not line.startswith("compiling")]  # a first run's note
+    assert exc is None and code == 2 and out == "" and len(said) == 1, err
+    assert said[0].startswith("meridians: error:")
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.fixture(scope="module")
+def committed_1_movers(tmp_path_factory):
+    """The first eight puzzles of the committed 4/5 capture-in-1 set."""
+    from pathlib import Path
+
+    path = tmp_path_factory.mktemp("parents") / "p.jsonl"
+    src = Path(__file__).resolve().parent.parent / "results" / "puzzles" / "4-5-c1.jsonl"
+    path.write_text("".join(src.read_text().splitlines(keepends=True)[:8]))
+    return path
+
+
+def test_parents_source_changes_each_puzzle_of_the_file_in_one_point(tmp_path, committed_1_movers, run_cli):
+    parents = {(p.target, p.position): p for p in load_jsonl(committed_1_movers)}
+    out = tmp_path / "c2.jsonl"
+    code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "3",
+                                 "--method", "extend", "--source", "parents", committed_1_movers, "--out", out)
+    assert code == 0, err
+    ps = load_jsonl(out)
+    assert len(ps) == 3
+    for p in ps:
+        mine = Position.parse(p.position)
+        near = [q for (t, _), q in parents.items() if t == p.target
+                and sum((a in mine.stones("L")) != (a in q.to_position().stones("L"))
+                        or (a in mine.stones("D")) != (a in q.to_position().stones("D"))
+                        for a in mine.board.names) == 1]
+        assert len(near) == 1, p.id  # one parent, one point away
+        assert p.source == near[0].source and p.generator == "extend" and p.dual_free
+        _sound(p)
+    state = json.loads((tmp_path / "c2.jsonl.state.json").read_text())
+    assert state["source"] == "parents" and len(state["parents"]) == 16
+    # resumed to the end of the file: the first three as they were, then used up (exit 3)
+    code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "100",
+                                 "--method", "extend", "--source", "parents", committed_1_movers, "--out", out)
+    assert code == 3 and "the 8 puzzles in" in err and "used up" in err, err
+    assert [p.to_dict() for p in load_jsonl(out)[:3]] == [p.to_dict() for p in ps]
+    # another parents file is another run
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(committed_1_movers.read_text().splitlines(keepends=True)[1:]))
+    code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "100",
+                                 "--method", "extend", "--source", "parents", other, "--out", out)
+    assert code == 2 and "records another run" in err, err
+
+
+@pytest.mark.parametrize("make", ["missing", "empty", "bad", "n", "board", "method", "no-file"])
+def test_a_bad_parents_file_is_one_line(tmp_path, committed_1_movers, make, run_cli):
+    f = tmp_path / "p.jsonl"
+    board, n, method = "4/5", "2", "extend"
+    if make == "empty":
+        f.write_text("")
+    elif make == "bad":
+        f.write_text('{"id": 1}\n')
+    else:
+        f.write_text(committed_1_movers.read_text())
+    if make == "n":
+        n = "3"
+    elif make == "board":
+        board = "5/6"
+    elif make == "method":
+        method = "sat"
+    elif make == "missing":
+        f = tmp_path / "none.jsonl"
+    args = ["puzzles", "generate", "--board", board, "--n", n, "--count", "1", "--method", method,
+            "--source", "parents"] + ([] if make == "no-file" else [f])
+    code, out, err, exc = run_cli(*args, "--out", tmp_path / "x.jsonl")
+    said = [line for line in err.splitlines() if not line.startswith("compiling")]
     assert exc is None and code == 2 and out == "" and len(said) == 1, err
     assert said[0].startswith("meridians: error:")
     assert not (tmp_path / "x.jsonl").exists()
