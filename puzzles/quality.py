@@ -15,9 +15,9 @@ from collections import Counter
 from typing import Sequence
 
 from .record import THEMES, Puzzle
-from .similar import WITHIN, duplicate_rate, near_duplicates
+from .similar import WITHIN, NearIndex, duplicate_rate, near_duplicates
 
-__all__ = ["measure_set", "rating_histogram", "RATING_BINS"]
+__all__ = ["measure_set", "near_shorter", "rating_histogram", "RATING_BINS"]
 
 #: the lower ends of the rating histogram's bins (:func:`rating_histogram`), from
 #: Lichess's span of puzzle ratings (about 600 to 2800)
@@ -74,6 +74,22 @@ one).  An empty set gives zeros."""
         "generators": _counts(p.generator for p in puzzles),
         "sources": _counts(sources),
     }
+
+
+def near_shorter(puzzles: Sequence[Puzzle], shorter: Sequence[Puzzle], within: int = WITHIN) -> dict[str, int]:
+    """How many of ``puzzles`` are near a puzzle of ``shorter`` (the same board's set of
+    one move less): ``within`` (their positions differ in ``within`` points or fewer) and
+    ``one_point`` (in one point, as the extend generator's n-movers are from their
+    parents).  The rule against near-duplicates holds within a set; this says how often
+    a longer set shows a shorter one's idea again.
+
+    >>> a = Puzzle(id="a", position="2/1D1/4/L2/2 L", target="d2", n=1)
+    >>> near_shorter([Puzzle(id="b", position="2/3/4/L2/2 L", target="a1", n=2)], [a], within=1)
+    {'within': 1, 'one_point': 1}
+    """
+    far, one = NearIndex(shorter, within), NearIndex(shorter, 1)
+    return {"within": sum(far.near(p.position) is not None for p in puzzles),
+            "one_point": sum(one.near(p.position) is not None for p in puzzles)}
 
 
 def rating_histogram(puzzles: Sequence[Puzzle], bins: Sequence[int] = RATING_BINS) -> tuple[list[int], int]:

@@ -81,3 +81,23 @@ def test_no_sets_and_a_bad_set_are_one_line(script, tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="x.jsonl, line 1: missing field"):
         run_script(script, monkeypatch)
     assert not (tmp_path / "quality.json").exists()
+
+
+def test_a_set_is_measured_against_the_set_one_move_shorter(script, tmp_path, monkeypatch, capsys):
+    from puzzles.generate import one_point_changes
+
+    committed = Path(__file__).resolve().parent.parent / "results" / "puzzles"
+    ones = load_jsonl(committed / "4-5-c1.jsonl")[:3]
+    far = _far_apart([p for p in load_jsonl(committed / "4-5-c2.jsonl") if all(_apart(p, q) > 8 for q in ones)], 1)
+    # a capture-in-2 record one point from the first 1-mover (an extend child's relation)
+    _, pos = one_point_changes(ones[0].to_position(), ones[0].target)[0]
+    child = dataclasses.replace(far[0], id="child", position=str(pos), target=ones[0].target, key=None, line=(),
+                                themes=())
+    write_jsonl(tmp_path / "4-5-c1.jsonl", ones)
+    write_jsonl(tmp_path / "4-5-c2.jsonl", far + [child])
+    write_jsonl(tmp_path / "5-6-c3.jsonl", load_jsonl(committed / "5-6-c3.jsonl")[:1])  # no 5/6 c2 here
+    run_script(script, monkeypatch)
+    rec = json.loads((tmp_path / "quality.json").read_text())
+    assert rec["sets"]["4-5-c2.jsonl"]["near_shorter"] == {"within": 1, "one_point": 1}
+    assert "near_shorter" not in rec["sets"]["4-5-c1.jsonl"] and "near_shorter" not in rec["sets"]["5-6-c3.jsonl"]
+    assert "| 4-5-c2.jsonl | 2 |" in capsys.readouterr().out
