@@ -215,6 +215,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         fail(f"unexpected argument {records_dir!r} (a folder or file is given only with --source records "
              "or parents)")
     out = out or f"{board.name.replace('/', '-')}-c{n}.jsonl"
+    units = "parents" if source == "parents" else "seed games"  # what a unit is
     t0 = time.monotonic()
     tty = sys.stderr.isatty()
 
@@ -222,7 +223,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         # the dual-free ones: only they are kept
         rate = st["found_dual_free"] / st["cpu_seconds"] * 60 if st["cpu_seconds"] else 0.0
         line = (f"{st['kept']}/{count} kept, {st['found']} found ({st['found_dual_free']} dual-free) "
-                f"from {st['candidates']} candidates in {st['units']} seed games "
+                f"from {st['candidates']} candidates in {st['units']} {units} "
                 f"({st['near_duplicates']} near-duplicates refused); "
                 f"{rate:.2f} dual-free a CPU-minute, {time.monotonic() - t0:.0f} s")
         click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
@@ -235,7 +236,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
                  parents=records_dir if source == "parents" else None)
     except KeyboardInterrupt:
         kept = (f"what was found is in {out}; the same command resumes" if os.path.exists(out) else
-                "stopped before its first batch of seed games was done: nothing was kept")
+                f"stopped before its first batch of {units} was done: nothing was kept")
         click.echo(f"\ninterrupted: {kept}", err=True)
         sys.exit(130)
     except Interrupted as e:

@@ -156,6 +156,7 @@ def test_parents_source_changes_each_puzzle_of_the_file_in_one_point(tmp_path, c
     code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "3",
                                  "--method", "extend", "--source", "parents", committed_1_movers, "--out", out)
     assert code == 0, err
+    assert " candidates in 4 parents (" in err  # one batch of units, each a parent
     ps = load_jsonl(out)
     assert len(ps) == 3
     for p in ps:
