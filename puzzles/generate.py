@@ -654,7 +654,8 @@ def read_parents(path: str, board: Board, n: int) -> list[Puzzle]:
 
 
 def _parents_digest(parents: list) -> str:
-    """A short fingerprint of a parents file: a resumed run must see the same puzzles."""
+    """A short fingerprint of parents: a resumed run must see the same ones it used (a
+    parents file may grow at its end meanwhile: a committed set grown)."""
     h = hashlib.sha256()
     for p in parents:
         h.update(f"{p.position}\n{p.target}\n{p.n}\n{p.key}\n".encode())
@@ -786,7 +787,8 @@ def generate(
     one raises ``ValueError`` before anything is written); ``'parents'`` (with method
     ``extend``) takes the (n-1)-movers from the puzzle file ``parents``
     (:func:`read_parents`), one a unit, and stops once they are used up.  A run resumes
-    only with the same source (and playouts, and the same records or parents)."""
+    only with the same source (and playouts, and the same records; for parents, the
+    same puzzles at the head of the file, which may have grown since)."""
     board = Board.parse(board_name)
     check_request(n, count, method, jobs, seed, give_up_after, source, playouts)
     games = None
@@ -809,8 +811,6 @@ def generate(
         identity["playouts"] = playouts
     if source == "records":
         identity["records"] = _records_digest(games)
-    if source == "parents":
-        identity["parents"] = _parents_digest(games)
     with run_state(out, identity) as st:
         return _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
                          source, playouts, games, records)
@@ -882,6 +882,12 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
     if old is not None and os.path.exists(out):
         kept = load_jsonl(out)
         state.update((k, old[k]) for k in _COUNTS)
+        if source == "parents":
+            used = old.get("parents_used")
+            if used != _parents_digest(games[:old["units"]]) or len(games) < old["units"]:
+                raise ValueError(f"{records} is not the parents file this run used: its first "
+                                 f"{old['units']:,} puzzles are not the same (pick another --out, or --force "
+                                 "to start over)")
         if "rewrites" in old:  # what rewrote the set since (make_puzzles.py --only-moves)
             state["rewrites"] = old["rewrites"]
     # (a state file without its puzzle file: the run starts over)
@@ -946,6 +952,8 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
                         keeper.keep(p, unit, region)
                 idle = 0 if new else idle + 1
             state["units"] += len(units)
+            if source == "parents":  # the parents used so far: the file may grow, not change
+                state["parents_used"] = _parents_digest(games[:state["units"]])
             state["kept"] = len(kept)
             # the puzzles and the state that counts them are written both or neither: a
             # Ctrl-C or kill waits for the pair

@@ -231,7 +231,7 @@ def _held_state(f: Path):
         if old is None:
             yield None, None
             return
-        st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records", "parents") if k in old}
+        st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records") if k in old}
         yield st, old
 
 

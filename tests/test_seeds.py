@@ -169,18 +169,26 @@ def test_parents_source_changes_each_puzzle_of_the_file_in_one_point(tmp_path, c
         assert p.source == near[0].source and p.generator == "extend" and p.dual_free
         _sound(p)
     state = json.loads((tmp_path / "c2.jsonl.state.json").read_text())
-    assert state["source"] == "parents" and len(state["parents"]) == 16
-    # resumed to the end of the file: the first three as they were, then used up (exit 3)
+    assert state["source"] == "parents" and state["units"] == 4 and len(state["parents_used"]) == 16
+    lines = committed_1_movers.read_text().splitlines(keepends=True)
+    # another parents file is another run: its first four puzzles are not those used
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(lines[1:]))
+    code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "100",
+                                 "--method", "extend", "--source", "parents", other, "--out", out)
+    assert code == 2 and "is not the parents file this run used" in err and len(err.splitlines()) == 1, err
+    # the same file grown at its end (a committed set grown) resumes: the first three as
+    # they were, then the file used up (exit 3)
+    grown = tmp_path / "grown.jsonl"
+    grown.write_text("".join(lines[:4]))
+    code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "100",
+                                 "--method", "extend", "--source", "parents", grown, "--out", out)
+    assert code == 3 and "the 4 puzzles in" in err and "used up" in err, err
     code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "100",
                                  "--method", "extend", "--source", "parents", committed_1_movers, "--out", out)
     assert code == 3 and "the 8 puzzles in" in err and "used up" in err, err
     assert [p.to_dict() for p in load_jsonl(out)[:3]] == [p.to_dict() for p in ps]
-    # another parents file is another run
-    other = tmp_path / "other.jsonl"
-    other.write_text("".join(committed_1_movers.read_text().splitlines(keepends=True)[1:]))
-    code, text, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "100",
-                                 "--method", "extend", "--source", "parents", other, "--out", out)
-    assert code == 2 and "records another run" in err, err
+    assert json.loads((tmp_path / "c2.jsonl.state.json").read_text())["units"] == 8
 
 
 @pytest.mark.parametrize("make", ["missing", "empty", "bad", "n", "board", "method", "no-file"])
