@@ -26,7 +26,7 @@ from solver.search.limit import MAX_CAPTURE_N as MAX_N
 
 # light modules only: the group is loaded to list its commands (meridians --help), and the
 # records, generators and searches (numpy, numba) are imported by the commands that run them
-from .options import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS
+from .options import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS, SOURCE_KINDS
 
 if TYPE_CHECKING:
     from .record import Puzzle
@@ -181,16 +181,17 @@ Examples:
               help="Write over OUT even if it is not this run's (another file, or another run's).")
 @click.option("--give-up-after", type=click.IntRange(1, MAX_COUNT), default=GIVE_UP_AFTER, show_default=True,
               help="Stop (exit 3) after this many seed games in a row without a new puzzle.")
-@click.option("--source", "source", nargs=1, default="random", show_default=True, metavar="random|selfplay|records|parents",
+@click.option("--source", "source", nargs=1, default="random", show_default=True,
+              metavar="|".join(SOURCE_KINDS),
               help="Seed games: random (seeded random games, one position each), selfplay (the engine "
                    "against itself, --playouts a move), records (the game records *.txt of the folder DIR, "
                    "given after the word: --source records DIR); or, for --method extend, parents (the "
                    "(n-1)-movers of the puzzle file FILE: --source parents FILE).")
 @click.option("--playouts", type=click.IntRange(1, MAX_PLAYOUTS), default=SELFPLAY_PLAYOUTS, show_default=True,
               help="The engine's playouts a move in self-play seed games.")
-@click.argument("records_dir", metavar="[DIR|FILE]", required=False, default=None)
+@click.argument("place", metavar="[DIR|FILE]", required=False, default=None)
 def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None,
-             force: bool, give_up_after: int, source: str, playouts: int, records_dir: str | None) -> None:
+             force: bool, give_up_after: int, source: str, playouts: int, place: str | None) -> None:
     """Generate sound capture-in-N puzzles (every one proven by the exact verifier);
     DIR is the folder of game records of --source records, FILE the puzzles of --source
     parents."""
@@ -205,14 +206,14 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         board = Board.parse(board_name)
     except ValueError as e:
         fail(str(e))
-    if source not in ("random", "selfplay", "records", "parents"):
+    if source not in SOURCE_KINDS:
         fail(f"--source must be random, selfplay, records DIR or parents FILE, not {source!r}")
-    if source == "records" and records_dir is None:
+    if source == "records" and place is None:
         fail("--source records needs the folder of game records: --source records DIR")
-    if source == "parents" and records_dir is None:
+    if source == "parents" and place is None:
         fail("--source parents needs the file of (n-1)-movers: --source parents FILE")
-    if source not in ("records", "parents") and records_dir is not None:
-        fail(f"unexpected argument {records_dir!r} (a folder or file is given only with --source records "
+    if source not in ("records", "parents") and place is not None:
+        fail(f"unexpected argument {place!r} (a folder or file is given only with --source records "
              "or parents)")
     out = out or f"{board.name.replace('/', '-')}-c{n}.jsonl"
     units = "parents" if source == "parents" else "seed games"  # what a unit is
@@ -232,8 +233,8 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     try:
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress,
                  force=force, give_up_after=give_up_after, source=source, playouts=playouts,
-                 records=records_dir if source == "records" else None,
-                 parents=records_dir if source == "parents" else None)
+                 records=place if source == "records" else None,
+                 parents=place if source == "parents" else None)
     except KeyboardInterrupt:
         kept = (f"what was found is in {out}; the same command resumes" if os.path.exists(out) else
                 f"stopped before its first batch of {units} was done: nothing was kept")

@@ -84,7 +84,8 @@ from solver.jobs.state import RunState
 from solver.search import capture
 from solver.search.limit import Limit
 
-from .options import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS  # noqa: F401
+from .options import (GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS,  # noqa: F401
+                      SOURCE_KINDS)
 from .rating import rate
 from .record import Puzzle, _short
 from .similar import WITHIN, NearIndex
@@ -132,8 +133,6 @@ EXTEND_TRIES = 24
 #: the full verification (keys, line, rating, themes); the last four are recorded by
 #: outcome, as ``'quick:escapes'``, ``'quick:pass'``, ``'verify:sound'`` and so on
 STAGES = ("seeds", "sat", "quick", "shorter", "screen", "verify")
-#: where seed positions come from (see the module docstring)
-SOURCE_KINDS = ("random", "selfplay", "records", "parents")
 #: plies between two seed positions of one self-play game or game record
 STRIDE = 6
 

@@ -10,10 +10,10 @@
     python scripts/make_puzzles.py --doc-tables            # docs/puzzles.md's tables from the results
 
 Each set is ``meridians puzzles generate --method sat --seed 1`` (``--method extend`` for
-the sets of :data:`METHODS`) with its board, n,
-count and seed source (``parents``: the committed (n-1)-movers of its board), written to ``results/puzzles/<board>-c<n>.jsonl`` (progress on stderr; a killed
-run resumes from the ``.state.json`` file beside it).  Every puzzle records the code
-version that proved it.  Afterwards ``meridians puzzles audit results/puzzles/*.jsonl``
+the sets of :data:`METHODS`) with its board, n, count and seed source (``parents``: the
+committed (n-1)-movers of its board), written to ``results/puzzles/<board>-c<n>.jsonl``
+(progress on stderr; a killed run resumes from the ``.state.json`` file beside it).
+Every puzzle records the code version that proved it.  Afterwards ``meridians puzzles audit results/puzzles/*.jsonl``
 re-verifies them all.
 
 ``--rescore`` re-verifies every puzzle with the present verifier (no node budget) and
@@ -86,6 +86,11 @@ METHODS = {**{(board, 6): "extend" for board in ("5/6", "6/7", "7/8")}, ("7/8", 
 SETS_DIR = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 
 
+def _set_file(board: str, n: int) -> Path:
+    """The committed set of ``board`` and ``n``: ``results/puzzles/6-7-c3.jsonl``."""
+    return SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
+
+
 def main() -> int:
     args = _options()
     from solver.util.files import interrupt_on_sigterm
@@ -140,11 +145,11 @@ def _run(args: argparse.Namespace) -> int:
     for board, n, count, source in SETS:
         if args.only and f"{board}:{n}" not in args.only:
             continue
-        out = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
+        out = _set_file(board, n)
         cmd = ["meridians", "puzzles", "generate", "--board", board, "--n", str(n), "--count", str(count),
                "--method", METHODS.get((board, n), "sat"), "--seed", "1", "--source", source, "--jobs", str(args.jobs), "--out", str(out)]
         if source == "parents":  # the board's committed (n-1)-movers
-            cmd.insert(cmd.index("parents") + 1, str(SETS_DIR / f"{board.replace('/', '-')}-c{n - 1}.jsonl"))
+            cmd.insert(cmd.index("parents") + 1, str(_set_file(board, n - 1)))
         print(" ".join(cmd), flush=True)
         rc = _generator(cmd)
         if rc:
@@ -185,7 +190,7 @@ def _generator(cmd: list[str]) -> int:
 def _committed(only: list[str]):
     """(board, n, file) of each committed set of :data:`SETS` (those of ``only``, if any)."""
     for board, n, *_ in SETS:
-        f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
+        f = _set_file(board, n)
         if (not only or f"{board}:{n}" in only) and f.exists():
             yield board, n, f
 
@@ -485,7 +490,7 @@ def summary() -> int:
 
     sets = []
     for board, n, count, *_ in SETS:
-        f = SETS_DIR / f"{board.replace('/', '-')}-c{n}.jsonl"
+        f = _set_file(board, n)
         if f.exists():
             sets.append((f"{board} c{n}", count, load_jsonl(f), read_state(str(f))))
     print("| set | puzzles / asked | dual-free | found (dual-free) | seed games | CPU s | dual-free per CPU-minute |")
