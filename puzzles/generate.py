@@ -262,7 +262,7 @@ def _defender_targets(pos: Position) -> list[str]:
 def check(pos: Position, target: str, n: int, generator: str, version: str, *,
           quick: int | None = None, clock: dict | None = None,
           witness: dict | None = None, fast: bool = False, parent: bool = False,
-          parent_free: bool = False) -> tuple[Puzzle | None, str]:
+          free_parents: bool = False) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
     else None and why not: ``'escapes'`` (no capture within n, or none found within
     :data:`QUICK` nodes), ``'cooked'`` (more than one key), ``'shorter'`` (a capture
@@ -292,7 +292,7 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
     kept puzzle's record is the one the slow path writes.  ``parent`` (with ``fast``):
     only soundness is wanted (the extend generator's (n-1)-movers), and a sound
     candidate gives a record of its position, target, n and key alone; with
-    ``parent_free`` too, it must also be dual-free (one with a dual is ``'duals'``)."""
+    ``free_parents`` too, it must also be dual-free (one with a dual is ``'duals'``)."""
     t = time.process_time()
 
     def tick(stage: str, why: str) -> None:
@@ -326,7 +326,7 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
             return None, "shorter"
         tick("shorter", "pass")
     if fast:
-        why, key = screen(pos, target, n, limit=budget, duals=not parent or parent_free)
+        why, key = screen(pos, target, n, limit=budget, duals=not parent or free_parents)
         tick("screen", why)
         if why == "sound" or (why == "pass" and parent):
             return Puzzle(id="", position=str(pos), target=target, n=n, key=key, generator=generator,
@@ -430,14 +430,14 @@ def baseline_unit(board: Board, n: int, unit_seed: int, version: str, source: tu
 
 def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int = 6,
              source: tuple = ("random",), fast: bool = False, parent: bool = False,
-             quick: int | None = None, parent_free: bool = False) -> Found:
+             quick: int | None = None, free_parents: bool = False) -> Found:
     """Every defender group of the unit's seed positions, reshaped by :mod:`puzzles.sat`:
     up to ``per_group`` candidates a group, each judged by :func:`check` (first search
     within :data:`SAT_QUICK` nodes) until one is sound, the verdict on each learned by
     the reshaper.  A candidate with an escape certificate (:func:`puzzles.sat.certificate`)
     is not judged: its hard clause is learned, it counts in ``Found.verdicts`` as
     ``'certified'`` and not as a candidate.  ``Found.verdicts`` and ``Found.stages`` say where the time went.
-    ``fast``, ``parent`` and ``parent_free`` as :func:`check` takes them: with ``fast`` a sound candidate
+    ``fast``, ``parent`` and ``free_parents`` as :func:`check` takes them: with ``fast`` a sound candidate
     with a dual is refused (``'duals'``) and the group's next candidate is tried, where
     the slow path stops at the group's first sound puzzle, dual or not, and the first
     search's budget is :data:`FAST_SAT_QUICK` (``quick``, when given, either way); with
@@ -479,7 +479,7 @@ def sat_unit(board: Board, n: int, unit_seed: int, version: str, per_group: int 
                     out.candidates += 1
                     witness: dict = {}
                     p, why = check(cand, target, n, "sat", version, quick=quick, clock=out.stages,
-                                   witness=witness, fast=fast, parent=parent, parent_free=parent_free)
+                                   witness=witness, fast=fast, parent=parent, free_parents=free_parents)
                     _count(out, why)
                     if p is not None:
                         out.puzzles.append(dataclasses.replace(p, source=src))
@@ -558,7 +558,7 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
         parents = Found(puzzles=[source[1]], regions=[source[1].target])
     else:
         parents = sat_unit(board, n - 1, unit_seed, version, source=source, fast=fast, parent=fast, quick=quick,
-                           parent_free=fast and free_parents)
+                           free_parents=fast and free_parents)
     out = Found()
     out.stages["parents"] = parents.seconds
     for parent, region in zip(parents.puzzles, parents.regions, strict=True):
@@ -865,7 +865,7 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
 
     from joblib import Parallel, delayed
 
-    from solver.util.errors import Interrupted
+    from solver.util.errors import WORKER_STOPPED, Interrupted
     from solver.util.files import uninterrupted
 
     from .record import code_version, load_jsonl, write_jsonl
@@ -923,7 +923,7 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
                 except BrokenProcessPool as e:  # a worker killed from outside (kill -9, out of memory)
                     why = (str(e).strip().splitlines() or [type(e).__name__])[-1]
                     raise Interrupted(
-                        f"a worker process was stopped from outside ({why[:1].lower() + why[1:]}): {out} "
+                        f"{WORKER_STOPPED}: {why[:1].lower() + why[1:]}; {out} "
                         f"holds the {len(kept)} puzzles kept before it; the same command resumes",
                         path=Path(out)) from None
             for unit, r in zip(seeds, results):

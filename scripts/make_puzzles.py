@@ -18,12 +18,15 @@ re-verifies them all.
 
 ``--rescore`` re-verifies every puzzle with the present verifier (no node budget) and
 records its main line, dual-free flag, nodes, score, rating and code version, as the
-generator would record them now; it refuses a set where a key no longer holds.
+generator would record them now; it refuses a set where a key no longer holds.  The
+set's state file records the rewrite under ``rewrites`` (command, revision, counts), as
+for every rewrite below.
 
 ``--rerate`` rewrites only each record's rating (``difficulty``): the rating of its
 recorded score under :data:`puzzles.rating.CUTS` as they stand (after the cuts are
 measured anew with ``python scripts/measure_ratings.py --cuts``); a record whose score
 is not that of :func:`puzzles.rating.score` (the first generator's) keeps its rating.
+A set none of whose ratings changes is left as it is, its state too.
 
 ``--only-moves`` rewrites each set to its dual-free puzzles (issue 36: the attacker's
 move unique at every turn but the last, where every capturing move counts), each with
@@ -93,6 +96,7 @@ def _set_file(board: str, n: int) -> Path:
 
 def main() -> int:
     args = _options()
+    from solver.util.errors import WORKER_STOPPED
     from solver.util.files import interrupt_on_sigterm
 
     previous_term = signal.getsignal(signal.SIGTERM)
@@ -106,8 +110,8 @@ def main() -> int:
         print(f"make_puzzles: interrupted: {done}", file=sys.stderr)
         return 130
     except BrokenProcessPool:  # a worker killed from outside (kill -9, out of memory); loky's error is one
-        print("make_puzzles: stopped: a worker process was stopped from outside (killed, or out of memory): "
-              "every file is as it was or wholly rewritten; the same command does the rest", file=sys.stderr)
+        print(f"make_puzzles: stopped: {WORKER_STOPPED}: every file is as it was or wholly rewritten; "
+              "the same command does the rest", file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous_term)
@@ -130,18 +134,19 @@ def _options() -> argparse.Namespace:
 
 
 def _run(args: argparse.Namespace) -> int:
+    command = "python scripts/make_puzzles.py " + " ".join(sys.argv[1:])  # what a rewrite records
     if args.doc_tables:
         return write_doc_tables()
     if args.themes:
-        return themes("python scripts/make_puzzles.py " + " ".join(sys.argv[1:]))
+        return themes(command)
     if args.only_moves:
-        return only_moves(args.only, args.jobs, "python scripts/make_puzzles.py " + " ".join(sys.argv[1:]))
+        return only_moves(args.only, args.jobs, command)
     if args.summary:
         return summary()
     if args.rerate:
-        return rerate(args.only)
+        return rerate(args.only, command)
     if args.rescore:
-        return rescore(args.only, args.jobs)
+        return rescore(args.only, args.jobs, command)
     for board, n, count, source in SETS:
         if args.only and f"{board}:{n}" not in args.only:
             continue
@@ -195,21 +200,25 @@ def _committed(only: list[str]):
             yield board, n, f
 
 
-def rescore(only: list[str], jobs: int) -> int:
+def rescore(only: list[str], jobs: int, command: str) -> int:
     """Re-verify every puzzle of the sets with the present verifier and record what it
-    finds: main line, dual-free flag, nodes, score, rating and code version.  A set
-    whose puzzles are not all still sound with their keys is left as it was."""
+    finds: main line, dual-free flag, nodes, score, rating and code version, and
+    ``command`` in the set's state file.  A set whose puzzles are not all still sound
+    with their keys is left as it was."""
     import time
-    from pathlib import Path
 
     from joblib import Parallel, delayed
 
-    from puzzles.generate import run_state
-    from puzzles.record import code_version, load_jsonl, write_jsonl
+    from puzzles.record import code_version, load_jsonl
+    from solver.util.provenance import code_revision, provenance
 
     version = code_version()
+    revision = code_revision()  # once, at the start: later edits do not change the code this run imported
     for board, n, f in _committed(only):
-        with run_state(str(f)):  # no generator writes the set meanwhile
+        with _held_state(f) as (st, old):
+            if st is None:
+                print(f"{f}: no state file beside it", file=sys.stderr)
+                return 1
             ps = load_jsonl(f)
             t0 = time.time()
             new = Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps)
@@ -218,8 +227,10 @@ def rescore(only: list[str], jobs: int) -> int:
                 print(f"{f}: {', '.join(bad[:5])} no longer sound with their keys; set left as it was",
                       file=sys.stderr)
                 return 1
-            write_jsonl(f, new)
             moved = sum(list(p.line) != list(q.line) for p, q in zip(ps, new))
+            _rewrite(f, st, old, new, {**provenance(command, revision=revision), "what": "rescore",
+                                       "puzzles": len(new), "new_lines": moved,
+                                       "seconds": round(time.time() - t0, 1)})
             print(f"{f}: {len(ps)} puzzles re-verified in {time.time() - t0:.0f} s, {moved} main lines "
                   f"changed, {sum(q.dual_free for q in new)} dual-free", flush=True)
     return 0
@@ -240,6 +251,19 @@ def _held_state(f: Path):
         yield st, old
 
 
+def _rewrite(f: Path, st, old: dict, new: list, entry: dict) -> None:
+    """Write set ``f`` as ``new`` and add ``entry`` to its state's rewrites: both or neither."""
+    from puzzles.record import write_jsonl
+    from solver.util.files import uninterrupted
+
+    fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
+    fields["kept"] = len(new)
+    fields["rewrites"] = list(fields.get("rewrites", [])) + [entry]
+    with uninterrupted():
+        write_jsonl(f, new)
+        st.save(fields)
+
+
 def only_moves(only: list[str], jobs: int, command: str) -> int:
     """Rewrite every set to its dual-free puzzles (:func:`puzzles.generate.only_moves`),
     recording ``command`` in its state file; a table row per set on stdout."""
@@ -249,8 +273,7 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
     from joblib import Parallel, delayed
 
     from puzzles.generate import only_moves as rewrite
-    from puzzles.record import code_version, load_jsonl, write_jsonl
-    from solver.util.files import uninterrupted
+    from puzzles.record import code_version, load_jsonl
     from solver.util.provenance import code_revision, provenance
 
     version = code_version()
@@ -272,14 +295,8 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
             if why["budget"] or set(why) - {"kept", "new line", "duals"}:
                 print(f"{f}: {dict(why)}: set left as it was", file=sys.stderr)
                 return 1
-            fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
-            entry = {**provenance(command, revision=revision), "before": len(ps), "after": len(new), "new_lines": why["new line"],
-                     "cpu_seconds": round(cpu, 1)}
-            fields["kept"] = len(new)
-            fields["rewrites"] = list(fields.get("rewrites", [])) + [entry]
-            with uninterrupted():  # the set and the state that records its rewrite: both or neither
-                write_jsonl(f, new)
-                st.save(fields)
+            _rewrite(f, st, old, new, {**provenance(command, revision=revision), "before": len(ps), "after": len(new),
+                                       "new_lines": why["new line"], "cpu_seconds": round(cpu, 1)})
             print(f"| {board} c{n} | {len(ps)} | {len(new)} | {100 * (len(ps) - len(new)) / len(ps):.1f}% | "
                   f"{why['new line']} | {cpu:.0f} |", flush=True)
     return 0
@@ -309,11 +326,10 @@ def themes(command: str) -> int:
     import json
     import time
 
-    from puzzles.record import THEMES, Puzzle, PuzzleFormatError, write_jsonl
+    from puzzles.record import THEMES, Puzzle, PuzzleFormatError, read_lines
     from puzzles.themes import ThemeError
     from puzzles.themes import themes as compute
-    from puzzles.record import read_lines
-    from solver.util.files import uninterrupted, write_atomic, write_json
+    from solver.util.files import write_atomic, write_json
     from solver.util.provenance import code_revision, provenance
 
     revision = code_revision()
@@ -348,13 +364,8 @@ def themes(command: str) -> int:
                 return 1
             cpu = time.process_time() - t0
             if changed:
-                fields = {k: v for k, v in old.items() if k not in ("format", "version", "rules", "saved", *st.identity)}
-                fields["rewrites"] = list(fields.get("rewrites", [])) + [
-                    {**provenance(command, revision=revision), "what": "themes", "puzzles": len(new),
-                     "cpu_seconds": round(cpu, 1)}]
-                with uninterrupted():  # the set and the state that records its rewrite: both or neither
-                    write_jsonl(f, new)
-                    st.save(fields)
+                _rewrite(f, st, old, new, {**provenance(command, revision=revision), "what": "themes",
+                                           "puzzles": len(new), "cpu_seconds": round(cpu, 1)})
         counts = {t: sum(t in q.themes for q in new) for t in THEMES}
         table[f.name] = {"board": board, "n": n, "count": len(new), "themes": counts,
                          "shares": {t: round(c / len(new), 4) for t, c in counts.items()}}
@@ -436,18 +447,23 @@ def write_doc_tables() -> int:
     return 0
 
 
-def rerate(only: list[str]) -> int:
+def rerate(only: list[str], command: str) -> int:
     """Rewrite each record's rating from its recorded score and the present cuts (no
-    search: the score is what the generator recorded); see the module docstring."""
+    search: the score is what the generator recorded), recording ``command`` in the
+    state file of each set it changes; see the module docstring."""
     import dataclasses
     from collections import Counter
 
-    from puzzles.generate import run_state
     from puzzles.rating import RatingError, rating, record_features, score
-    from puzzles.record import load_jsonl, write_jsonl
+    from puzzles.record import load_jsonl
+    from solver.util.provenance import code_revision, provenance
 
+    revision = code_revision()  # once, at the start: later edits do not change the code this run imported
     for board, n, f in _committed(only):
-        with run_state(str(f)):  # no generator writes the set meanwhile
+        with _held_state(f) as (st, old):
+            if st is None:
+                print(f"{f}: no state file beside it", file=sys.stderr)
+                return 1
             ps = load_jsonl(f)
             new = []
             for p in ps:
@@ -457,9 +473,12 @@ def rerate(only: list[str]) -> int:
                     print(f"{f}: {e}", file=sys.stderr)
                     return 1
                 new.append(dataclasses.replace(p, difficulty=rating(p.score, board, n)) if ours else p)
-            write_jsonl(f, new)
+            changed = sum(p.difficulty != q.difficulty for p, q in zip(ps, new))
+            if changed:
+                _rewrite(f, st, old, new, {**provenance(command, revision=revision), "what": "rerate",
+                                           "puzzles": len(new), "changed": changed})
             spread = Counter(q.difficulty for q in new)
-            print(f"{f}: {sum(p.difficulty != q.difficulty for p, q in zip(ps, new))} of {len(ps)} ratings "
+            print(f"{f}: {changed} of {len(ps)} ratings "
                   f"changed; ratings 1-5: {'/'.join(str(spread.get(r, 0)) for r in range(1, 6))}", flush=True)
     return 0
 

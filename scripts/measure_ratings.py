@@ -63,6 +63,7 @@ from pathlib import Path
 
 from puzzles.rating import RatingError, find_key, quantile_cuts, rating, record_features, score, spearman
 from puzzles.record import Puzzle, PuzzleFormatError, load_jsonl
+from solver.util.errors import WORKER_STOPPED
 from solver.util.files import write_atomic_all, write_json
 from solver.util.provenance import provenance
 
@@ -229,8 +230,8 @@ def attempts_main(args, rated: dict) -> None:
         interrupted = True
         print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
     except BrokenProcessPool:  # a worker killed from outside (kill -9, out of memory); loky's error is one
-        sys.exit("\nmeasure_ratings: stopped: a worker process was stopped from outside (killed, or out of "
-                 "memory); the attempts run so far are in the log, and the same command goes on from there")
+        sys.exit(f"\nmeasure_ratings: stopped: {WORKER_STOPPED}; the attempts run so far are in the log, "
+                 "and the same command goes on from there")
     except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
         sys.exit(f"\nmeasure_ratings: {e}")
     print(file=sys.stderr)

@@ -133,12 +133,12 @@ def test_the_fast_first_search_budget_only_drops_what_it_cannot_reach():
 
 
 def test_the_extend_generators_parents_are_dual_free_on_the_fast_path():
-    # sat_unit as the extend generator calls it: with parent_free, each (n-1)-mover is
+    # sat_unit as the extend generator calls it: with free_parents, each (n-1)-mover is
     # sound and dual-free by the slow path's full verification; without it, the same units
     # give some with a dual (else the option would change nothing)
     free, any_ = [], []
     for seed in range(1, 41):
-        free += G.sat_unit(Board.parse("4/5"), 3, seed, "test", fast=True, parent=True, parent_free=True).puzzles
+        free += G.sat_unit(Board.parse("4/5"), 3, seed, "test", fast=True, parent=True, free_parents=True).puzzles
         any_ += G.sat_unit(Board.parse("4/5"), 3, seed, "test", fast=True, parent=True).puzzles
     assert len(free) >= 10
     for p in free:

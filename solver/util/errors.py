@@ -21,7 +21,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["MeridiansError", "Interrupted"]
+__all__ = ["MeridiansError", "Interrupted", "WORKER_STOPPED"]
+
+#: what a run with worker processes says when one was killed from outside (``kill -9``, out of
+#: memory): loky reports it as a ``BrokenProcessPool``
+WORKER_STOPPED = "a worker process was stopped from outside (killed, or out of memory)"
 
 
 class MeridiansError(ValueError):
