@@ -113,6 +113,9 @@ def main() -> int:
         print(f"make_puzzles: stopped: {WORKER_STOPPED}: every file is as it was or wholly rewritten; "
               "the same command does the rest", file=sys.stderr)
         return 130
+    except NoStateFile as e:  # nothing of that set was written
+        print(e, file=sys.stderr)
+        return 1
     finally:
         signal.signal(signal.SIGTERM, previous_term)
 
@@ -216,9 +219,6 @@ def rescore(only: list[str], jobs: int, command: str) -> int:
     revision = code_revision()  # once, at the start: later edits do not change the code this run imported
     for board, n, f in _committed(only):
         with _held_state(f) as (st, old):
-            if st is None:
-                print(f"{f}: no state file beside it", file=sys.stderr)
-                return 1
             ps = load_jsonl(f)
             t0 = time.time()
             new = Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps)
@@ -228,25 +228,28 @@ def rescore(only: list[str], jobs: int, command: str) -> int:
                       file=sys.stderr)
                 return 1
             moved = sum(list(p.line) != list(q.line) for p, q in zip(ps, new))
+            wall = time.time() - t0
             _rewrite(f, st, old, new, {**provenance(command, revision=revision), "what": "rescore",
-                                       "puzzles": len(new), "new_lines": moved,
-                                       "seconds": round(time.time() - t0, 1)})
-            print(f"{f}: {len(ps)} puzzles re-verified in {time.time() - t0:.0f} s, {moved} main lines "
+                                       "puzzles": len(new), "new_lines": moved, "seconds": round(wall, 1)})
+            print(f"{f}: {len(ps)} puzzles re-verified in {wall:.0f} s, {moved} main lines "
                   f"changed, {sum(q.dual_free for q in new)} dual-free", flush=True)
     return 0
+
+
+class NoStateFile(Exception):
+    """A committed set without the state file a rewrite records itself in."""
 
 
 @contextlib.contextmanager
 def _held_state(f: Path):
     """The state of committed set ``f`` and what it holds, with no generator writing the set
-    meanwhile; (None, None) when the set has no state file."""
+    meanwhile; :class:`NoStateFile` when the set has none."""
     from puzzles.generate import run_state
 
     with run_state(str(f)) as st:
         old = st.load()
         if old is None:
-            yield None, None
-            return
+            raise NoStateFile(f"{f}: no state file beside it")
         st.identity = {k: old[k] for k in ("board", "n", "method", "seed", "source", "playouts", "records") if k in old}
         yield st, old
 
@@ -282,9 +285,6 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
     print("|---|---|---|---|---|---|")
     for board, n, f in _committed(only):
         with _held_state(f) as (st, old):
-            if st is None:
-                print(f"{f}: no state file beside it", file=sys.stderr)
-                return 1
             ps = load_jsonl(f)
             t0 = time.process_time()
             out = (Parallel(n_jobs=jobs)(delayed(_only_moves)(p, version) for p in ps) if jobs > 1
@@ -336,9 +336,6 @@ def themes(command: str) -> int:
     table, examples = {}, {}
     for board, n, f in sorted(_committed([]), key=lambda r: (r[0], r[1])):
         with _held_state(f) as (st, old):
-            if st is None:
-                print(f"{f}: no state file beside it", file=sys.stderr)
-                return 1
             t0 = time.process_time()
             ps, new = [], []
             changed = False
@@ -461,9 +458,6 @@ def rerate(only: list[str], command: str) -> int:
     revision = code_revision()  # once, at the start: later edits do not change the code this run imported
     for board, n, f in _committed(only):
         with _held_state(f) as (st, old):
-            if st is None:
-                print(f"{f}: no state file beside it", file=sys.stderr)
-                return 1
             ps = load_jsonl(f)
             new = []
             for p in ps:
