@@ -790,16 +790,17 @@ def generate(
     same puzzles at the head of the file, which may have grown since)."""
     board = Board.parse(board_name)
     check_request(n, count, method, jobs, seed, give_up_after, source, playouts)
-    games = None
+    inputs = None  # one a unit: a game record, or a parent puzzle
+    source_file = records
     if source == "records":
         if records is None:
             raise ValueError("--source records needs a folder of game records")
-        games = read_records(records, board)
+        inputs = read_records(records, board)
     if source == "parents":
         if parents is None:
             raise ValueError("--source parents needs a file of (n-1)-movers")
-        games = read_parents(parents, board, n)
-        records = parents  # what the used-up message names
+        inputs = read_parents(parents, board, n)
+        source_file = parents
     folder = os.path.dirname(os.path.abspath(out))
     try:
         os.makedirs(folder, exist_ok=True)  # as every other output option does (docs/install.md)
@@ -809,10 +810,10 @@ def generate(
     if source == "selfplay":
         identity["playouts"] = playouts
     if source == "records":
-        identity["records"] = _records_digest(games)
+        identity["records"] = _records_digest(inputs)
     with run_state(out, identity) as st:
         return _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
-                         source, playouts, games, records)
+                         source, playouts, inputs, source_file)
 
 
 def run_state(out: str, identity: dict | None = None) -> RunState:
@@ -847,19 +848,19 @@ def _checked(st: RunState) -> dict | None:
     return d
 
 
-def _unit_source(source: str, playouts: int, games: list | None, unit: int) -> tuple:
+def _unit_source(source: str, playouts: int, inputs: list | None, unit: int) -> tuple:
     """What :func:`seed_positions` takes for unit number ``unit`` (from 0)."""
     if source == "selfplay":
         return ("selfplay", playouts)
     if source == "records":
-        return ("records", *games[unit])
+        return ("records", *inputs[unit])
     if source == "parents":
-        return ("parents", games[unit])
+        return ("parents", inputs[unit])
     return ("random",)
 
 
 def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
-              source="random", playouts=SELFPLAY_PLAYOUTS, games=None, records=None) -> dict:
+              source="random", playouts=SELFPLAY_PLAYOUTS, inputs=None, source_file=None) -> dict:
     from concurrent.futures.process import BrokenProcessPool  # loky's TerminatedWorkerError is one
     from pathlib import Path
 
@@ -883,8 +884,8 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
         state.update((k, old[k]) for k in _COUNTS)
         if source == "parents":
             used = old.get("parents_used")
-            if used != _parents_digest(games[:old["units"]]) or len(games) < old["units"]:
-                raise ValueError(f"{records} is not the parents file this run used: its first "
+            if used != _parents_digest(inputs[:old["units"]]) or len(inputs) < old["units"]:
+                raise ValueError(f"{source_file} is not the parents file this run used: its first "
                                  f"{old['units']:,} puzzles are not the same (pick another --out, or --force "
                                  "to start over)")
         if "rewrites" in old:  # what rewrote the set since (make_puzzles.py --only-moves)
@@ -903,17 +904,17 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
     with (Parallel(n_jobs=jobs, backend="loky") if jobs > 1 else contextlib.nullcontext()) as pool:
         while len(kept) < count:
             end = state["units"] + batch
-            if games is not None:
-                if state["units"] >= len(games):
+            if inputs is not None:
+                if state["units"] >= len(inputs):
                     what = "puzzles" if source == "parents" else "game records"
                     raise NothingFound(
-                        f"the {len(games)} {what} in {records} are used up ({board.name}, n={n}, "
+                        f"the {len(inputs)} {what} in {source_file} are used up ({board.name}, n={n}, "
                         f"{method}): {out} holds {len(kept)} of the {count} asked",
                         dict(state, kept=len(kept), added=len(kept) - before))
-                end = min(end, len(games))
+                end = min(end, len(inputs))
             units = range(state["units"], end)
             seeds = [seed * 1_000_003 + u for u in units]
-            where = [_unit_source(source, playouts, games, u) for u in units]
+            where = [_unit_source(source, playouts, inputs, u) for u in units]
             if pool is None:
                 results = [run_unit(method, board.name, n, s, version, w) for s, w in zip(seeds, where)]
             else:
@@ -952,7 +953,7 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
                 idle = 0 if new else idle + 1
             state["units"] += len(units)
             if source == "parents":  # the parents used so far: the file may grow, not change
-                state["parents_used"] = _parents_digest(games[:state["units"]])
+                state["parents_used"] = _parents_digest(inputs[:state["units"]])
             state["kept"] = len(kept)
             # the puzzles and the state that counts them are written both or neither: a
             # Ctrl-C or kill waits for the pair

@@ -220,18 +220,20 @@ def rescore(only: list[str], jobs: int, command: str) -> int:
     for board, n, f in _committed(only):
         with _held_state(f) as (st, old):
             ps = load_jsonl(f)
-            t0 = time.time()
-            new = Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps)
+            t0 = time.process_time()
+            out = (Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps) if jobs > 1
+                   else [_rescored(p, version) for p in ps])
+            cpu = time.process_time() - t0 + sum(c for _, c in out if jobs > 1)
+            new = [q for q, _ in out]
             bad = [p.id for p, q in zip(ps, new) if q is None]
             if bad:
                 print(f"{f}: {', '.join(bad[:5])} no longer sound with their keys; set left as it was",
                       file=sys.stderr)
                 return 1
             moved = sum(list(p.line) != list(q.line) for p, q in zip(ps, new))
-            wall = time.time() - t0
             _rewrite(f, st, old, new, {**provenance(command, revision=revision), "what": "rescore",
-                                       "puzzles": len(new), "new_lines": moved, "seconds": round(wall, 1)})
-            print(f"{f}: {len(ps)} puzzles re-verified in {wall:.0f} s, {moved} main lines "
+                                       "puzzles": len(new), "new_lines": moved, "cpu_seconds": round(cpu, 1)})
+            print(f"{f}: {len(ps)} puzzles re-verified in {cpu:.0f} CPU s, {moved} main lines "
                   f"changed, {sum(q.dual_free for q in new)} dual-free", flush=True)
     return 0
 
@@ -478,15 +480,19 @@ def rerate(only: list[str], command: str) -> int:
 
 
 def _rescored(p, version):
-    """The record ``p`` as the present verifier scores it (None if not sound with its key)."""
+    """(the record ``p`` as the present verifier scores it, or None if not sound with its
+    key; CPU seconds)."""
     import dataclasses
+    import time
 
     from puzzles.generate import proven
 
+    t0 = time.process_time()
     q, _ = proven(p.to_position(), p.target, p.n, p.generator, version)
+    cpu = time.process_time() - t0
     if q is None or q.key != p.key:
-        return None
-    return dataclasses.replace(q, id=p.id)
+        return None, cpu
+    return dataclasses.replace(q, id=p.id), cpu
 
 
 def summary() -> int:

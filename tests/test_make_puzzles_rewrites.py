@@ -40,6 +40,7 @@ def test_rescore_records_its_rewrite(tmp_path, monkeypatch, capsys):
     state = json.loads((tmp_path / "4-5-c2.jsonl.state.json").read_text())
     entry = state["rewrites"][-1]
     assert entry["what"] == "rescore" and entry["puzzles"] == 12 and entry["new_lines"] >= 0
+    assert entry["cpu_seconds"] > 0  # twelve proofs cost CPU; the state's vocabulary is CPU, not wall, time
     assert state["rewrites"][:-1] == old.get("rewrites", []) and state["kept"] == 12
     assert "12 puzzles re-verified" in capsys.readouterr().out
 
