@@ -97,7 +97,8 @@ __all__ = [
     "baseline_unit", "sat_unit", "run_unit", "generate", "run_state", "read_state", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
-    "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "extend_unit",
+    "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "take_backs", "THREAT_QUICK",
+    "extend_unit",
     "only_moves", "read_parents",
 ]
 
@@ -537,12 +538,74 @@ def one_point_changes(pos: Position, target: str) -> list[tuple[str, Position]]:
     return out
 
 
+#: node budget of :func:`take_backs`' threat search, one a defender stone
+THREAT_QUICK = 200_000
+
+
+def take_backs(pos: Position, target: str, k: int) -> list[tuple[str, Position]]:
+    """The positions one move pair before ``pos`` in which X's move threatens a capture
+    within ``k`` that Y's reply parries (X, the player to move, attacks the group of
+    ``target``): ``('-a5-b6', q)``, an X stone a and a Y stone d (not the target), both
+    within two steps of the group, taken off, so that in ``q`` X may play a, Y may then
+    play d, and that gives ``pos`` again; and without d (X to move) X captures within
+    ``k`` moves (found within :data:`THREAT_QUICK` nodes), so d is a forced reply, not
+    one Y could have spent anywhere.  X to move; the pairs whose d touches the group
+    first, then those whose a does, each in board order.  A (k+1)-mover taken back so
+    may be a (k+2)-mover whose second move is forced: the defender's reply, not a change
+    of the position, is what the extra move costs.
+
+    >>> from solver import Position
+    >>> pos = Position.parse("4/1D3/6/1LLDLDL/3LLD2/LDD1D2/LLDDL1/5/D1D1 D")
+    >>> [c for c, _ in take_backs(pos, "c1", 1)]
+    ['-c3-c2', '-d2-c2', '-d3-c2', '-a1-c2', '-c4-c2']
+    """
+    from solver.rules.position import InvalidPositionError
+
+    board = pos.board
+    x = pos.to_move
+    y = "D" if x == "L" else "L"
+    group = next(g for g in pos.groups(y) if target in g)
+    cells = {board.index(s) for s in group}
+    near, touching = board.near(cells, 2), board.near(cells, 1)
+    xs, ys = set(pos.stones(x)), set(pos.stones(y))
+    limit = Limit(nodes=THREAT_QUICK)
+
+    def parries(d: str) -> bool:
+        try:
+            without = Position(board, *((xs, ys - {d}) if x == "L" else (ys - {d}, xs)), x)
+        except InvalidPositionError:
+            return False
+        return without.outcome is None and capture.capture_within(without, target, k, limit) is True
+
+    out = []
+    for d in sorted(ys, key=board.index):
+        if d == target or board.index(d) not in near or not parries(d):
+            continue
+        for a in sorted(xs, key=board.index):
+            if board.index(a) not in near:
+                continue
+            try:
+                q = Position(board, *((xs - {a}, ys - {d}) if x == "L" else (ys - {d}, xs - {a})), x)
+            except InvalidPositionError:
+                continue
+            if q.outcome is not None or a not in q.legal_moves():
+                continue
+            after = q.play(a)
+            if after.outcome is not None or d not in after.legal_moves() or after.play(d).key != pos.key:
+                continue
+            rank = (board.index(d) not in touching) + (board.index(a) not in touching)
+            out.append((rank, f"-{a}-{d}", q))
+    out.sort(key=lambda c: c[0])  # stable: board order within a rank
+    return [(label, q) for _, label, q in out]
+
+
 def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
                 tries: int = EXTEND_TRIES, fast: bool = False, quick: int | None = None,
                 free_parents: bool = True) -> Found:
     """The sat generator's (n-1)-movers of the unit's seed positions
-    (:func:`sat_unit`), each changed in one point (:func:`one_point_changes`, at most
-    ``tries`` of them) until a change is a sound n-mover: one puzzle per (n-1)-mover,
+    (:func:`sat_unit`), each taken back one move pair (:func:`take_backs`, n >= 3) or
+    else changed in one point (:func:`one_point_changes`; at most ``tries`` of the two
+    together) until one is a sound n-mover: one puzzle per (n-1)-mover,
     with its region and source.  ``Found.stages`` holds the (n-1)-movers' search
     under ``'parents'``; their puzzles are not counted as candidates.  With ``fast`` the
     (n-1)-movers are only proven sound (:func:`check`'s ``parent``: no line, late tries
@@ -563,7 +626,9 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
     out.stages["parents"] = parents.seconds
     for parent, region in zip(parents.puzzles, parents.regions, strict=True):
         pos = parent.to_position()
-        for _, cand in one_point_changes(pos, parent.target)[:tries]:
+        changes = take_backs(pos, parent.target, n - 2) + one_point_changes(pos, parent.target) if n >= 3 else \
+            one_point_changes(pos, parent.target)
+        for _, cand in changes[:tries]:
             out.candidates += 1
             p, why = check(cand, parent.target, n, "extend", version, quick=EXTEND_QUICK, clock=out.stages,
                            fast=fast)
