@@ -76,12 +76,13 @@ SETS = [
     ("5/6", 4, 500, "selfplay"), ("6/7", 4, 500, "selfplay"), ("7/8", 3, 500, "selfplay"),
     ("7/8", 4, 500, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 200, "selfplay"),
     ("7/8", 5, 200, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "selfplay"),
-    ("7/8", 6, 100, "selfplay"),
+    ("7/8", 6, 100, "parents"),
 ]
 #: the generator of each set not made by ``sat``: the 6-movers by ``extend`` (sat's
 #: 5-movers changed in one point), because sat found 1 puzzle in 722 CPU s at n = 6 on 6/7
 #: (issue 21); 7/8's 5-movers by ``extend`` from the committed 4-movers (source
-#: ``parents``), because sat found 22 dual-free in 3,496 CPU s there (issue 36)
+#: ``parents``), because sat found 22 dual-free in 3,496 CPU s there (issue 36), and its
+#: 6-movers from the committed 5-movers, because sat's 5-movers cost that much as parents
 METHODS = {**{(board, 6): "extend" for board in ("5/6", "6/7", "7/8")}, ("7/8", 5): "extend"}
 
 
