@@ -601,7 +601,7 @@ def take_backs(pos: Position, target: str, k: int) -> list[tuple[str, Position]]
 
 def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
                 tries: int = EXTEND_TRIES, fast: bool = False, quick: int | None = None,
-                free_parents: bool = True) -> Found:
+                free_parents: bool = True, take_back: bool = True) -> Found:
     """The sat generator's (n-1)-movers of the unit's seed positions
     (:func:`sat_unit`), each taken back one move pair (:func:`take_backs`, n >= 3) or
     else changed in one point (:func:`one_point_changes`; at most ``tries`` of the two
@@ -613,7 +613,9 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
     default: their changes are more often dual-free n-movers, see docs/puzzles.md), and
     a change that gives a sound n-mover with a dual is passed over for the next one.
     ``source`` ``('parents', puzzle)``: the one (n-1)-mover is that puzzle (a committed
-    one, :func:`read_parents`), not searched for again; its target is the region."""
+    one, :func:`read_parents`), not searched for again; its target is the region.
+    ``take_back`` False: one-point changes only, as before take-backs (for measuring,
+    scripts/bench_take_backs.py)."""
     if n < 2:
         raise ValueError(f"the extend generator needs n >= 2, not {n!r}")
     t0 = time.process_time()
@@ -626,8 +628,8 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
     out.stages["parents"] = parents.seconds
     for parent, region in zip(parents.puzzles, parents.regions, strict=True):
         pos = parent.to_position()
-        changes = take_backs(pos, parent.target, n - 2) + one_point_changes(pos, parent.target) if n >= 3 else \
-            one_point_changes(pos, parent.target)
+        changes = take_backs(pos, parent.target, n - 2) if take_back and n >= 3 else []
+        changes += one_point_changes(pos, parent.target)
         for _, cand in changes[:tries]:
             out.candidates += 1
             p, why = check(cand, parent.target, n, "extend", version, quick=EXTEND_QUICK, clock=out.stages,

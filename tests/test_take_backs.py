@@ -3,6 +3,8 @@ on the networkx reference rules: the same move pairs, each leading back to the
 position, each reply parrying a capture the reference search finds."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from puzzles import generate as G
@@ -12,6 +14,9 @@ from solver import Board, Position
 from solver.reference import rules as R
 
 from test_generate import _position
+
+#: the committed sets, whatever the current folder
+SETS = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 
 
 def _near(board: Board, cells: set[int], steps: int) -> set[int]:
@@ -68,7 +73,7 @@ def _cases():
         pos = _position("4/5", seed)
         for target in G._defender_targets(pos):
             yield pos, target, 1
-    for p in load_jsonl("results/puzzles/4-5-c2.jsonl")[40:70]:  # (n-1)-movers, as the generator takes them back
+    for p in load_jsonl(SETS / "4-5-c2.jsonl")[40:70]:  # (n-1)-movers, as the generator takes them back
         yield p.to_position(), p.target, p.n - 1
 
 
@@ -90,7 +95,7 @@ def test_take_backs_are_exactly_the_slow_twins_move_pairs():
 
 
 def test_a_take_back_leads_back_to_the_position_by_its_two_moves():
-    p = load_jsonl("results/puzzles/4-5-c2.jsonl")[52]
+    p = load_jsonl(SETS / "4-5-c2.jsonl")[52]
     pos = p.to_position()
     backs = G.take_backs(pos, p.target, 1)
     assert backs
@@ -104,13 +109,13 @@ def test_extend_takes_nothing_back_below_three_moves(n, monkeypatch):
     # k = n - 2 moves of threat: a 2-mover's parent (a 1-mover) has no take-back to try
     calls = []
     monkeypatch.setattr(G, "take_backs", lambda *a: calls.append(a) or [])
-    p = load_jsonl("results/puzzles/4-5-c1.jsonl")[0]
+    p = load_jsonl(SETS / "4-5-c1.jsonl")[0]
     G.extend_unit(Board.parse("4/5"), n, 1, "test", source=("parents", p), fast=True, tries=2)
     assert calls == []
 
 
 def test_extend_tries_the_take_backs_first_then_the_one_point_changes(monkeypatch):
-    p = load_jsonl("results/puzzles/4-5-c2.jsonl")[52]
+    p = load_jsonl(SETS / "4-5-c2.jsonl")[52]
     pos = p.to_position()
     want = [q.key for _, q in G.take_backs(pos, p.target, 1) + G.one_point_changes(pos, p.target)]
     tried = []
