@@ -80,7 +80,10 @@ def main() -> int:
         return 2
     from joblib import Parallel, delayed
 
+    from solver.util.provenance import code_revision, provenance
+
     version = code_version()  # before the run: what ran, whatever is edited meanwhile
+    revision = code_revision()
     print(f"bench_take_backs: {len(parents)} parents of {args.set}, both sides each; the first run "
           "compiles the capture kernels", file=sys.stderr, flush=True)
     t0 = time.time()
@@ -113,9 +116,9 @@ def main() -> int:
           + ("" if before else " (none from one-point changes alone)"))
     if args.out:
         from solver.util.files import write_json
-        from solver.util.provenance import provenance
 
-        out = {**provenance("python scripts/bench_take_backs.py " + " ".join(sys.argv[1:])), "code_version": version,
+        out = {**provenance("python scripts/bench_take_backs.py " + " ".join(sys.argv[1:]), revision=revision),
+               "code_version": version,
                "set": args.set, "wall_seconds": round(time.time() - t0), **totals, "ratio": ratio}
         try:
             write_json(args.out, out)
