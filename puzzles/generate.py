@@ -570,25 +570,27 @@ def take_backs(pos: Position, target: str, k: int) -> list[tuple[str, Position]]
     xs, ys = set(pos.stones(x)), set(pos.stones(y))
     limit = Limit(nodes=THREAT_QUICK)
 
-    def parries(d: str) -> bool:
+    def without(a: set[str], d: set[str]) -> Position | None:
+        """The position, X to move, with X's stones ``a`` and Y's ``d`` taken off; None if
+        it is invalid or over."""
         try:
-            without = Position(board, *((xs, ys - {d}) if x == "L" else (ys - {d}, xs)), x)
+            q = Position(board, *((xs - a, ys - d) if x == "L" else (ys - d, xs - a)), x)
         except InvalidPositionError:
-            return False
-        return without.outcome is None and capture.capture_within(without, target, k, limit) is True
+            return None
+        return q if q.outcome is None else None
 
     out = []
     for d in sorted(ys, key=board.index):
-        if d == target or board.index(d) not in near or not parries(d):
+        if d == target or board.index(d) not in near:
             continue
+        threat = without(set(), {d})
+        if threat is None or capture.capture_within(threat, target, k, limit) is not True:
+            continue  # d parries nothing: Y could have spent it anywhere
         for a in sorted(xs, key=board.index):
             if board.index(a) not in near:
                 continue
-            try:
-                q = Position(board, *((xs - {a}, ys - {d}) if x == "L" else (ys - {d}, xs - {a})), x)
-            except InvalidPositionError:
-                continue
-            if q.outcome is not None or a not in q.legal_moves():
+            q = without({a}, {d})
+            if q is None or a not in q.legal_moves():
                 continue
             after = q.play(a)
             if after.outcome is not None or d not in after.legal_moves() or after.play(d).key != pos.key:

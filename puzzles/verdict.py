@@ -40,7 +40,7 @@ from solver.search.limit import Limit
 from .record import ANY
 
 __all__ = ["verify", "Verdict", "CaptureError", "LATE_NODES", "LINE_SEARCH", "any_escapes", "with_any",
-           "check_line", "LineCheck", "turn_name", "main_line", "screen", "SCREENS"]
+           "check_line", "line_as_recorded", "LineCheck", "turn_name", "main_line", "screen", "SCREENS"]
 
 
 class Verdict(NamedTuple):
@@ -414,6 +414,13 @@ def turn_name(position: Position, ply: int) -> str:
     k = ply // 2 + 1
     nth = f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
     return f"move {ply + 1}, {_NAMES[who]}'s {nth}"
+
+
+def line_as_recorded(puzzle) -> bool:
+    """Whether a puzzle record's line checks (:func:`check_line`) complete, dual-free and
+    without problems, with the last moves the record gives."""
+    c = check_line(puzzle.to_position(), puzzle.target, puzzle.n, puzzle.line)
+    return c.complete and not c.duals and not c.problems and tuple(c.last_moves) == tuple(puzzle.last_moves)
 
 
 def check_line(position: Position, target: str, n: int, line, *, limit: Limit | None = None) -> LineCheck:

@@ -209,10 +209,6 @@ def rescore(only: list[str], jobs: int, command: str) -> int:
     finds: main line, dual-free flag, nodes, score, rating and code version, and
     ``command`` in the set's state file.  A set whose puzzles are not all still sound
     with their keys is left as it was."""
-    import time
-
-    from joblib import Parallel, delayed
-
     from puzzles.record import code_version, load_jsonl
     from solver.util.provenance import code_revision, provenance
 
@@ -221,11 +217,7 @@ def rescore(only: list[str], jobs: int, command: str) -> int:
     for board, n, f in _committed(only):
         with _held_state(f) as (st, old):
             ps = load_jsonl(f)
-            t0 = time.process_time()
-            out = (Parallel(n_jobs=jobs)(delayed(_rescored)(p, version) for p in ps) if jobs > 1
-                   else [_rescored(p, version) for p in ps])
-            cpu = time.process_time() - t0 + sum(c for _, c in out if jobs > 1)
-            new = [q for q, _ in out]
+            new, cpu = _timed_map(_rescored, ps, version, jobs)
             bad = [p.id for p, q in zip(ps, new) if q is None]
             if bad:
                 print(f"{f}: {', '.join(bad[:5])} no longer sound with their keys; set left as it was",
@@ -273,12 +265,8 @@ def _rewrite(f: Path, st, old: dict, new: list, entry: dict) -> None:
 def only_moves(only: list[str], jobs: int, command: str) -> int:
     """Rewrite every set to its dual-free puzzles (:func:`puzzles.generate.only_moves`),
     recording ``command`` in its state file; a table row per set on stdout."""
-    import time
     from collections import Counter
 
-    from joblib import Parallel, delayed
-
-    from puzzles.generate import only_moves as rewrite
     from puzzles.record import code_version, load_jsonl
     from solver.util.provenance import code_revision, provenance
 
@@ -289,12 +277,9 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
     for board, n, f in _committed(only):
         with _held_state(f) as (st, old):
             ps = load_jsonl(f)
-            t0 = time.process_time()
-            out = (Parallel(n_jobs=jobs)(delayed(_only_moves)(p, version) for p in ps) if jobs > 1
-                   else [_only_moves(p, version) for p in ps])
-            cpu = time.process_time() - t0 + sum(c for _, _, c in out if jobs > 1)
-            why = Counter(w for _, w, _ in out)
-            new = [q for q, _, _ in out if q is not None]
+            out, cpu = _timed_map(_only_moves, ps, version, jobs)
+            why = Counter(w for _, w in out)
+            new = [q for q, _ in out if q is not None]
             if why["budget"] or set(why) - {"kept", "new line", "duals"}:
                 print(f"{f}: {dict(why)}: set left as it was", file=sys.stderr)
                 return 1
@@ -306,14 +291,33 @@ def only_moves(only: list[str], jobs: int, command: str) -> int:
 
 
 def _only_moves(p, version):
-    """(record or None, why, CPU seconds) of :func:`puzzles.generate.only_moves`."""
-    import time
-
+    """(record or None, why) of :func:`puzzles.generate.only_moves`."""
     from puzzles.generate import only_moves
 
+    return only_moves(p, version)
+
+
+def _timed_map(fn, ps: list, version: str, jobs: int) -> tuple[list, float]:
+    """``[fn(p, version) for p in ps]`` in ``jobs`` worker processes, and the CPU seconds
+    it took: this process's and the workers' own."""
+    import time
+
+    from joblib import Parallel, delayed
+
     t0 = time.process_time()
-    q, why = only_moves(p, version)
-    return q, why, time.process_time() - t0
+    if jobs == 1:
+        return [fn(p, version) for p in ps], time.process_time() - t0
+    out = Parallel(n_jobs=jobs)(delayed(_timed)(fn, p, version) for p in ps)
+    return [r for r, _ in out], time.process_time() - t0 + sum(c for _, c in out)
+
+
+def _timed(fn, p, version):
+    """(``fn(p, version)``, the CPU seconds it took), in a worker."""
+    import time
+
+    t0 = time.process_time()
+    r = fn(p, version)
+    return r, time.process_time() - t0
 
 
 #: the table of theme shares per set, and the folder of one picture a theme
@@ -481,19 +485,15 @@ def rerate(only: list[str], command: str) -> int:
 
 
 def _rescored(p, version):
-    """(the record ``p`` as the present verifier scores it, or None if not sound with its
-    key; CPU seconds)."""
+    """The record ``p`` as the present verifier scores it (None if not sound with its key)."""
     import dataclasses
-    import time
 
     from puzzles.generate import proven
 
-    t0 = time.process_time()
     q, _ = proven(p.to_position(), p.target, p.n, p.generator, version)
-    cpu = time.process_time() - t0
     if q is None or q.key != p.key:
-        return None, cpu
-    return dataclasses.replace(q, id=p.id), cpu
+        return None
+    return dataclasses.replace(q, id=p.id)
 
 
 def summary() -> int:
