@@ -179,6 +179,9 @@ Examples:
                    "from OUT.state.json.")
 @click.option("--force", is_flag=True,
               help="Write over OUT even if it is not this run's (another file, or another run's).")
+@click.option("--grow", is_flag=True,
+              help="Grow OUT though another run of its board and n made it (another method, seed or "
+                   "source): its puzzles are kept, and its state records that run as an earlier one.")
 @click.option("--give-up-after", type=click.IntRange(1, MAX_COUNT), default=GIVE_UP_AFTER, show_default=True,
               help="Stop (exit 3) after this many seed games in a row without a new puzzle.")
 @click.option("--source", "source", nargs=1, default="random", show_default=True,
@@ -191,7 +194,7 @@ Examples:
               help="The engine's playouts a move in self-play seed games.")
 @click.argument("place", metavar="[DIR|FILE]", required=False, default=None)
 def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None,
-             force: bool, give_up_after: int, source: str, playouts: int, place: str | None) -> None:
+             force: bool, grow: bool, give_up_after: int, source: str, playouts: int, place: str | None) -> None:
     """Generate sound capture-in-N puzzles (every one proven by the exact verifier);
     DIR is the folder of game records of --source records, FILE the puzzles of --source
     parents."""
@@ -232,7 +235,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     interrupt_on_sigterm()  # a kill stops the workers too, as Ctrl-C does
     try:
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress,
-                 force=force, give_up_after=give_up_after, source=source, playouts=playouts,
+                 force=force, grow=grow, give_up_after=give_up_after, source=source, playouts=playouts,
                  records=place if source == "records" else None,
                  parents=place if source == "parents" else None)
     except KeyboardInterrupt:

@@ -66,6 +66,12 @@ it never keeps a puzzle whose position differs from one it already holds in
 :data:`puzzles.similar.WITHIN` points or fewer (:mod:`puzzles.similar`).  Both are
 checked where a found puzzle is kept, the second against every puzzle of the file,
 those of an earlier run resumed included.
+
+**A set made by several runs** (``grow``).  A set may change its seed source or method
+midway (a 6-mover set begun from self-play goes on from the committed 5-movers): the
+new run keeps the set's puzzles, numbers its own after them, and moves the run that
+made them into its state's ``earlier`` list, with that run's identity and counts, so
+that :func:`run_totals` gives the whole set's cost.
 """
 
 from __future__ import annotations
@@ -94,7 +100,7 @@ from .verdict import main_line, screen, verify, with_any
 
 __all__ = [
     "BUDGET", "QUICK", "SAT_QUICK", "FAST_SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
-    "baseline_unit", "sat_unit", "run_unit", "generate", "run_state", "read_state", "check_request",
+    "baseline_unit", "sat_unit", "run_unit", "generate", "run_state", "read_state", "run_totals", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
     "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "take_backs", "THREAT_QUICK",
@@ -832,7 +838,7 @@ def generate(
     board_name: str, n: int, count: int, out: str, *, method: str = "sat", jobs: int = 1,
     seed: int = 0, batch: int | None = None, progress=None, force: bool = False,
     give_up_after: int = GIVE_UP_AFTER, source: str = "random", playouts: int = SELFPLAY_PLAYOUTS,
-    records: str | None = None, parents: str | None = None,
+    records: str | None = None, parents: str | None = None, grow: bool = False,
 ) -> dict:
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
     ``out + '.state.json'``.  Only dual-free puzzles are kept (issue 36:
@@ -856,9 +862,14 @@ def generate(
     ``extend``) takes the (n-1)-movers from the puzzle file ``parents``
     (:func:`read_parents`), one a unit, and stops once they are used up.  A run resumes
     only with the same source (and playouts, and the same records; for parents, the
-    same puzzles at the head of the file, which may have grown since)."""
+    same puzzles at the head of the file, which may have grown since).  With ``grow``, a
+    set that another run of the same board and n made (another method, seed or source)
+    is grown instead of refused: its puzzles are kept and that run becomes an earlier
+    one of this run's state (see the module docstring)."""
     board = Board.parse(board_name)
     check_request(n, count, method, jobs, seed, give_up_after, source, playouts)
+    if force and grow:
+        raise ValueError("--force starts the set over and --grow keeps its puzzles: give one of them")
     inputs = None  # one a unit: a game record, or a parent puzzle
     source_file = records
     if source == "records":
@@ -882,7 +893,7 @@ def generate(
         identity["records"] = _records_digest(inputs)
     with run_state(out, identity) as st:
         return _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
-                         source, playouts, inputs, source_file)
+                         source, playouts, inputs, source_file, grow)
 
 
 def run_state(out: str, identity: dict | None = None) -> RunState:
@@ -892,7 +903,8 @@ def run_state(out: str, identity: dict | None = None) -> RunState:
     seed, seed source; None: read any run's) and rules version, but under any code
     version: every puzzle records the one that proved it, and the committed sets grow
     across versions."""
-    return RunState(out + ".state.json", STATE_FORMAT, identity or {}, fix="pick another --out, or --force to start over",
+    return RunState(out + ".state.json", STATE_FORMAT, identity or {},
+                    fix="pick another --out, --grow to keep a set another run made, or --force to start over",
                     lock=out + ".lock", any_code=True)
 
 
@@ -904,17 +916,52 @@ def read_state(out: str) -> dict:
     return _checked(run_state(out))
 
 
+def run_totals(state: dict) -> dict:
+    """The counts of :data:`_COUNTS` summed over a set's runs: the state's own and its
+    ``earlier`` ones (a state as :func:`read_state` gives it, so checked)."""
+    runs = [*state.get("earlier", []), state]
+    return {k: sum(r[k] for r in runs) for k in _COUNTS}
+
+
 def _checked(st: RunState) -> dict | None:
     d = st.load()
-    for k, kind in _COUNTS.items() if d is not None else ():
-        v = d.get(k)
-        if kind is float:  # the size first: math.isfinite cannot convert an int of 400 digits
-            ok = isinstance(v, (int, float)) and 0 <= v < 1e300 and math.isfinite(v)
-        else:
-            ok = isinstance(v, int) and 0 <= v < 2**63
-        if isinstance(v, bool) or not ok:
-            raise st.error(f"{k} must be a number from 0 to 2^63, not {_short(v)}")
+    if d is None:
+        return None
+    earlier = d.get("earlier", [])
+    if not isinstance(earlier, list) or not all(isinstance(r, dict) for r in earlier):
+        raise st.error(f"earlier must be a list of the earlier runs, not {_short(earlier)}")
+    for run in (*earlier, d):
+        for k, kind in _COUNTS.items():
+            v = run.get(k)
+            if kind is float:  # the size first: math.isfinite cannot convert an int of 400 digits
+                ok = isinstance(v, (int, float)) and 0 <= v < 1e300 and math.isfinite(v)
+            else:
+                ok = isinstance(v, int) and 0 <= v < 2**63
+            if isinstance(v, bool) or not ok:
+                where = "" if run is d else f"earlier run {earlier.index(run) + 1}'s "
+                raise st.error(f"{where}{k} must be a number from 0 to 2^63, not {_short(v)}")
     return d
+
+
+#: what a state file says of a run besides its counts, kept when it becomes an earlier run
+_RUN_FIELDS = ("board", "n", "method", "seed", "source", "playouts", "records", "version", "saved",
+               "parents_used")
+
+
+def _grown(st: RunState, out: str) -> dict | None:
+    """The state a ``grow`` run starts from: this run's own, to resume; another run's of
+    the same board and n, turned into an earlier run of this one (whose counts start at
+    zero); None when ``out`` has none."""
+    d = _checked(run_state(out))  # any run's
+    if d is None or all(d.get(k) == v and type(d.get(k)) is type(v) for k, v in st.identity.items()):
+        return _checked(st)
+    for k in ("board", "n"):
+        if d.get(k) != st.identity[k]:
+            raise st.error(f"it is the state of a set of {k} {_short(d.get(k))}, not {st.identity[k]}, "
+                           "and a set grows only with puzzles of its own board and n")
+    run = {k: d[k] for k in (*_RUN_FIELDS, *_COUNTS) if k in d}
+    rest = {k: d[k] for k in ("rewrites",) if k in d}
+    return {**{k: kind() for k, kind in _COUNTS.items()}, **rest, "earlier": [*d.get("earlier", []), run]}
 
 
 def _unit_source(source: str, playouts: int, inputs: list | None, unit: int) -> tuple:
@@ -929,7 +976,7 @@ def _unit_source(source: str, playouts: int, inputs: list | None, unit: int) -> 
 
 
 def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
-              source="random", playouts=SELFPLAY_PLAYOUTS, inputs=None, source_file=None) -> dict:
+              source="random", playouts=SELFPLAY_PLAYOUTS, inputs=None, source_file=None, grow=False) -> dict:
     from concurrent.futures.process import BrokenProcessPool  # loky's TerminatedWorkerError is one
     from pathlib import Path
 
@@ -944,14 +991,14 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
     state = {**st.identity, "units": 0, "candidates": 0, "cpu_seconds": 0.0, "found": 0, "found_dual_free": 0,
              "near_duplicates": 0}
     kept: list[Puzzle] = []
-    old = None if force else _checked(st)
+    old = None if force else _grown(st, out) if grow else _checked(st)
     if os.path.lexists(out) and old is None and not force:
         raise ValueError(f"{out} exists and was not written by this command (no {st.path} beside it): "
                          "pick another --out, or --force to write over it")
     if old is not None and os.path.exists(out):
         kept = load_jsonl(out)
         state.update((k, old[k]) for k in _COUNTS)
-        if source == "parents":
+        if source == "parents" and old["units"]:
             used = old.get("parents_used")
             if used != _parents_digest(inputs[:old["units"]]) or len(inputs) < old["units"]:
                 raise ValueError(f"{source_file} is not the parents file this run used: its first "
@@ -959,6 +1006,8 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
                                  "to start over)")
         if "rewrites" in old:  # what rewrote the set since (make_puzzles.py --only-moves)
             state["rewrites"] = old["rewrites"]
+        if "earlier" in old:  # the runs that made the set before this one
+            state["earlier"] = old["earlier"]
     # (a state file without its puzzle file: the run starts over)
     before = len(kept)
     version = code_version()

@@ -156,13 +156,17 @@ def measure_n(board: str, n: int, method: str, seed: int, budget: float, playout
 
 
 def committed_rate(board: str, n: int) -> dict | None:
-    """Today's rate: the committed set's dual-free puzzles over its CPU seconds."""
+    """Today's rate: the dual-free puzzles over the CPU seconds of the run that began the
+    committed set (its first, when the set was grown by later runs)."""
     path = os.path.join(ROOT, "results", "puzzles", f"{board.replace('/', '-')}-c{n}.jsonl.state.json")
     try:
         with open(path) as f:
             d = json.load(f)
     except (OSError, ValueError):
         return None
+    earlier = d.get("earlier")
+    if isinstance(earlier, list) and earlier and isinstance(earlier[0], dict):
+        d = earlier[0]
     cpu, dual = d.get("cpu_seconds"), d.get("found_dual_free")
     if not isinstance(cpu, (int, float)) or not isinstance(dual, int) or cpu <= 0:
         return None

@@ -75,14 +75,17 @@ SETS = [
     ("5/6", 3, 500, "selfplay"), ("7/8", 1, 500, "selfplay"), ("7/8", 2, 500, "selfplay"),
     ("5/6", 4, 500, "selfplay"), ("6/7", 4, 500, "selfplay"), ("7/8", 3, 500, "selfplay"),
     ("7/8", 4, 500, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 200, "selfplay"),
-    ("7/8", 5, 200, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "selfplay"),
+    ("7/8", 5, 200, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "parents"),
     ("7/8", 6, 100, "parents"),
 ]
 #: the generator of each set not made by ``sat``: the 6-movers by ``extend`` (sat's
 #: 5-movers changed in one point), because sat found 1 puzzle in 722 CPU s at n = 6 on 6/7
 #: (issue 21); 7/8's 5-movers by ``extend`` from the committed 4-movers (source
 #: ``parents``), because sat found 22 dual-free in 3,496 CPU s there (issue 36), and its
-#: 6-movers from the committed 5-movers, because sat's 5-movers cost that much as parents
+#: 6-movers from the committed 5-movers, because sat's 5-movers cost that much as parents.
+#: 6/7 c6, begun from self-play, grows from 6/7 c5's puzzles since the take-backs bench
+#: found them the better source; every set is run with ``--grow``, so that a set whose
+#: source changed keeps its puzzles and its state the earlier runs.
 METHODS = {**{(board, 6): "extend" for board in ("5/6", "6/7", "7/8")}, ("7/8", 5): "extend"}
 
 
@@ -156,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
             continue
         out = _set_file(board, n)
         cmd = ["meridians", "puzzles", "generate", "--board", board, "--n", str(n), "--count", str(count),
-               "--method", METHODS.get((board, n), "sat"), "--seed", "1", "--source", source, "--jobs", str(args.jobs), "--out", str(out)]
+               "--method", METHODS.get((board, n), "sat"), "--seed", "1", "--source", source, "--jobs", str(args.jobs), "--out", str(out), "--grow"]
         if source == "parents":  # the board's committed (n-1)-movers
             cmd.insert(cmd.index("parents") + 1, str(_set_file(board, n - 1)))
         print(" ".join(cmd), flush=True)
@@ -499,11 +502,12 @@ def _rescored(p, version):
 def summary() -> int:
     """Three tables of the sets as they stand, the figures issue 36's closing note asks
     for: per set its puzzles against the count asked, dual-free ones and the generator's
-    yield from its state file (dual-free puzzles per CPU-minute of the units); its rating
+    yield from its state file, summed over the runs that made the set (dual-free puzzles
+    per CPU-minute of the units); its rating
     histogram (the one scale of :mod:`puzzles.attempts`); its themes."""
     from statistics import median
 
-    from puzzles.generate import read_state
+    from puzzles.generate import read_state, run_totals
     from puzzles.quality import RATING_BINS, measure_set, rating_histogram
     from puzzles.record import load_jsonl
     from puzzles.themes import THEMES
@@ -513,14 +517,22 @@ def summary() -> int:
         f = _set_file(board, n)
         if f.exists():
             sets.append((f"{board} c{n}", count, load_jsonl(f), read_state(str(f))))
-    print("| set | puzzles / asked | dual-free | found (dual-free) | seed games | CPU s | dual-free per CPU-minute |")
+    print("| set | puzzles / asked | dual-free | found (dual-free) | units (seed games or parents) | CPU s "
+          "| dual-free per CPU-minute |")
     print("|---|---|---|---|---|---|---|")
     for name, count, ps, st in sets:
         dual = sum(p.dual_free for p in ps)
-        free = st.get("found_dual_free", st["found"]) if st else None
-        yield_ = f"{free / st['cpu_seconds'] * 60:.2f}" if st and st["cpu_seconds"] else "-"
+        cells = ["-"] * 4
+        if st:
+            t = run_totals(st)
+            runs = [*st.get("earlier", []), st]
+            # a set made by several runs names each run's units by its source
+            units = (" + ".join(f"{r['units']} {r.get('source', '?')}" for r in runs) if len(runs) > 1
+                     else str(t["units"]))
+            cells = [f"{t['found']} ({t['found_dual_free']})", units, f"{t['cpu_seconds']:,.0f}",
+                     f"{t['found_dual_free'] / t['cpu_seconds'] * 60:.2f}" if t["cpu_seconds"] else "-"]
         print(f"| {name} | {len(ps)} / {count} | {dual} ({100 * dual / max(1, len(ps)):.0f}%) | "
-              + (f"{st['found']} ({free}) | {st['units']} | {st['cpu_seconds']:,.0f} | {yield_} |" if st else "- | - | - | - |"))
+              + " | ".join(cells) + " |")
     edges = [f"{lo}-{hi - 1}" for lo, hi in zip(RATING_BINS, RATING_BINS[1:])] + [f">= {RATING_BINS[-1]}"]
     print()
     print("| set | " + " | ".join(edges) + " | unrated | median |")

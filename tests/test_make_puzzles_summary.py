@@ -53,3 +53,22 @@ def test_summary_counts_yield_ratings_and_themes_of_each_set(tmp_path, monkeypat
     assert [int(c) for c in hist[:len(RATING_BINS)]] == rating_histogram(ps)[0]
     assert sum(int(c) for c in hist[:len(RATING_BINS) + 1]) == 40 and hist[len(RATING_BINS)] == "1"
     assert _row(out, "5/6 c2", 2) == [str(sum(t in r.get("themes", ()) for r in rows)) for t in THEMES]
+
+
+def test_summary_sums_the_runs_of_a_set_grown_from_another_source(tmp_path, monkeypatch, capsys):
+    (tmp_path / "5-6-c2.jsonl").write_text("".join((COMMITTED / "5-6-c2.jsonl").read_text().splitlines(True)[:5]))
+    first = json.loads((COMMITTED / "5-6-c2.jsonl.state.json").read_text())
+    now = dict(first, source="parents", method="extend", units=7, candidates=30, cpu_seconds=120.0, found=3,
+               found_dual_free=2, near_duplicates=0, earlier=[first])
+    del now["playouts"]
+    (tmp_path / "5-6-c2.jsonl.state.json").write_text(json.dumps(now))
+    mod = _script()
+    monkeypatch.setattr(mod, "SETS", [("5/6", 2, 500, "parents")])
+    monkeypatch.setattr(mod, "SETS_DIR", tmp_path)
+    monkeypatch.setattr(sys, "argv", ["make_puzzles.py", "--summary"])
+    assert mod.main() == 0
+    gen = _row(capsys.readouterr().out, "5/6 c2", 0)
+    assert gen[2] == f"{first['found'] + 3} ({first['found_dual_free'] + 2})"
+    assert gen[3] == f"{first['units']} selfplay + 7 parents"
+    assert gen[4] == f"{first['cpu_seconds'] + 120:,.0f}"
+    assert float(gen[5]) == round((first["found_dual_free"] + 2) / (first["cpu_seconds"] + 120) * 60, 2)

@@ -7,6 +7,9 @@
 - the ``parents`` source (extend) changes each puzzle of a file in one point: every
   child sound, one point from its parent, with the parent's source; it resumes, refuses
   a changed file and stops when the parents are used up;
+- ``--grow`` grows a set another run made (another source and method): its puzzles
+  kept, new ids after them, that run an earlier one in the state, the totals summed; it
+  resumes as its own run, and refuses another board or n, ``--force`` and a bad earlier run;
 - a bad records folder or record, or a bad parents file, is one line and exit 2;
 - ``source`` round-trips through a record, and a bad one is refused;
 - ``any`` is accepted only as the line's last move, a defender's; the audit refuses a
@@ -189,6 +192,50 @@ def test_parents_source_changes_each_puzzle_of_the_file_in_one_point(tmp_path, c
     assert code == 3 and "the 8 puzzles in" in err and "used up" in err, err
     assert [p.to_dict() for p in load_jsonl(out)[:3]] == [p.to_dict() for p in ps]
     assert json.loads((tmp_path / "c2.jsonl.state.json").read_text())["units"] == 8
+
+
+def test_grow_keeps_a_set_another_run_made(tmp_path, run_cli):
+    from pathlib import Path
+
+    committed = Path(__file__).resolve().parent.parent / "results" / "puzzles"
+    out, state_file = tmp_path / "c2.jsonl", tmp_path / "c2.jsonl.state.json"
+    out.write_text("".join((committed / "4-5-c2.jsonl").read_text().splitlines(keepends=True)[:10]))
+    state_file.write_text((committed / "4-5-c2.jsonl.state.json").read_text())
+    old_state = json.loads(state_file.read_text())
+    before = {f: f.read_bytes() for f in (out, state_file)}
+    args = ["puzzles", "generate", "--board", "4/5", "--n", "2", "--method", "extend", "--source", "parents",
+            committed / "4-5-c1.jsonl", "--out", out]
+    code, _, err, _ = run_cli(*args, "--count", "12")
+    assert code == 2 and "records another run (method 'sat', seed 1, source 'selfplay')" in err, err
+    assert "--grow to keep a set another run made" in err
+    code, _, err, _ = run_cli(*args, "--count", "12", "--grow", "--force")
+    assert code == 2 and "give one of them" in err and len(err.splitlines()) == 1, err
+    assert {f: f.read_bytes() for f in before} == before  # refused: nothing written
+    code, _, err, _ = run_cli(*args, "--count", "12", "--grow")
+    assert code == 0, err
+    ps = load_jsonl(out)
+    assert out.read_text().splitlines(keepends=True)[:10] == before[out].decode().splitlines(keepends=True)
+    last = max(int(p.id.rsplit("-", 1)[1]) for p in ps[:10])
+    assert [p.id for p in ps[10:]] == [f"m45-c2-{last + 1:04d}", f"m45-c2-{last + 2:04d}"]
+    assert all(p.generator == "extend" for p in ps[10:])
+    st = G.read_state(str(out))
+    assert st["source"] == "parents" and st["kept"] == 12 and st["rewrites"] == old_state["rewrites"]
+    (earlier,) = st["earlier"]
+    assert earlier == {k: old_state[k] for k in (*G._RUN_FIELDS, *G._COUNTS) if k in old_state}
+    assert G.run_totals(st) == {k: earlier[k] + st[k] for k in G._COUNTS}
+    # the same command again is this run's own: it resumes, with the one earlier run
+    units = st["units"]
+    code, _, err, _ = run_cli(*args, "--count", "13", "--grow")
+    assert code == 0, err
+    st = G.read_state(str(out))
+    assert len(load_jsonl(out)) == 13 and st["units"] > units and st["earlier"] == [earlier]
+    # a set of another n is not grown
+    code, _, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "3", "--out", out, "--grow")
+    assert code == 2 and "a set of n 2, not 3" in err and len(err.splitlines()) == 1, err
+    # a bad earlier run is named
+    state_file.write_text(json.dumps(dict(st, earlier=[dict(earlier, found=-1)])))
+    code, _, err, _ = run_cli(*args, "--count", "14", "--grow")
+    assert code == 2 and "earlier run 1's found must be a number" in err and len(err.splitlines()) == 1, err
 
 
 @pytest.mark.parametrize("make", ["missing", "empty", "bad", "n", "board", "method", "no-file"])
