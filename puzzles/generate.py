@@ -108,8 +108,12 @@ __all__ = [
     "only_moves", "read_parents",
 ]
 
-#: node budget of one verification, by n: a candidate that needs more is dropped
-BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000, 6: 6_000_000}
+#: node budget of one verification, by n: a candidate that needs more is dropped.  At
+#: n = 6 it was 6,000,000, which the committed 6-movers' verifications reached, and the
+#: candidates that ran out of it were often sound: with four times as much, the extend
+#: generator keeps more 6-movers a CPU-minute (results/puzzles/budget-6-7-c6.json,
+#: ``scripts/bench_take_backs.py --budget``)
+BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000, 6: 24_000_000}
 #: node budget of the first search, for a capture at all (see :func:`check`)
 QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
 #: node budget of the SAT generator's first search, by n.  Its candidates are built so
@@ -269,7 +273,7 @@ def _defender_targets(pos: Position) -> list[str]:
 def check(pos: Position, target: str, n: int, generator: str, version: str, *,
           quick: int | None = None, clock: dict | None = None,
           witness: dict | None = None, fast: bool = False, parent: bool = False,
-          free_parents: bool = False) -> tuple[Puzzle | None, str]:
+          free_parents: bool = False, budget: int | None = None) -> tuple[Puzzle | None, str]:
     """``(puzzle, why)``: the puzzle if (pos, target, n) is sound within the node budget,
     else None and why not: ``'escapes'`` (no capture within n, or none found within
     :data:`QUICK` nodes), ``'cooked'`` (more than one key), ``'shorter'`` (a capture
@@ -290,7 +294,9 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
     ``witness``, a dict, gets ``'reply'`` when the first search finds no capture: the
     last defender reply that refuted an attacker first move in it
     (:meth:`solver.search.capture.CaptureSearch.refutation`), or None; how the
-    target got away, for :meth:`puzzles.sat.Reshaper.learn`.
+    target got away, for :meth:`puzzles.sat.Reshaper.learn`.  ``budget``: the node
+    budget of every search after the first (default ``BUDGET[n]``); like ``quick``, it
+    only decides what is dropped unproven.
 
     ``fast`` (issue 36 item 4): the verdict is told first by :func:`puzzles.verdict.screen`
     on the tables the first searches filled, which refuses a cooked candidate and a
@@ -311,7 +317,7 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
             t = now
 
     capture.forget()
-    budget = Limit(nodes=BUDGET.get(n, BUDGET[max(BUDGET)]))
+    budget = Limit(nodes=budget or BUDGET.get(n, BUDGET[max(BUDGET)]))
     if quick is None:
         quick = QUICK.get(n, QUICK[max(QUICK)])
     capture.check_n(n)
@@ -609,7 +615,7 @@ def take_backs(pos: Position, target: str, k: int) -> list[tuple[str, Position]]
 
 def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tuple = ("random",),
                 tries: int = EXTEND_TRIES, fast: bool = False, quick: int | None = None,
-                free_parents: bool = True, take_back: bool = True) -> Found:
+                free_parents: bool = True, take_back: bool = True, budget: int | None = None) -> Found:
     """The sat generator's (n-1)-movers of the unit's seed positions
     (:func:`sat_unit`), each taken back one move pair (:func:`take_backs`, n >= 3) or
     else changed in one point (:func:`one_point_changes`; at most ``tries`` of the two
@@ -622,7 +628,8 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
     a change that gives a sound n-mover with a dual is passed over for the next one.
     ``source`` ``('parents', puzzle)``: the one (n-1)-mover is that puzzle (a committed
     one, :func:`read_parents`), not searched for again; its target is the region.
-    ``take_back`` False: one-point changes only, as before take-backs (for measuring,
+    ``take_back`` False: one-point changes only, as before take-backs; ``budget``: the
+    n-movers' node budget instead of ``BUDGET[n]`` (both for measuring,
     scripts/bench_take_backs.py)."""
     if n < 2:
         raise ValueError(f"the extend generator needs n >= 2, not {n!r}")
@@ -641,7 +648,7 @@ def extend_unit(board: Board, n: int, unit_seed: int, version: str, source: tupl
         for _, cand in changes[:tries]:
             out.candidates += 1
             p, why = check(cand, parent.target, n, "extend", version, quick=EXTEND_QUICK, clock=out.stages,
-                           fast=fast)
+                           fast=fast, budget=budget)
             _count(out, why)
             if p is not None:
                 out.puzzles.append(dataclasses.replace(p, source=parent.source))
