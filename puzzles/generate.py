@@ -99,7 +99,7 @@ from .themes import ThemeError, themes
 from .verdict import main_line, screen, verify, with_any
 
 __all__ = [
-    "BUDGET", "QUICK", "SAT_QUICK", "FAST_SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
+    "BUDGET", "node_budget", "QUICK", "SAT_QUICK", "FAST_SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
     "baseline_unit", "sat_unit", "run_unit", "generate", "run_state", "read_state", "run_totals", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
     "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
@@ -114,6 +114,13 @@ __all__ = [
 #: generator keeps more 6-movers a CPU-minute (results/puzzles/budget-6-7-c6.json,
 #: ``scripts/bench_take_backs.py --budget``)
 BUDGET = {1: 200_000, 2: 300_000, 3: 600_000, 4: 1_500_000, 5: 3_000_000, 6: 24_000_000}
+
+
+def node_budget(n: int) -> int:
+    """:data:`BUDGET` of ``n``, the longest n's beyond it."""
+    return BUDGET.get(n, BUDGET[max(BUDGET)])
+
+
 #: node budget of the first search, for a capture at all (see :func:`check`)
 QUICK = {1: 200_000, 2: 200_000, 3: 200_000, 4: 200_000, 5: 200_000}
 #: node budget of the SAT generator's first search, by n.  Its candidates are built so
@@ -317,7 +324,7 @@ def check(pos: Position, target: str, n: int, generator: str, version: str, *,
             t = now
 
     capture.forget()
-    budget = Limit(nodes=budget or BUDGET.get(n, BUDGET[max(BUDGET)]))
+    budget = Limit(nodes=budget or node_budget(n))
     if quick is None:
         quick = QUICK.get(n, QUICK[max(QUICK)])
     capture.check_n(n)
@@ -937,7 +944,7 @@ def _checked(st: RunState) -> dict | None:
     earlier = d.get("earlier", [])
     if not isinstance(earlier, list) or not all(isinstance(r, dict) for r in earlier):
         raise st.error(f"earlier must be a list of the earlier runs, not {_short(earlier)}")
-    for run in (*earlier, d):
+    for i, run in enumerate((*earlier, d), 1):
         for k, kind in _COUNTS.items():
             v = run.get(k)
             if kind is float:  # the size first: math.isfinite cannot convert an int of 400 digits
@@ -945,7 +952,7 @@ def _checked(st: RunState) -> dict | None:
             else:
                 ok = isinstance(v, int) and 0 <= v < 2**63
             if isinstance(v, bool) or not ok:
-                where = "" if run is d else f"earlier run {earlier.index(run) + 1}'s "
+                where = "" if run is d else f"earlier run {i}'s "
                 raise st.error(f"{where}{k} must be a number from 0 to 2^63, not {_short(v)}")
     return d
 
@@ -960,8 +967,8 @@ def _grown(st: RunState, out: str) -> dict | None:
     the same board and n, turned into an earlier run of this one (whose counts start at
     zero); None when ``out`` has none."""
     d = _checked(run_state(out))  # any run's
-    if d is None or all(d.get(k) == v and type(d.get(k)) is type(v) for k, v in st.identity.items()):
-        return _checked(st)
+    if d is None or not st.differences(d):
+        return d
     for k in ("board", "n"):
         if d.get(k) != st.identity[k]:
             raise st.error(f"it is the state of a set of {k} {_short(d.get(k))}, not {st.identity[k]}, "

@@ -29,9 +29,9 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: each comparison's two sides, before and after, with what extend_unit is given on each
-SIDES = {"take-backs": {"one_point": {"take_back": False}, "take_backs": {}},
-         "budget": {"today": {}, "larger": {}}}
+#: the two sides, before and after, with what extend_unit is given on each (``--budget``
+#: compares ``today`` with ``larger`` instead)
+SIDES = {"one_point": {"take_back": False}, "take_backs": {}}
 
 
 def _confirm(p) -> None:
@@ -62,10 +62,9 @@ def both_sides(parent, index: int, version: str, sides: dict) -> dict:
 
 def _today(parents) -> int:
     """The node budget the generator gives the children of ``parents`` today."""
-    from puzzles.generate import BUDGET
+    from puzzles.generate import node_budget
 
-    n = parents[0].n + 1
-    return BUDGET.get(n, BUDGET[max(BUDGET)])
+    return node_budget(parents[0].n + 1)
 
 
 def main() -> int:
@@ -102,9 +101,7 @@ def main() -> int:
 
     version = code_version()  # before the run: what ran, whatever is edited meanwhile
     revision = code_revision()
-    sides = SIDES["take-backs" if args.budget is None else "budget"]
-    if args.budget is not None:
-        sides = dict(sides, larger={"budget": args.budget})
+    sides = SIDES if args.budget is None else {"today": {}, "larger": {"budget": args.budget}}
     print(f"bench_take_backs: {len(parents)} parents of {args.set}, both sides each; the first run "
           "compiles the capture kernels", file=sys.stderr, flush=True)
     t0 = time.time()

@@ -100,10 +100,15 @@ class RunState:
             if data.get(key) != mine and not (key == "version" and self.any_code and isinstance(data.get(key), str)):
                 raise self.error_type(f"{self.label} was written with {what} {_short(data.get(key))}, not {mine}: "
                                       f"{self.fix}")
-        differences = list(_differences({k: data.get(k) for k in self.identity}, self.identity))
+        differences = self.differences(data)
         if differences:
             raise self.error_type(f"{self.label} records another {self.run} ({', '.join(differences)}): {self.fix}")
         return data
+
+    def differences(self, data: dict) -> list[str]:
+        """Where the fields ``data`` holds differ from this run's identity, for a message
+        (``seed 2``); empty when ``data`` is this run's."""
+        return list(_differences({k: data.get(k) for k in self.identity}, self.identity))
 
     def load_entries(self, field: str, kind: type[list] | type[dict]) -> list | dict:
         """The finished entries the file keeps in ``field``, a JSON array (``list``) or
