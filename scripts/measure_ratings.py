@@ -6,6 +6,7 @@ engine's effort to find the key (issue 21).
     python scripts/measure_ratings.py --cuts              # the quantile cuts of puzzles.rating.CUTS
     python scripts/measure_ratings.py --attempts --per-set 40   # ratings from solvers' attempts (issue 36)
     python scripts/measure_ratings.py --attempts --all --write --jobs 2   # ... of every committed puzzle, written
+    python scripts/measure_ratings.py --attempts --add --write --jobs 2   # ... of the puzzles without a rating
 
 Reads every ``results/puzzles/*.jsonl`` and computes each puzzle's new score and rating
 (:func:`puzzles.rating.record_features`: the record's nodes, its late-failing tries read
@@ -46,7 +47,17 @@ interrupted run writes no record): every such set or none (:func:`write_ratings`
 none when a rated id now names another puzzle (position, target or n changed: the set was
 rebuilt since the run read it) or another run holds a set.  Writes
 ``results/puzzles/ratings-attempts.json`` with the ratings per set (count, range,
-histogram), the per-attempt CPU seconds by board and N, and the sets written.
+histogram), the per-attempt CPU seconds by board and N, the sets written, and the fit
+(its shift and each rating solver's rating, deviation and volatility, unrounded).
+
+``--add`` rates only the committed puzzles that have no rating (a set grown since the
+full run), against that recorded fit: the rating solvers' attempts at them run (logged
+as above), and each is rated against the fitted solvers (:func:`puzzles.attempts.rate_against`,
+as the full run rates its held-out puzzles), as Lichess rates a new puzzle against its
+players without rating the old ones again.  With ``--write`` the ratings go into the
+records (every set whose puzzles are then all rated) and ratings-attempts.json's
+per-set figures are brought up to date, the run listed under ``added``; its fit and
+held-out validation are the full run's.  A full run rates every puzzle again.
 """
 
 from __future__ import annotations
@@ -65,7 +76,7 @@ from puzzles.rating import RatingError, find_key, quantile_cuts, rating, record_
 from puzzles.record import Puzzle, PuzzleFormatError, load_jsonl
 from solver.util.errors import WORKER_STOPPED
 from solver.util.files import write_atomic_all, write_json
-from solver.util.provenance import provenance
+from solver.util.provenance import code_revision, provenance
 
 #: the folder of the committed sets, where ratings.json is written
 OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles"
@@ -152,6 +163,79 @@ def _done_key(row: dict) -> tuple:
     return ("effort", row["puzzle"], row["fp"], row["max_playouts"])
 
 
+def _task_key(t: tuple) -> tuple:
+    """A task's key in the log (:func:`_done_key` of the row it gives)."""
+    if t[0] == "attempt":
+        return ("attempt", t[1], t[2].id, _fp(t[2]), t[3])
+    return (t[0], t[1].id, _fp(t[1]), t[2])
+
+
+def _read_log(log: Path, rated: dict) -> dict[tuple, dict]:
+    """The rows of the attempts log, by key, of the puzzles as they are now (an id a
+    rebuilt set gave to another puzzle runs again); exits in one line on a bad log."""
+    done: dict[tuple, dict] = {}
+    i = 0
+    try:
+        for i, line in enumerate(log.read_text().splitlines() if log.exists() else ()):
+            if line.strip():
+                row = json.loads(line)
+                done[_done_key(row)] = row
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"measure_ratings: {log}: not a log of attempts (line {i + 1}: {e})")
+    now = {p.id: _fp(p) for rows in rated.values() for p, _, _ in rows}
+    return {k: r for k, r in done.items() if now.get(r["puzzle"]) == r["fp"]}
+
+
+def _run(todo: list, jobs: int, log: Path, done: dict) -> bool:
+    """Run ``todo`` in ``jobs`` workers, each row appended to ``log`` and put in ``done``
+    as it ends; True when Ctrl-C stopped it (what ran is kept)."""
+    from puzzles.attempts import AttemptError
+
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        out = log.open("a")
+    except OSError as e:
+        sys.exit(f"measure_ratings: cannot write the log {log}: {e.strerror or e}")
+    interrupted = False
+    try:
+        with out:
+            results = _rows(todo, jobs)
+            try:
+                for i, row in enumerate(results):
+                    done[_done_key(row)] = row
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+                    if i % 50 == 0 or i + 1 == len(todo):
+                        print(f"\r{i + 1}/{len(todo)}", end="", file=sys.stderr, flush=True)
+            finally:
+                if hasattr(results, "close"):
+                    results.close()  # the workers stop with it
+    except KeyboardInterrupt:
+        interrupted = True
+        print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
+    except BrokenProcessPool:  # a worker killed from outside (kill -9, out of memory); loky's error is one
+        sys.exit(f"\nmeasure_ratings: stopped: {WORKER_STOPPED}; the attempts run so far are in the log, "
+                 "and the same command goes on from there")
+    except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
+        sys.exit(f"\nmeasure_ratings: {e}")
+    print(file=sys.stderr)
+    return interrupted
+
+
+def _set_figures(rated: dict, ratings: dict) -> tuple[dict, dict]:
+    """Per set its count, rated count, range and histogram (by 100), and the histogram of
+    every rating: of ``ratings`` (id -> rating)."""
+    sets: dict[str, dict] = {}
+    for name, prs in rated.items():
+        rs = sorted(ratings[p.id] for p, _, _ in prs if p.id in ratings)
+        h = Counter(100 * int(r // 100) for r in rs)
+        sets[name] = {"puzzles": len(prs), "rated": len(rs),
+                      **({"min": round(rs[0]), "median": round(rs[len(rs) // 2]), "max": round(rs[-1]),
+                          "histogram": {str(k): h[k] for k in sorted(h)}} if rs else {})}
+    hist = Counter(100 * int(r // 100) for r in ratings.values())
+    return sets, {str(k): hist[k] for k in sorted(hist)}
+
+
 def attempts_main(args, rated: dict) -> None:
     """--attempts: run the solvers' attempts on a sample (resumable), rate, validate."""
     from statistics import mean
@@ -179,19 +263,7 @@ def attempts_main(args, rated: dict) -> None:
     # the halves alternate within each set, so each set and N is in both
     held = {p.id for i, (_, p, _) in enumerate(sample) if i % 2 == 1}
     log = Path(args.log)
-    done: dict[tuple, dict] = {}
-    i = 0
-    try:
-        for i, line in enumerate(log.read_text().splitlines() if log.exists() else ()):
-            if line.strip():
-                row = json.loads(line)
-                done[_done_key(row)] = row
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f"measure_ratings: {log}: not a log of attempts (line {i + 1}: {e})")
-    # only the rows of the puzzles as they are now (an id a rebuilt set gave to another
-    # puzzle runs again)
-    now = {p.id: _fp(p) for rows in rated.values() for p, _, _ in rows}
-    done = {k: r for k, r in done.items() if now.get(r["puzzle"]) == r["fp"]}
+    done = _read_log(log, rated)
     sample_ids = {p.id for _, p, _ in sample}
     tasks = [("attempt", s.name, p, seed) for _, p, _ in sample for s in rating_s + held_s for seed in _seeds(s)]
     tasks += [("effort", p, args.max_playouts) for _, p, _ in sample if p.id in held]
@@ -200,41 +272,9 @@ def attempts_main(args, rated: dict) -> None:
         tasks += [("attempt", s.name, p, seed) for rows in rated.values() for p, _, _ in rows
                   if p.id not in sample_ids for s in rating_s for seed in _seeds(s)]
 
-    def task_key(t: tuple) -> tuple:
-        if t[0] == "attempt":
-            return ("attempt", t[1], t[2].id, _fp(t[2]), t[3])
-        return (t[0], t[1].id, _fp(t[1]), t[2])
-
-    todo = [t for t in tasks if task_key(t) not in done]
+    todo = [t for t in tasks if _task_key(t) not in done]
     print(f"measure_ratings: {len(sample)} puzzles, {len(tasks)} tasks, {len(todo)} to run", file=sys.stderr)
-    interrupted = False
-    try:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        out = log.open("a")
-    except OSError as e:
-        sys.exit(f"measure_ratings: cannot write the log {log}: {e.strerror or e}")
-    try:
-        with out:
-            results = _rows(todo, args.jobs)
-            try:
-                for i, row in enumerate(results):
-                    done[_done_key(row)] = row
-                    out.write(json.dumps(row) + "\n")
-                    out.flush()
-                    if i % 50 == 0 or i + 1 == len(todo):
-                        print(f"\r{i + 1}/{len(todo)}", end="", file=sys.stderr, flush=True)
-            finally:
-                if hasattr(results, "close"):
-                    results.close()  # the workers stop with it
-    except KeyboardInterrupt:
-        interrupted = True
-        print("\nmeasure_ratings: interrupted; rating what was run", file=sys.stderr)
-    except BrokenProcessPool:  # a worker killed from outside (kill -9, out of memory); loky's error is one
-        sys.exit(f"\nmeasure_ratings: stopped: {WORKER_STOPPED}; the attempts run so far are in the log, "
-                 "and the same command goes on from there")
-    except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
-        sys.exit(f"\nmeasure_ratings: {e}")
-    print(file=sys.stderr)
+    interrupted = _run(todo, args.jobs, log, done)
     by_id = {p.id: (name, p, s) for name, p, s in sample}
     every = {p.id: (name, p, s) for name, rows in rated.items() for p, s, _ in rows}
     atts = [Attempt(r["solver"], r["puzzle"], r["seed"], r["solved"], r["failed_at"])
@@ -302,14 +342,7 @@ def attempts_main(args, rated: dict) -> None:
             cpu.setdefault(f"{p.to_position().board.name} c{p.n}", {}).setdefault(kind, []).append(r["cpu"])
     cpu_mean = {g: {k: round(mean(v), 4) for k, v in sorted(d.items())} for g, d in sorted(cpu.items())}
     cpu_total = round(sum(r["cpu"] for r in done.values() if r["puzzle"] in every))
-    sets: dict[str, dict] = {}
-    for name, prs in rated.items():
-        rs = sorted(ratings[p.id].r for p, _, _ in prs if p.id in ratings)
-        h = Counter(100 * int(r // 100) for r in rs)
-        sets[name] = {"puzzles": len(prs), "rated": len(rs),
-                      **({"min": round(rs[0]), "median": round(rs[len(rs) // 2]), "max": round(rs[-1]),
-                          "histogram": {str(k): h[k] for k in sorted(h)}} if rs else {})}
-    hist = Counter(100 * int(r.r // 100) for r in ratings.values())
+    sets, hist = _set_figures(rated, {i: r.r for i, r in ratings.items()})
     command = (f"python scripts/measure_ratings.py --attempts --per-set {args.per_set}"
                + (f" --max-playouts {args.max_playouts}" if args.max_playouts != 8192 else "")
                + (f" --read-budget {args.read_budget}" if args.read_budget != READ_BUDGET else "")
@@ -328,7 +361,7 @@ def attempts_main(args, rated: dict) -> None:
             sys.exit(f"measure_ratings: cannot write the ratings: {e}; no set written")
         written = complete
     solvers = sorted(fit.solvers.items(), key=lambda kv: kv[1].r)
-    record = {**provenance(command), "interrupted": interrupted, "per_set": args.per_set,
+    record = {**provenance(command, revision=args.revision), "interrupted": interrupted, "per_set": args.per_set,
               "rating_puzzles": len(fit.puzzles), "held_out_puzzles": len(rows), "rated_puzzles": len(ratings),
               "committed_puzzles": len(every), "attempts": len(atts), "cpu_seconds": cpu_total,
               "written": written,
@@ -336,7 +369,10 @@ def attempts_main(args, rated: dict) -> None:
               "held_solvers": sorted(hnames), "drawn_seeds": DRAWN_SEEDS, "max_playouts": args.max_playouts,
               "read_budget": args.read_budget,
               "overall": figures(rows), "within_board_and_n": within,
-              "histogram": {str(k): hist[k] for k in sorted(hist)}, "sets": sets, "cpu_seconds_mean": cpu_mean,
+              "histogram": hist, "sets": sets, "cpu_seconds_mean": cpu_mean,
+              # the fit as it is, unrounded: --add rates later puzzles against these solvers
+              "fit": {"shift": fit.shift, "solvers": {k: list(v) for k, v in fit.solvers.items()}},
+              "added": [],
               "puzzles": rows}
     out_path = Path(OUT) / "ratings-attempts.json"
     try:
@@ -361,6 +397,80 @@ def attempts_main(args, rated: dict) -> None:
     print(f"wrote {out_path}", file=sys.stderr)
     if interrupted:
         sys.exit(130)
+
+
+def add_main(args, rated: dict) -> None:
+    """--attempts --add: rate the committed puzzles that have no rating against the solvers
+    of the fit the last full run recorded (ratings-attempts.json), as Lichess rates a new
+    puzzle against its players; that fit and its validation stay as they were."""
+    from puzzles.attempts import Attempt, AttemptError, Fit, parse_solver, rate_against
+    from puzzles.glicko import Rating
+
+    if args.all or args.rating_solvers != ",".join(RATING_SOLVERS) or args.held_solvers != ",".join(HELD_SOLVERS):
+        sys.exit("measure_ratings: --add rates against the recorded fit's own solvers; "
+                 "--all, --rating-solvers and --held-solvers belong to a full run")
+    path = Path(OUT) / "ratings-attempts.json"
+    try:
+        full = json.loads(path.read_text())
+        fit = Fit({}, {k: Rating(*(float(x) for x in v)) for k, v in full["fit"]["solvers"].items()},
+                  float(full["fit"]["shift"]))
+        solvers = [parse_solver(k) for k in fit.solvers]
+    except FileNotFoundError:
+        sys.exit(f"measure_ratings: --add rates against a full run's solvers, and there is no {path}: "
+                 "run --attempts --all --write first")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttemptError) as e:
+        sys.exit(f"measure_ratings: {path} records no fit to rate against ({type(e).__name__}: {e}): "
+                 "run --attempts --all --write first")
+    new = {p.id: (name, p) for name, rows in rated.items() for p, _, _ in rows if p.rating is None}
+    if not new:
+        print("measure_ratings: every committed puzzle has a rating; nothing to add", file=sys.stderr)
+        return
+    log = Path(args.log)
+    done = _read_log(log, rated)
+    tasks = [("attempt", s.name, p, seed) for _, p in new.values() for s in solvers for seed in _seeds(s)]
+    todo = [t for t in tasks if _task_key(t) not in done]
+    print(f"measure_ratings: {len(new)} puzzles without a rating, {len(tasks)} attempts, {len(todo)} to run",
+          file=sys.stderr)
+    interrupted = _run(todo, args.jobs, log, done)
+    rows = [r for r in done.values() if r["kind"] == "attempt" and r["puzzle"] in new and r["solver"] in fit.solvers]
+    atts = [Attempt(r["solver"], r["puzzle"], r["seed"], r["solved"], r["failed_at"]) for r in rows]
+    want = sum(len(_seeds(s)) for s in solvers)
+    got = Counter(a.puzzle for a in atts)
+    added = rate_against([a for a in atts if got[a.puzzle] == want], fit)
+    ratings = {p.id: p.rating for rs in rated.values() for p, _, _ in rs if p.rating is not None}
+    ratings.update({i: round(r.r) for i, r in added.items()})
+    print("| set | added | rated | ratings |")
+    print("|---|---|---|---|")
+    for name in sorted({name for name, _ in new.values()}):
+        mine = sorted(ratings[p.id] for p, _, _ in rated[name] if p.id in added)
+        print(f"| {name} | {sum(n == name for n, _ in new.values())} | {len(mine)} | "
+              f"{', '.join(map(str, mine)) if len(mine) <= 12 else f'{mine[0]} to {mine[-1]}'} |")
+    if interrupted or not args.write:
+        print(f"rated {len(added)} of {len(new)} puzzles without a rating; "
+              + ("interrupted: " if interrupted else "") + "no record written (--write writes them)")
+        sys.exit(130 if interrupted else 0)
+    names = sorted({name for name, _ in new.values()})
+    complete = [name for name in names if all(p.id in ratings for p, _, _ in rated[name])]
+    try:
+        write_ratings({Path(OUT) / f"{name}.jsonl": {p.id: (p, ratings[p.id]) for p, _, _ in rated[name]}
+                       for name in complete})
+    except (OSError, ValueError) as e:
+        sys.exit(f"measure_ratings: cannot write the ratings: {e}; no set written")
+    command = "python scripts/measure_ratings.py --attempts --add --write" + (
+        f" --jobs {args.jobs}" if args.jobs > 1 else "")
+    full["sets"], full["histogram"] = _set_figures(rated, ratings)
+    full["rated_puzzles"], full["committed_puzzles"] = len(ratings), sum(len(rs) for rs in rated.values())
+    full["added"] = full.get("added", []) + [
+        {**provenance(command, revision=args.revision), "puzzles": len(added), "attempts": len(atts),
+         "cpu_seconds": round(sum(r["cpu"] for r in rows)), "written": complete,
+         "ratings": {i: round(r.r) for i, r in sorted(added.items())}}]
+    try:
+        write_json(path, full)
+    except OSError as e:
+        sys.exit(f"measure_ratings: cannot write {path}: {e.strerror or e}")
+    print(f"rated {len(added)} of {len(new)} puzzles without a rating; ratings written into: "
+          f"{', '.join(complete) or 'none'}")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def write_ratings(sets: dict[Path, dict]) -> None:
@@ -424,12 +534,18 @@ def main() -> None:
                     help="--attempts: also run the rating solvers on every other committed puzzle and rate it")
     ap.add_argument("--write", action="store_true",
                     help="--attempts --all: write each rating into its record's rating field (complete sets only)")
+    ap.add_argument("--add", action="store_true",
+                    help="--attempts: rate only the puzzles without a rating, against the solvers of the "
+                         "fit ratings-attempts.json records (--write writes them)")
     ap.add_argument("--read-budget", type=int, default=READ_BUDGET,
                     help="--attempts: the capture-goal solver's node budget for its effort to find the key "
                          "(default %(default)s)")
     ap.add_argument("--log", default=str(OUT / "attempts" / "log.jsonl"),
                     help="--attempts: the attempts run so far, appended to (default: %(default)s)")
     args = ap.parse_args()
+    args.revision = code_revision()  # once, at the start: a commit during a long run is not the code it ran
+    if args.add and not args.attempts:
+        sys.exit("measure_ratings: --add goes with --attempts")
     if not 1 <= args.per_set <= 10_000 or not 1 <= args.jobs <= 64:
         sys.exit("measure_ratings: --per-set must be from 1 to 10000 and --jobs from 1 to 64")
     if not 0 <= args.sample <= 10_000:
@@ -461,7 +577,7 @@ def main() -> None:
         rated[f.stem] = rows
         print(f"{f.name}: {len(ps)} puzzles rated", file=sys.stderr, flush=True)
     if args.attempts:
-        attempts_main(args, rated)
+        (add_main if args.add else attempts_main)(args, rated)
         return
     if args.cuts:
         by: dict[tuple[str, int], list] = {}
@@ -508,7 +624,7 @@ def main() -> None:
         interrupted = True
         print("measure_ratings: interrupted; writing what was measured", file=sys.stderr)
     overall = {"puzzles": len(pooled), **_rhos(pooled, args.max_playouts)}
-    record = {**provenance(command), "sample": args.sample, "max_playouts": args.max_playouts, "seed": 1,
+    record = {**provenance(command, revision=args.revision), "sample": args.sample, "max_playouts": args.max_playouts, "seed": 1,
               "check_cpu_seconds": round(time.process_time() - t0, 1), "interrupted": interrupted,
               "overall": overall, "sets": sets}
     out = Path(OUT) / "ratings.json"

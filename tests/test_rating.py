@@ -311,6 +311,62 @@ def test_the_script_rates_every_puzzle_and_writes_only_the_rating_field(script, 
     assert len(new) == 4 and {r["puzzle"] for r in new} == {other.id}  # 3 rating solvers, 1 held out
 
 
+def test_add_rates_only_the_unrated_puzzles_against_the_recorded_fit(script, tmp_path, monkeypatch, capsys):
+    for name, k in (("4-5-c1", 4), ("4-5-c2", 4)):
+        write_jsonl(tmp_path / f"{name}.jsonl",
+                    [dataclasses.replace(p, rating=None) for p in load_jsonl(COMMITTED / f"{name}.jsonl")[:k]])
+    add = ("--attempts", "--add", "--write")
+    with pytest.raises(SystemExit, match="there is no .*ratings-attempts.json"):
+        run_script(script, monkeypatch, *add)
+    full = ("--attempts", "--all", "--write", "--per-set", "2", "--max-playouts", "16", "--read-budget", "5000",
+            "--rating-solvers", "policy-t0,read-n30,read-n3000", "--held-solvers", "read-n300")
+    run_script(script, monkeypatch, *full)
+    rec = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    assert rec["added"] == [] and sorted(rec["fit"]["solvers"]) == ["policy-t0", "read-n30", "read-n3000"]
+    assert all(round(v[0]) == rec["rating_solvers"][k]["r"] for k, v in rec["fit"]["solvers"].items())
+    capsys.readouterr()
+    run_script(script, monkeypatch, *add)  # every puzzle rated: nothing to run, nothing written
+    assert json.loads((tmp_path / "ratings-attempts.json").read_text()) == rec
+    # the set grows: two puzzles of a rebuilt set, unrated, and a held-out one (rated against
+    # the fit in the full run) whose rating is taken off: the same attempts give it back
+    held = rec["puzzles"][0]["id"]
+    ps = load_jsonl(tmp_path / "4-5-c2.jsonl")
+    grown = ([dataclasses.replace(p, rating=None) if p.id == held else p for p in ps]
+             + [dataclasses.replace(p, rating=None) for p in load_jsonl(COMMITTED / "4-5-c2.jsonl")[10:12]])
+    write_jsonl(tmp_path / "4-5-c2.jsonl", grown)
+    c1 = (tmp_path / "4-5-c1.jsonl").read_text()
+    held_set = "4-5-c1" if held in {p.id for p in load_jsonl(tmp_path / "4-5-c1.jsonl")} else "4-5-c2"
+    if held_set == "4-5-c1":  # the held-out puzzle is the first set's: take its rating off there
+        write_jsonl(tmp_path / "4-5-c1.jsonl", [dataclasses.replace(p, rating=None) if p.id == held else p
+                                                for p in load_jsonl(tmp_path / "4-5-c1.jsonl")])
+    n = len((tmp_path / "attempts" / "log.jsonl").read_text().splitlines())
+    with pytest.raises(SystemExit, match="belong to a full run"):
+        run_script(script, monkeypatch, *add, "--all")
+    run_script(script, monkeypatch, *add)
+    new = [json.loads(x) for x in (tmp_path / "attempts" / "log.jsonl").read_text().splitlines()[n:]]
+    # two new puzzles, 3 rating solvers of one seed each; the held-out puzzle's attempts were logged
+    assert len(new) == 6 and {r["puzzle"] for r in new} == {p.id for p in grown[4:]}
+    after = {p.id: p.rating for f in ("4-5-c1", "4-5-c2") for p in load_jsonl(tmp_path / f"{f}.jsonl")}
+    assert after[held] == next(r["rating"] for r in rec["puzzles"] if r["id"] == held)
+    assert all(after[p.id] == p.rating for p in ps if p.id != held)  # the others as they were
+    assert all(300 <= after[p.id] <= 3500 for p in grown[4:])
+    if held_set == "4-5-c2":
+        assert (tmp_path / "4-5-c1.jsonl").read_text() == c1
+    again = json.loads((tmp_path / "ratings-attempts.json").read_text())
+    assert again["fit"] == rec["fit"] and again["overall"] == rec["overall"] and len(again["added"]) == 1
+    entry = again["added"][0]
+    assert entry["command"] == "python scripts/measure_ratings.py --attempts --add --write"
+    assert entry["puzzles"] == 3 and set(entry["ratings"]) == {held} | {p.id for p in grown[4:]}
+    assert again["sets"]["4-5-c2"]["puzzles"] == again["sets"]["4-5-c2"]["rated"] == 6
+    assert again["rated_puzzles"] == again["committed_puzzles"] == 10
+    # a record of a run before the fit was recorded: refused in one line
+    del again["fit"]
+    (tmp_path / "ratings-attempts.json").write_text(json.dumps(again))
+    write_jsonl(tmp_path / "4-5-c1.jsonl", [dataclasses.replace(p, rating=None) for p in load_jsonl(tmp_path / "4-5-c1.jsonl")])
+    with pytest.raises(SystemExit, match="records no fit"):
+        run_script(script, monkeypatch, *add)
+
+
 def _two_small_sets(tmp_path) -> dict:
     """Two small sets in ``tmp_path`` without ratings: {file: the puzzles written}."""
     sets = {}
