@@ -439,9 +439,10 @@ def add_main(args, rated: dict) -> None:
     added = rate_against([a for a in atts if got[a.puzzle] == want], fit)
     ratings = {p.id: p.rating for rs in rated.values() for p, _, _ in rs if p.rating is not None}
     ratings.update({i: round(r.r) for i, r in added.items()})
+    names = sorted({name for name, _ in new.values()})
     print("| set | added | rated | ratings |")
     print("|---|---|---|---|")
-    for name in sorted({name for name, _ in new.values()}):
+    for name in names:
         mine = sorted(ratings[p.id] for p, _, _ in rated[name] if p.id in added)
         print(f"| {name} | {sum(n == name for n, _ in new.values())} | {len(mine)} | "
               f"{', '.join(map(str, mine)) if len(mine) <= 12 else f'{mine[0]} to {mine[-1]}'} |")
@@ -449,7 +450,6 @@ def add_main(args, rated: dict) -> None:
         print(f"rated {len(added)} of {len(new)} puzzles without a rating; "
               + ("interrupted: " if interrupted else "") + "no record written (--write writes them)")
         sys.exit(130 if interrupted else 0)
-    names = sorted({name for name, _ in new.values()})
     complete = [name for name in names if all(p.id in ratings for p, _, _ in rated[name])]
     try:
         write_ratings({Path(OUT) / f"{name}.jsonl": {p.id: (p, ratings[p.id]) for p, _, _ in rated[name]}
