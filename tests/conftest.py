@@ -6,6 +6,12 @@ examples and a failure reproduces exactly; it keeps no example database.  To hun
 counterexamples, run with fresh random examples and more of them::
 
     HYPOTHESIS_PROFILE=explore pytest tests/test_core_vs_reference.py
+
+A few tests check a fixed share of a large set of cases (every 2/3 opening-database
+position, the random games of the guided search's twin comparison), the same share every
+run, so that the whole suite stays within CI's time; to check all of them::
+
+    MERIDIANS_TESTS=exhaustive pytest tests/test_analyst.py tests/test_guided.py
 """
 
 from __future__ import annotations
@@ -24,6 +30,14 @@ _COMMON = dict(
 settings.register_profile("ci", derandomize=True, database=None, **_COMMON)
 settings.register_profile("explore", derandomize=False, max_examples=1000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+#: the run checks every case of the tests that otherwise check a share of them
+EXHAUSTIVE = os.environ.get("MERIDIANS_TESTS", "ci") == "exhaustive"
+
+
+def share(items: list, every: int) -> list:
+    """``items``, or every ``every``-th of them from the first unless the run is exhaustive."""
+    return list(items) if EXHAUSTIVE else list(items)[::every]
 
 
 def load_script(name: str, monkeypatch, out):
