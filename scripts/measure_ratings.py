@@ -84,6 +84,14 @@ OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 CHECK = ("6-7-c1", "6-7-c2", "6-7-c3", "6-7-c4", "4-5-c1", "4-5-c2", "4-5-c3", "4-5-c4")
 
 
+def _progress(text: str, done: bool = False) -> None:
+    """A progress line on stderr: rewritten in place on a terminal, one line each in a log."""
+    if sys.stderr.isatty():
+        print(f"\r{text}", end="\n" if done else "", file=sys.stderr, flush=True)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
 def _rhos(found: list[dict], max_playouts: int) -> dict:
     """Spearman's correlation of the rating and of the score with the engine's effort:
     the budget at which it found the key (twice ``max_playouts``: not found) and the
@@ -206,7 +214,7 @@ def _run(todo: list, jobs: int, log: Path, done: dict) -> bool:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
                     if i % 50 == 0 or i + 1 == len(todo):
-                        print(f"\r{i + 1}/{len(todo)}", end="", file=sys.stderr, flush=True)
+                        _progress(f"{i + 1}/{len(todo)} attempts run")
             finally:
                 if hasattr(results, "close"):
                     results.close()  # the workers stop with it
@@ -218,7 +226,8 @@ def _run(todo: list, jobs: int, log: Path, done: dict) -> bool:
                  "and the same command goes on from there")
     except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
         sys.exit(f"\nmeasure_ratings: {e}")
-    print(file=sys.stderr)
+    if sys.stderr.isatty():  # the progress line ends
+        print(file=sys.stderr)
     return interrupted
 
 
@@ -614,12 +623,11 @@ def main() -> None:
             for i, (p, s, r) in enumerate(sample):
                 fk = find_key(p.to_position(), p.key, args.max_playouts)
                 found.append({"id": p.id, "score": s, "rating": r, "found_at": fk.at, "share": fk.share})
-                print(f"\r{name}: {i + 1}/{k}", end="", file=sys.stderr, flush=True)
+                _progress(f"{name}: {i + 1}/{k}")
             sets[name]["check"] = {"sample": k, "found": sum(x["found_at"] is not None for x in found),
                                    **_rhos(found, args.max_playouts), "puzzles": found}
             pooled += found
-            print(f"\r{name}: {k} puzzles checked, rho {sets[name]['check']['spearman_rating']}",
-                  file=sys.stderr, flush=True)
+            _progress(f"{name}: {k} puzzles checked, rho {sets[name]['check']['spearman_rating']}", done=True)
     except KeyboardInterrupt:
         interrupted = True
         print("measure_ratings: interrupted; writing what was measured", file=sys.stderr)
