@@ -63,7 +63,8 @@ FIRST_PLAYOUTS = 16
 
 #: (board, n) -> the scores at which ratings 2, 3, 4 and 5 start: the 20/40/60/80%
 #: quantiles of the committed sets' scores (``python scripts/measure_ratings.py --cuts``,
-#: results/puzzles/ratings.json); a score equal to a cut rates on its upper side
+#: results/puzzles/ratings.json), each as measured when its set was rated, so that a set
+#: grown since keeps its records' ratings; a score equal to a cut rates on its upper side
 CUTS: dict[tuple[str, int], tuple[float, float, float, float]] = {
     ("4/5", 1): (4.067, 4.391, 4.588, 4.831),
     ("4/5", 2): (5.21, 5.453, 5.847, 6.373),
@@ -75,7 +76,7 @@ CUTS: dict[tuple[str, int], tuple[float, float, float, float]] = {
     ("5/6", 4): (8.614, 9.103, 9.617, 10.485),
     ("5/6", 5): (9.818, 10.189, 10.516, 11.053),
     ("5/6", 6): (10.741, 11.207, 11.478, 11.929),
-    ("5/6", 7): (11.948, 12.162, 12.357, 12.393),  # added with the set; the others as first measured
+    ("5/6", 7): (11.948, 12.162, 12.357, 12.393),
     ("6/7", 1): (5.0, 5.321, 5.566, 5.766),
     ("6/7", 2): (6.222, 6.524, 6.827, 7.361),
     ("6/7", 3): (7.475, 7.906, 8.345, 9.192),
