@@ -220,6 +220,8 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
              "or parents)")
     out = out or f"{board.name.replace('/', '-')}-c{n}.jsonl"
     units = "parents" if source == "parents" else "seed games"  # what a unit is
+    from solver.jobs.progress import counter_line
+
     t0 = time.monotonic()
     tty = sys.stderr.isatty()
 
@@ -230,7 +232,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
                 f"from {st['candidates']} candidates in {st['units']} {units} "
                 f"({st['near_duplicates']} near-duplicates refused); "
                 f"{rate:.2f} dual-free a CPU-minute, {time.monotonic() - t0:.0f} s")
-        click.echo(("\r" + line) if tty else line, err=True, nl=not tty)
+        counter_line(line)
 
     interrupt_on_sigterm()  # a kill stops the workers too, as Ctrl-C does
     try:

@@ -74,6 +74,7 @@ from pathlib import Path
 
 from puzzles.rating import RatingError, find_key, quantile_cuts, rating, record_features, score, spearman
 from puzzles.record import Puzzle, PuzzleFormatError, load_jsonl
+from solver.jobs.progress import counter_line
 from solver.util.errors import WORKER_STOPPED
 from solver.util.files import write_atomic_all, write_json
 from solver.util.provenance import code_revision, provenance
@@ -82,14 +83,6 @@ from solver.util.provenance import code_revision, provenance
 OUT = Path(__file__).resolve().parent.parent / "results" / "puzzles"
 #: the sets checked against the engine by default
 CHECK = ("6-7-c1", "6-7-c2", "6-7-c3", "6-7-c4", "4-5-c1", "4-5-c2", "4-5-c3", "4-5-c4")
-
-
-def _progress(text: str, done: bool = False) -> None:
-    """A progress line on stderr: rewritten in place on a terminal, one line each in a log."""
-    if sys.stderr.isatty():
-        print(f"\r{text}", end="\n" if done else "", file=sys.stderr, flush=True)
-    else:
-        print(text, file=sys.stderr, flush=True)
 
 
 def _rhos(found: list[dict], max_playouts: int) -> dict:
@@ -214,7 +207,7 @@ def _run(todo: list, jobs: int, log: Path, done: dict) -> bool:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
                     if i % 50 == 0 or i + 1 == len(todo):
-                        _progress(f"{i + 1}/{len(todo)} attempts run")
+                        counter_line(f"{i + 1}/{len(todo)} attempts run")
             finally:
                 if hasattr(results, "close"):
                     results.close()  # the workers stop with it
@@ -623,11 +616,11 @@ def main() -> None:
             for i, (p, s, r) in enumerate(sample):
                 fk = find_key(p.to_position(), p.key, args.max_playouts)
                 found.append({"id": p.id, "score": s, "rating": r, "found_at": fk.at, "share": fk.share})
-                _progress(f"{name}: {i + 1}/{k}")
+                counter_line(f"{name}: {i + 1}/{k}")
             sets[name]["check"] = {"sample": k, "found": sum(x["found_at"] is not None for x in found),
                                    **_rhos(found, args.max_playouts), "puzzles": found}
             pooled += found
-            _progress(f"{name}: {k} puzzles checked, rho {sets[name]['check']['spearman_rating']}", done=True)
+            counter_line(f"{name}: {k} puzzles checked, rho {sets[name]['check']['spearman_rating']}", done=True)
     except KeyboardInterrupt:
         interrupted = True
         print("measure_ratings: interrupted; writing what was measured", file=sys.stderr)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from solver.jobs.runner import Job, JobResult
-from solver.jobs.progress import Progress, StatusLine, progress_mode
+from solver.jobs.progress import Progress, StatusLine, counter_line, progress_mode
 
 #: an SGR sequence that sets a colour (foreground or background, 8, 16, 256 or 24-bit)
 COLOUR_SGR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|4[0-9]|9[0-7]|10[0-7])(?:;[0-9;]*)?m")
@@ -65,6 +65,16 @@ def test_lines_elsewhere_are_the_plain_lines():
     assert ESC not in text
     assert text.splitlines() == ["meridians: a message", "meridians: another",
                                  "[1/2] job a1 (a1 a2 e1 e2): win, 1,234 nodes in 0.50 s (2.5 k nodes/s)"]
+
+
+def test_counter_line_is_rewritten_in_place_on_a_terminal_and_one_line_each_elsewhere():
+    term, log = Terminal(), io.StringIO()
+    for stream in (term, log):
+        counter_line("1/3 done", stream)
+        counter_line("2/3 done", stream)
+        counter_line("3/3 done", stream, done=True)
+    assert term.getvalue() == "\r1/3 done\r2/3 done\r3/3 done\n"
+    assert log.getvalue() == "1/3 done\n2/3 done\n3/3 done\n"
 
 
 def test_status_line_redraws_in_place_cuts_to_the_width_and_rubs_out(monkeypatch):

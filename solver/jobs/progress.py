@@ -13,6 +13,7 @@ written as they always were, which scripts and tests read.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 if TYPE_CHECKING:
     from solver.jobs.runner import Job, JobResult
 
-__all__ = ["Progress", "progress_mode", "StatusLine", "live_console"]
+__all__ = ["Progress", "progress_mode", "StatusLine", "live_console", "counter_line"]
 
 
 def progress_mode(progress_ui: bool | str, stream: TextIO) -> str:
@@ -31,6 +32,16 @@ def progress_mode(progress_ui: bool | str, stream: TextIO) -> str:
     if not progress_ui:
         return "off"
     return "live" if stream.isatty() else "lines"
+
+
+def counter_line(text: str, stream: TextIO | None = None, *, done: bool = False) -> None:
+    """A counter's progress line on ``stream`` (standard error): rewritten in place on a
+    terminal until ``done``, one line each in a log."""
+    stream = stream or sys.stderr
+    if stream.isatty():
+        print(f"\r{text}", end="\n" if done else "", file=stream, flush=True)
+    else:
+        print(text, file=stream, flush=True)
 
 
 def live_console(stream: TextIO):
