@@ -201,6 +201,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
     import time
 
     from solver import Board
+    from solver.jobs.progress import counter_line
 
     from .generate import NothingFound
     from .generate import generate as run
@@ -220,8 +221,6 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
              "or parents)")
     out = out or f"{board.name.replace('/', '-')}-c{n}.jsonl"
     units = "parents" if source == "parents" else "seed games"  # what a unit is
-    from solver.jobs.progress import counter_line
-
     t0 = time.monotonic()
     tty = sys.stderr.isatty()
 

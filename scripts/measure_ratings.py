@@ -207,7 +207,7 @@ def _run(todo: list, jobs: int, log: Path, done: dict) -> bool:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
                     if i % 50 == 0 or i + 1 == len(todo):
-                        counter_line(f"{i + 1}/{len(todo)} attempts run")
+                        counter_line(f"{i + 1}/{len(todo)} attempts run", done=i + 1 == len(todo))
             finally:
                 if hasattr(results, "close"):
                     results.close()  # the workers stop with it
@@ -219,8 +219,6 @@ def _run(todo: list, jobs: int, log: Path, done: dict) -> bool:
                  "and the same command goes on from there")
     except AttemptError as e:  # a puzzle that cannot be attempted (no last_moves): the runs so far are logged
         sys.exit(f"\nmeasure_ratings: {e}")
-    if sys.stderr.isatty():  # the progress line ends
-        print(file=sys.stderr)
     return interrupted
 
 
