@@ -13,8 +13,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import wait
 from pathlib import Path
 
 import psutil
@@ -296,6 +298,30 @@ def test_ctrl_c_keeps_the_checkpoint_and_exits_130(tmp_path, late_34, jobs_n, tr
     assert data["finished"] >= 1
     _, alive = psutil.wait_procs(workers, timeout=20)
     assert not alive
+
+
+def _sleep(seconds: float, parent_pid: int | None = None) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_abandoning_the_pool_just_after_a_submit_leaves_no_thread_traceback(monkeypatch):
+    """Ctrl-C just after a job is submitted: loky's manager thread must not raise (it once
+    looked up the queued job's id after dropping its work items, a KeyError on stderr)."""
+    from solver.jobs.workers import Pool
+
+    raised = []
+    monkeypatch.setattr(threading, "excepthook", lambda a: raised.append(repr(a.exc_value)))
+    for _ in range(2):
+        pool = Pool("loky", 2, None)
+        running = [pool.submit(_sleep, 5.0) for _ in range(2)]
+        _, waiting = wait(running, timeout=1.0)
+        assert waiting == set(running)  # both jobs hold their workers
+        pool.submit(_sleep, 5.0)
+        manager = pool.executor._executor_manager_thread
+        pool.shutdown(abandon=True)
+        manager.join(timeout=20)
+        assert not manager.is_alive() and raised == []
 
 
 # -- the checkpoint read by the library (a direct call, not only the CLI) ----------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import signal
 import threading
@@ -201,5 +202,15 @@ class Pool:
                     pass  # the scheduler is gone: so are the jobs
             self.client.close()
         elif self.executor is not None and abandon:
+            # loky's manager thread, told to kill its workers, drops the pending work items
+            # and then looks up any id still queued for one: a KeyError traceback on stderr
+            # when Ctrl-C comes just after a submit.  Taking the queued ids first leaves
+            # nothing to look up (no job is submitted after this).
+            work_ids = getattr(self.executor, "_work_ids", None)
+            while work_ids is not None:
+                try:
+                    work_ids.get_nowait()
+                except queue.Empty:
+                    break
             self.executor.shutdown(wait=False, kill_workers=True)
 
