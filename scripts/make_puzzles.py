@@ -67,7 +67,7 @@ from pathlib import Path
 #: self-play games (issue 21; ``random`` is the generator's baseline source).  The counts
 #: are issue 36's: 5/6, 6/7 and 7/8 with 500 puzzles for each n = 1..4, 200 for n = 5 and
 #: 100 for n = 6; 4/5's capture in 1 as it was, its sets of n = 2..4 grown to 500 so that
-#: each theme has 20 puzzles on every board; 6/7's capture in 5 grows on to 300, its
+#: each theme has 20 puzzles on every board; 6/7's capture in 5 grows on to 450, its
 #: puzzles being 6/7 c6's parents.  A count is what a set grows to, resumably.
 SETS = [
     ("4/5", 1, 200, "selfplay"), ("4/5", 2, 500, "selfplay"), ("4/5", 3, 500, "selfplay"),
@@ -75,7 +75,7 @@ SETS = [
     ("6/7", 3, 500, "selfplay"), ("5/6", 1, 500, "selfplay"), ("5/6", 2, 500, "selfplay"),
     ("5/6", 3, 500, "selfplay"), ("7/8", 1, 500, "selfplay"), ("7/8", 2, 500, "selfplay"),
     ("5/6", 4, 500, "selfplay"), ("6/7", 4, 500, "selfplay"), ("7/8", 3, 500, "selfplay"),
-    ("7/8", 4, 500, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 300, "selfplay"),
+    ("7/8", 4, 500, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 450, "selfplay"),
     ("7/8", 5, 200, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "parents"),
     ("7/8", 6, 100, "parents"), ("5/6", 7, 100, "parents"),
 ]
