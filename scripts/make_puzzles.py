@@ -515,15 +515,18 @@ def summary() -> int:
     from puzzles.record import load_jsonl
     from puzzles.themes import THEMES
 
-    sets = []
+    sets = []  # every set asked, its puzzles and state None when it has no file
     for board, n, count, *_ in SETS:
         f = _set_file(board, n)
-        if f.exists():
-            sets.append((f"{board} c{n}", count, load_jsonl(f), read_state(str(f))))
+        made = (load_jsonl(f), read_state(str(f))) if f.exists() else (None, None)
+        sets.append((f"{board} c{n}", count, *made))
     print("| set | puzzles / asked | dual-free | found (dual-free) | units (seed games or parents) | CPU s "
           "| dual-free per CPU-minute |")
     print("|---|---|---|---|---|---|---|")
     for name, count, ps, st in sets:
+        if ps is None:  # asked for and not begun: a row that says so
+            print(f"| {name} | 0 / {count} | - | - | - | - | - |")
+            continue
         dual = sum(p.dual_free for p in ps)
         cells = ["-"] * 4
         if st:
@@ -540,6 +543,7 @@ def summary() -> int:
     print()
     print("| set | " + " | ".join(edges) + " | unrated | median |")
     print("|---|" + "---|" * (len(edges) + 2))
+    sets = [x for x in sets if x[2] is not None]
     for name, _, ps, _ in sets:
         counts, unrated = rating_histogram(ps)
         rated = [p.rating for p in ps if p.rating is not None]

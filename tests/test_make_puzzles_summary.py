@@ -42,7 +42,8 @@ def test_summary_counts_yield_ratings_and_themes_of_each_set(tmp_path, monkeypat
     monkeypatch.setattr(sys, "argv", ["make_puzzles.py", "--summary"])
     assert mod.main() == 0
     out = capsys.readouterr().out
-    assert "| 7/8 c1 |" not in out  # no file: no row
+    assert _row(out, "7/8 c1", 0) == ["0 / 500"] + ["-"] * 5  # asked, no file: a row of its own
+    assert out.count("| 7/8 c1 |") == 1  # and no rating histogram or themes
     gen = _row(out, "5/6 c2", 0)
     assert gen[:2] == ["40 / 500", "39 (98%)"]
     assert gen[2] == f"{state['found']} ({state['found_dual_free']})" and gen[3] == str(state["units"])
