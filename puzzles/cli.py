@@ -241,7 +241,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
                  parents=place if source == "parents" else None)
     except KeyboardInterrupt:
         kept = (f"what was found is in {out}; the same command resumes" if os.path.exists(out) else
-                f"stopped before its first {units[:-1]} was done: nothing was kept")
+                f"stopped before its first batch of {units} was done: nothing was kept")
         click.echo(f"\ninterrupted: {kept}", err=True)
         sys.exit(130)
     except Interrupted as e:

@@ -54,9 +54,8 @@ run resumes at the first unit it has not finished.  A unit gives the same puzzle
 every run and every worker: the verifier's tables are emptied before each candidate
 (what a worker proved for earlier units used to change the nodes a candidate needed,
 and so which candidates the node budget dropped).  A run holds a lock on its output
-file, writes the puzzles and then its state after every unit in order (a Ctrl-C keeps
-every unit finished before the first still running), and keeps one pool of worker
-processes for the whole run.
+file, writes the puzzles and then its state after every batch, and keeps one pool of
+worker processes for the whole run.
 
 **No near-duplicates** (issue 21).  A set keeps at most one puzzle per seed game and
 *region*, the region of a puzzle being the group of the seed position that holds its
@@ -858,8 +857,7 @@ def generate(
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
     ``out + '.state.json'``.  Only dual-free puzzles are kept (issue 36:
     :mod:`puzzles.verdict`'s only moves); ``found`` counts every sound one, and a seed
-    game that gives only puzzles with duals gives nothing new.  The files are written after
-    every unit and ``progress(state)`` is called after every batch of units.  Returns the
+    game that gives only puzzles with duals gives nothing new.  ``progress(state)`` is called after every batch of units.  Returns the
     state: units done, candidates, CPU seconds, puzzles found and kept,
     ``near_duplicates`` (sound puzzles refused by the rule against near-duplicates, see
     :class:`Keeper`; they do not count as found) and ``added`` (the puzzles this call
@@ -1034,9 +1032,8 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
     batch = batch or max(4, 4 * jobs)
     idle = 0  # seed positions in a row without a new puzzle, in this call
     # one pool for the whole run: its workers keep their compiled kernels, and leaving
-    # the block releases them; it hands back each unit's result in order as it is done
-    with (Parallel(n_jobs=jobs, backend="loky", return_as="generator") if jobs > 1
-          else contextlib.nullcontext()) as pool:
+    # the block releases them
+    with (Parallel(n_jobs=jobs, backend="loky") if jobs > 1 else contextlib.nullcontext()) as pool:
         while len(kept) < count:
             end = state["units"] + batch
             if inputs is not None:
@@ -1051,50 +1048,50 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
             seeds = [seed * 1_000_003 + u for u in units]
             where = [_unit_source(source, playouts, inputs, u) for u in units]
             if pool is None:
-                results = (run_unit(method, board.name, n, s, version, w) for s, w in zip(seeds, where))
+                results = [run_unit(method, board.name, n, s, version, w) for s, w in zip(seeds, where)]
             else:
-                results = pool(delayed(run_unit)(method, board.name, n, s, version, w)
-                               for s, w in zip(seeds, where))
-            try:
-                for unit, r in zip(seeds, results):
-                    state["candidates"] += r.candidates
-                    state["cpu_seconds"] += r.seconds
-                    # sound puzzles with a dual the fast path refused without a record: found,
-                    # not dual-free (not checked against near-duplicates, having no record)
-                    state["found"] += r.verdicts.get("duals", 0)
-                    new = False
-                    for p, region in zip(r.puzzles, r.regions, strict=True):
-                        if (p.position, p.target) in seen:
-                            continue
-                        seen.add((p.position, p.target))
-                        if keeper.refusal(p, unit, region) is not None:
-                            # not new either: a run that finds only copies of what it
-                            # holds gives up as one that finds nothing
-                            state["near_duplicates"] += 1
-                            continue
-                        state["found"] += 1
-                        state["found_dual_free"] += p.dual_free
-                        if len(kept) < count and p.dual_free:
-                            new = True
-                            number += 1
-                            kept.append(dataclasses.replace(p, id=puzzle_id(board, n, number)))
-                            keeper.keep(p, unit, region)
-                    idle = 0 if new else idle + 1
-                    state["units"] += 1
-                    if source == "parents":  # the parents used so far: the file may grow, not change
-                        state["parents_used"] = _parents_digest(inputs[:state["units"]])
-                    state["kept"] = len(kept)
-                    # the puzzles and the state that counts them are written both or neither:
-                    # a Ctrl-C or kill waits for the pair
-                    with uninterrupted():
-                        write_jsonl(out, kept)
-                        st.save(state)
-            except BrokenProcessPool as e:  # a worker killed from outside (kill -9, out of memory)
-                why = (str(e).strip().splitlines() or [type(e).__name__])[-1]
-                raise Interrupted(
-                    f"{WORKER_STOPPED}: {why[:1].lower() + why[1:]}; {out} "
-                    f"holds the {len(kept)} puzzles kept before it; the same command resumes",
-                    path=Path(out)) from None
+                try:
+                    results = pool(delayed(run_unit)(method, board.name, n, s, version, w)
+                                   for s, w in zip(seeds, where))
+                except BrokenProcessPool as e:  # a worker killed from outside (kill -9, out of memory)
+                    why = (str(e).strip().splitlines() or [type(e).__name__])[-1]
+                    raise Interrupted(
+                        f"{WORKER_STOPPED}: {why[:1].lower() + why[1:]}; {out} "
+                        f"holds the {len(kept)} puzzles kept before it; the same command resumes",
+                        path=Path(out)) from None
+            for unit, r in zip(seeds, results):
+                state["candidates"] += r.candidates
+                state["cpu_seconds"] += r.seconds
+                # sound puzzles with a dual the fast path refused without a record: found,
+                # not dual-free (not checked against near-duplicates, having no record)
+                state["found"] += r.verdicts.get("duals", 0)
+                new = False
+                for p, region in zip(r.puzzles, r.regions, strict=True):
+                    if (p.position, p.target) in seen:
+                        continue
+                    seen.add((p.position, p.target))
+                    if keeper.refusal(p, unit, region) is not None:
+                        # not new either: a run that finds only copies of what it
+                        # holds gives up as one that finds nothing
+                        state["near_duplicates"] += 1
+                        continue
+                    state["found"] += 1
+                    state["found_dual_free"] += p.dual_free
+                    if len(kept) < count and p.dual_free:
+                        new = True
+                        number += 1
+                        kept.append(dataclasses.replace(p, id=puzzle_id(board, n, number)))
+                        keeper.keep(p, unit, region)
+                idle = 0 if new else idle + 1
+            state["units"] += len(units)
+            if source == "parents":  # the parents used so far: the file may grow, not change
+                state["parents_used"] = _parents_digest(inputs[:state["units"]])
+            state["kept"] = len(kept)
+            # the puzzles and the state that counts them are written both or neither: a
+            # Ctrl-C or kill waits for the pair
+            with uninterrupted():
+                write_jsonl(out, kept)
+                st.save(state)
             if progress is not None:
                 progress(state)
             if len(kept) < count and idle >= give_up_after:

@@ -252,28 +252,6 @@ def test_a_run_stopped_between_batches_leaves_a_readable_file(tmp_path):
     assert len(load_jsonl(out)) == len(kept) + 2
 
 
-def test_a_ctrl_c_within_a_batch_keeps_the_units_done_and_the_resumed_run_is_the_same(tmp_path, monkeypatch):
-    whole = str(tmp_path / "whole.jsonl")
-    G.generate("4/5", 1, 6, whole, seed=3)
-    out = str(tmp_path / "s.jsonl")
-    done, real = [], G.run_unit
-
-    def unit(*args, **kwargs):
-        if len(done) == 2:  # the third unit of the first batch (of 4)
-            raise KeyboardInterrupt
-        done.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(G, "run_unit", unit)
-    with pytest.raises(KeyboardInterrupt):
-        G.generate("4/5", 1, 6, out, seed=3)
-    state = json.loads((tmp_path / "s.jsonl.state.json").read_text())
-    assert state["units"] == 2 and state["kept"] == len(load_jsonl(out))
-    monkeypatch.setattr(G, "run_unit", real)
-    G.generate("4/5", 1, 6, out, seed=3)
-    assert [p.to_dict() for p in load_jsonl(out)] == [p.to_dict() for p in load_jsonl(whole)]
-
-
 def test_a_second_run_on_the_same_output_is_refused(tmp_path):
     out = str(tmp_path / "s.jsonl")
     with G.run_state(out):
@@ -376,7 +354,7 @@ def test_a_run_stopped_before_its_first_batch_says_nothing_was_kept(tmp_path, mo
     out = tmp_path / "none.jsonl"
     code, _, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "1", "--out", out)
     assert code == 130 and err.strip().splitlines()[-1] == (
-        "interrupted: stopped before its first seed game was done: nothing was kept")
+        "interrupted: stopped before its first batch of seed games was done: nothing was kept")
     assert not out.exists()
 
 
