@@ -543,15 +543,15 @@ def summary() -> int:
     print()
     print("| set | " + " | ".join(edges) + " | unrated | median |")
     print("|---|" + "---|" * (len(edges) + 2))
-    sets = [x for x in sets if x[2] is not None]
-    for name, _, ps, _ in sets:
+    begun = [x for x in sets if x[2] is not None]  # the sets with puzzles to count
+    for name, _, ps, _ in begun:
         counts, unrated = rating_histogram(ps)
         rated = [p.rating for p in ps if p.rating is not None]
         print(f"| {name} | " + " | ".join(map(str, counts)) + f" | {unrated} | {round(median(rated)) if rated else '-'} |")
     print()
     print("| set | " + " | ".join(THEMES) + " |")
     print("|---|" + "---|" * len(THEMES))
-    for name, _, ps, _ in sets:
+    for name, _, ps, _ in begun:
         themes = measure_set(ps, compute_themes=False)["themes"]
         print(f"| {name} | " + " | ".join(str(themes.get(t, 0)) for t in THEMES) + " |")
     return 0
