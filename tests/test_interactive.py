@@ -305,21 +305,29 @@ class Terminal:
         os.write(self.master, line.encode())
 
     def end(self, timeout: float = 30) -> tuple[int, str]:
-        """The exit code and the rest of the output."""
+        """The exit code and the rest of the output.
+
+        The terminal is read without waiting on it (no ``select``): while a reader waits on
+        the pseudo-terminal, the kernel's release of the child's end of it, at the child's
+        exit, backs off and waits again, for seconds and more on a loaded machine."""
         rest = []
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.master], [], [], 0.1)
-            if ready:
+        os.set_blocking(self.master, False)
+
+        def drain() -> None:
+            while True:
                 try:
                     data = os.read(self.master, 65536)
-                except OSError:
-                    break
+                except OSError:  # nothing more for now (BlockingIOError), or the child's end is closed
+                    return
                 if not data:
-                    break
+                    return
                 rest.append(data.decode().replace("\r", ""))
-            elif self.proc.poll() is not None:
-                break
+
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            drain()
+            time.sleep(0.05)
+        drain()
         code = self.proc.wait(timeout=max(deadline - time.monotonic(), 1))
         os.close(self.master)
         return code, self.text + "".join(rest)
