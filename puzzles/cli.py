@@ -26,7 +26,8 @@ from solver.search.limit import MAX_CAPTURE_N as MAX_N
 
 # light modules only: the group is loaded to list its commands (meridians --help), and the
 # records, generators and searches (numpy, numba) are imported by the commands that run them
-from .options import GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS, SOURCE_KINDS
+from .options import (GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, PARENT_ORDERS, SELFPLAY_PLAYOUTS,
+                      SOURCE_KINDS)
 
 if TYPE_CHECKING:
     from .record import Puzzle
@@ -163,7 +164,8 @@ Examples:
   meridians puzzles generate --board 6/7 --n 3 --count 50 --jobs 2 --out mine-c3.jsonl
   meridians puzzles generate --board 6/7 --n 2 --count 20 --source selfplay --playouts 500
   meridians puzzles generate --board 4/5 --n 1 --count 5 --source records games/
-  meridians puzzles generate --board 7/8 --n 5 --method extend --source parents 7-8-c4.jsonl""")
+  meridians puzzles generate --board 7/8 --n 5 --method extend --source parents 7-8-c4.jsonl
+  meridians puzzles generate --board 7/8 --n 6 --method extend --source parents 7-8-c5.jsonl --order nodes""")
 @click.option("--board", "board_name", default="6/7", show_default=True, help="Board, such as 6/7.")
 @click.option("--n", "n", type=click.IntRange(1, MAX_N), required=True, help="Capture in this many moves.")
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
@@ -192,9 +194,13 @@ Examples:
                    "(n-1)-movers of the puzzle file FILE: --source parents FILE).")
 @click.option("--playouts", type=click.IntRange(1, MAX_PLAYOUTS), default=SELFPLAY_PLAYOUTS, show_default=True,
               help="The engine's playouts a move in self-play seed games.")
+@click.option("--order", type=click.Choice(PARENT_ORDERS), default="file", show_default=True,
+              help="With --source parents: take the parents in file order, or those whose proof took "
+                   "the fewest verifier nodes first (nodes: they give more puzzles).")
 @click.argument("place", metavar="[DIR|FILE]", required=False, default=None)
 def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: int, out: str | None,
-             force: bool, grow: bool, give_up_after: int, source: str, playouts: int, place: str | None) -> None:
+             force: bool, grow: bool, give_up_after: int, source: str, playouts: int, order: str,
+             place: str | None) -> None:
     """Generate sound capture-in-N puzzles (every one proven by the exact verifier);
     DIR is the folder of game records of --source records, FILE the puzzles of --source
     parents."""
@@ -216,6 +222,8 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         fail("--source records needs the folder of game records: --source records DIR")
     if source == "parents" and place is None:
         fail("--source parents needs the file of (n-1)-movers: --source parents FILE")
+    if order != "file" and source != "parents":
+        fail(f"--order {order} orders the parents of --source parents FILE, not seed games ({source})")
     if source not in ("records", "parents") and place is not None:
         fail(f"unexpected argument {place!r} (a folder or file is given only with --source records "
              "or parents)")
@@ -238,7 +246,7 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         st = run(board.name, n, count, out, method=method, jobs=jobs, seed=seed, progress=progress,
                  force=force, grow=grow, give_up_after=give_up_after, source=source, playouts=playouts,
                  records=place if source == "records" else None,
-                 parents=place if source == "parents" else None)
+                 parents=place if source == "parents" else None, order=order)
     except KeyboardInterrupt:
         kept = (f"what was found is in {out}; the same command resumes" if os.path.exists(out) else
                 f"stopped before its first batch of {units} was done: nothing was kept")

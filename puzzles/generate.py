@@ -44,7 +44,9 @@ budget a move, :data:`SELFPLAY_PLAYOUTS` by default, no df-pn: the same game und
 load); ``records``, positions of the game records of a folder (:mod:`solver.rules.record`,
 as ``meridians match --records`` writes them), one record a unit in file-name order;
 ``parents`` (extend only), the (n-1)-movers of a puzzle file, one a unit in file order,
-each puzzle of the extend generator recording its parent's source.
+each puzzle of the extend generator recording its parent's source; or, with the order
+``nodes`` (:func:`order_parents`), the parents whose proof took the fewest verifier
+nodes first, since those give the most n-movers (docs/puzzles.md measures it).
 A self-play game or a record gives a position every :data:`STRIDE` plies of the same
 30%-85% span, from a first ply the unit's seed draws.  Every puzzle records its
 ``source`` (kind, game, ply and, for self-play, playouts).
@@ -90,8 +92,8 @@ from solver.jobs.state import RunState
 from solver.search import capture
 from solver.search.limit import Limit
 
-from .options import (GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, SELFPLAY_PLAYOUTS,  # noqa: F401
-                      SOURCE_KINDS)
+from .options import (GIVE_UP_AFTER, MAX_COUNT, MAX_JOBS, MAX_PLAYOUTS, METHODS, PARENT_ORDERS,  # noqa: F401
+                      SELFPLAY_PLAYOUTS, SOURCE_KINDS)
 from .rating import rate
 from .record import Puzzle, _short
 from .similar import WITHIN, NearIndex
@@ -102,7 +104,7 @@ __all__ = [
     "BUDGET", "node_budget", "QUICK", "SAT_QUICK", "FAST_SAT_QUICK", "STAGES", "check", "proven", "seed_position", "Found",
     "baseline_unit", "sat_unit", "run_unit", "generate", "run_state", "read_state", "run_totals", "check_request",
     "NothingFound", "GIVE_UP_AFTER", "MAX_COUNT", "MAX_JOBS", "Keeper",
-    "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
+    "SOURCE_KINDS", "PARENT_ORDERS", "order_parents", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "STRIDE", "seed_positions", "selfplay_game",
     "read_records", "METHODS", "EXTEND_QUICK", "EXTEND_TRIES", "one_point_changes", "take_backs", "THREAT_QUICK",
     "extend_unit",
     "only_moves", "read_parents",
@@ -741,6 +743,23 @@ def read_parents(path: str, board: Board, n: int) -> list[Puzzle]:
     return ps
 
 
+def order_parents(parents: list[Puzzle], order: str) -> list[Puzzle]:
+    """``parents`` in the order a run takes them (:data:`PARENT_ORDERS`): ``'file'`` as
+    they are; ``'nodes'`` sorted by the verifier nodes their records give, fewest first,
+    ties (and records without nodes, last) in file order.
+
+    >>> ps = [Puzzle(id=i, position="2/1D1/4/L2/2 L", target="d2", n=1, nodes=k) for i, k in
+    ...       [("a", 9), ("b", None), ("c", 2), ("d", 9)]]
+    >>> [p.id for p in order_parents(ps, "nodes")]
+    ['c', 'a', 'd', 'b']
+    """
+    if order not in PARENT_ORDERS:
+        raise ValueError(f"--order must be one of {', '.join(PARENT_ORDERS)}, not {order!r}")
+    if order == "file":
+        return list(parents)
+    return sorted(parents, key=lambda p: (p.nodes is None, p.nodes or 0))
+
+
 def _parents_digest(parents: list) -> str:
     """A short fingerprint of parents: a resumed run must see the same ones it used (a
     parents file may grow at its end meanwhile: a committed set grown)."""
@@ -820,7 +839,7 @@ def _id_number(pid: str) -> int:
 
 
 def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up_after: int,
-                  source: str = "random", playouts: int = SELFPLAY_PLAYOUTS) -> None:
+                  source: str = "random", playouts: int = SELFPLAY_PLAYOUTS, order: str = "file") -> None:
     """Raise ``ValueError`` naming the option for a request out of range."""
     def whole(v) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
@@ -846,13 +865,17 @@ def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up
                          f"--method extend, not {method!r}")
     if not whole(playouts) or not 1 <= playouts <= MAX_PLAYOUTS:
         raise ValueError(f"--playouts must be a whole number from 1 to {MAX_PLAYOUTS:,}, not {playouts!r}")
+    if order not in PARENT_ORDERS:
+        raise ValueError(f"--order must be one of {', '.join(PARENT_ORDERS)}, not {order!r}")
+    if order != "file" and source != "parents":
+        raise ValueError(f"--order orders the parents of --source parents, not the seed games of {source!r}")
 
 
 def generate(
     board_name: str, n: int, count: int, out: str, *, method: str = "sat", jobs: int = 1,
     seed: int = 0, batch: int | None = None, progress=None, force: bool = False,
     give_up_after: int = GIVE_UP_AFTER, source: str = "random", playouts: int = SELFPLAY_PLAYOUTS,
-    records: str | None = None, parents: str | None = None, grow: bool = False,
+    records: str | None = None, parents: str | None = None, grow: bool = False, order: str = "file",
 ) -> dict:
     """Write ``count`` sound puzzles to ``out`` (JSON lines), resuming the run recorded in
     ``out + '.state.json'``.  Only dual-free puzzles are kept (issue 36:
@@ -874,14 +897,15 @@ def generate(
     them from the folder ``records`` (every record is read and checked first: a bad
     one raises ``ValueError`` before anything is written); ``'parents'`` (with method
     ``extend``) takes the (n-1)-movers from the puzzle file ``parents``
-    (:func:`read_parents`), one a unit, and stops once they are used up.  A run resumes
-    only with the same source (and playouts, and the same records; for parents, the
-    same puzzles at the head of the file, which may have grown since).  With ``grow``, a
+    (:func:`read_parents`), one a unit in ``order`` (:func:`order_parents`), and stops
+    once they are used up.  A run resumes only with the same source (and playouts, and
+    the same records; for parents, the same puzzles at the head of the order, the file
+    having perhaps grown since).  With ``grow``, a
     set that another run of the same board and n made (another method, seed or source)
     is grown instead of refused: its puzzles are kept and that run becomes an earlier
     one of this run's state (see the module docstring)."""
     board = Board.parse(board_name)
-    check_request(n, count, method, jobs, seed, give_up_after, source, playouts)
+    check_request(n, count, method, jobs, seed, give_up_after, source, playouts, order)
     if force and grow:
         raise ValueError("--force starts the set over and --grow keeps its puzzles: give one of them")
     inputs = None  # one a unit: a game record, or a parent puzzle
@@ -893,7 +917,7 @@ def generate(
     if source == "parents":
         if parents is None:
             raise ValueError("--source parents needs a file of (n-1)-movers")
-        inputs = read_parents(parents, board, n)
+        inputs = order_parents(read_parents(parents, board, n), order)
         source_file = parents
     folder = os.path.dirname(os.path.abspath(out))
     try:
@@ -907,7 +931,7 @@ def generate(
         identity["records"] = _records_digest(inputs)
     with run_state(out, identity) as st:
         return _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
-                         source, playouts, inputs, source_file, grow)
+                         source, playouts, inputs, source_file, grow, order)
 
 
 def run_state(out: str, identity: dict | None = None) -> RunState:
@@ -959,7 +983,7 @@ def _checked(st: RunState) -> dict | None:
 
 #: what a state file says of a run besides its counts, kept when it becomes an earlier run
 _RUN_FIELDS = ("board", "n", "method", "seed", "source", "playouts", "records", "version", "saved",
-               "parents_used")
+               "parents_used", "order")
 
 
 def _grown(st: RunState, out: str) -> dict | None:
@@ -990,7 +1014,8 @@ def _unit_source(source: str, playouts: int, inputs: list | None, unit: int) -> 
 
 
 def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, force, give_up_after,
-              source="random", playouts=SELFPLAY_PLAYOUTS, inputs=None, source_file=None, grow=False) -> dict:
+              source="random", playouts=SELFPLAY_PLAYOUTS, inputs=None, source_file=None, grow=False,
+              order="file") -> dict:
     from concurrent.futures.process import BrokenProcessPool  # loky's TerminatedWorkerError is one
     from pathlib import Path
 
@@ -1015,7 +1040,13 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
         if source == "parents" and old["units"]:
             used = old.get("parents_used")
             if used != _parents_digest(inputs[:old["units"]]) or len(inputs) < old["units"]:
-                raise ValueError(f"{source_file} is not the parents file this run used: its first "
+                was = old.get("order", "file")
+                if was != order:
+                    raise ValueError(f"this run took the parents of {source_file} in --order {was}, not {order}: "
+                                     f"resume it with --order {was} (or pick another --out, or --force to "
+                                     "start over)")
+                first = "first" if order == "file" else f"first (in --order {order})"
+                raise ValueError(f"{source_file} is not the parents file this run used: its {first} "
                                  f"{old['units']:,} puzzles are not the same (pick another --out, or --force "
                                  "to start over)")
         if "rewrites" in old:  # what rewrote the set since (make_puzzles.py --only-moves)
@@ -1086,6 +1117,7 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
             state["units"] += len(units)
             if source == "parents":  # the parents used so far: the file may grow, not change
                 state["parents_used"] = _parents_digest(inputs[:state["units"]])
+                state["order"] = order
             state["kept"] = len(kept)
             # the puzzles and the state that counts them are written both or neither: a
             # Ctrl-C or kill waits for the pair

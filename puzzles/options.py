@@ -6,12 +6,15 @@ compiled searches.
 
 from __future__ import annotations
 
-__all__ = ["METHODS", "SOURCE_KINDS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "MAX_COUNT", "MAX_JOBS", "GIVE_UP_AFTER"]
+__all__ = ["METHODS", "SOURCE_KINDS", "PARENT_ORDERS", "SELFPLAY_PLAYOUTS", "MAX_PLAYOUTS", "MAX_COUNT", "MAX_JOBS", "GIVE_UP_AFTER"]
 
 #: the generators (see the module docstring)
 METHODS = ("sat", "baseline", "extend")
 #: where seed positions come from (see :mod:`puzzles.generate`); ``parents`` is extend's only
 SOURCE_KINDS = ("random", "selfplay", "records", "parents")
+#: the orders the parents of source ``parents`` are taken in: as the file lists them, or
+#: those whose proof took the fewest verifier nodes first (see :mod:`puzzles.generate`)
+PARENT_ORDERS = ("file", "nodes")
 
 #: the engine's playouts a move in self-play games: a 6/7 game of 108 plies took 5.8 CPU
 #: seconds at 1,000 and one of 114 plies 1.8 s at 200 (one core, df-pn off); the engine

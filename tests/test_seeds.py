@@ -194,6 +194,33 @@ def test_parents_source_changes_each_puzzle_of_the_file_in_one_point(tmp_path, c
     assert json.loads((tmp_path / "c2.jsonl.state.json").read_text())["units"] == 8
 
 
+def test_order_nodes_takes_the_parents_with_the_fewest_nodes_first(tmp_path, committed_1_movers, run_cli):
+    parents = load_jsonl(committed_1_movers)
+    ordered = G.order_parents(parents, "nodes")
+    assert sorted(p.id for p in ordered) == sorted(p.id for p in parents)
+    assert [p.nodes for p in ordered] == sorted(p.nodes for p in parents)
+    assert [p.id for p in ordered] != [p.id for p in parents]  # the test means something: another order
+    out = tmp_path / "c2.jsonl"
+    args = ["puzzles", "generate", "--board", "4/5", "--n", "2", "--count", "1", "--method", "extend",
+            "--source", "parents", committed_1_movers, "--out", out]
+    code, _, err, _ = run_cli(*args, "--order", "nodes")
+    assert code == 0, err
+    state = json.loads((tmp_path / "c2.jsonl.state.json").read_text())
+    assert state["order"] == "nodes" and state["units"] == 4
+    # the units were the four parents with the fewest nodes: each child is one point from one of them
+    first = {(q.target, q.source["game"], q.source["ply"]) for q in ordered[:4]}
+    assert all((p.target, p.source["game"], p.source["ply"]) in first for p in load_jsonl(out))
+    before = out.read_bytes()
+    code, _, err, _ = run_cli(*args, "--count", "2")  # the same run resumed in file order: refused
+    assert code == 2 and "in --order nodes, not file" in err and len(err.splitlines()) == 1, err
+    assert out.read_bytes() == before
+    code, _, err, _ = run_cli("puzzles", "generate", "--board", "4/5", "--n", "2", "--order", "nodes",
+                              "--out", tmp_path / "x.jsonl")
+    assert code == 2 and "--order nodes orders the parents of --source parents" in err, err
+    with pytest.raises(ValueError, match="--order must be one of file, nodes"):
+        G.order_parents(parents, "size")
+
+
 def test_grow_keeps_a_set_another_run_made(tmp_path, run_cli):
     from pathlib import Path
 
