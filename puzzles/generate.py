@@ -760,6 +760,27 @@ def order_parents(parents: list[Puzzle], order: str) -> list[Puzzle]:
     return sorted(parents, key=lambda p: (p.nodes is None, p.nodes or 0))
 
 
+def _parent_key(p: Puzzle) -> str:
+    """A parent's short fingerprint, as a run's state lists the parents it took."""
+    return hashlib.sha256(f"{p.position}\n{p.target}\n{p.n}\n{p.key}\n".encode()).hexdigest()[:16]
+
+
+def _resumed_order(parents: list[Puzzle], order: str, taken: list | None, source_file: str) -> list[Puzzle]:
+    """The parents in the order a run takes them: for ``'nodes'`` with ``taken`` (the
+    keys of the parents a run took, :func:`_parent_key`), those first, as it took them,
+    then the rest by nodes, so that a parents file grown anywhere (a committed set grown)
+    resumes the run; else :func:`order_parents`."""
+    if order == "file" or taken is None:
+        return order_parents(parents, order)
+    by_key = {_parent_key(p): p for p in parents}
+    lost = sum(k not in by_key for k in taken)
+    if lost:
+        raise ValueError(f"{source_file} is not the parents file this run used: {lost:,} of the {len(taken):,} "
+                         "parents it took are not in it (pick another --out, or --force to start over)")
+    done = set(taken)
+    return [by_key[k] for k in taken] + order_parents([p for p in parents if _parent_key(p) not in done], order)
+
+
 def _parents_digest(parents: list) -> str:
     """A short fingerprint of parents: a resumed run must see the same ones it used (a
     parents file may grow at its end meanwhile: a committed set grown)."""
@@ -917,7 +938,7 @@ def generate(
     if source == "parents":
         if parents is None:
             raise ValueError("--source parents needs a file of (n-1)-movers")
-        inputs = order_parents(read_parents(parents, board, n), order)
+        inputs = read_parents(parents, board, n)  # ordered once the run's state is read
         source_file = parents
     folder = os.path.dirname(os.path.abspath(out))
     try:
@@ -1037,6 +1058,12 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
     if old is not None and os.path.exists(out):
         kept = load_jsonl(out)
         state.update((k, old[k]) for k in _COUNTS)
+        if source == "parents":
+            taken = old.get("parents_taken")
+            if taken is not None and (not isinstance(taken, list) or len(taken) != old["units"]
+                                      or not all(isinstance(k, str) for k in taken)):
+                raise st.error(f"parents_taken must list the {old['units']:,} parents the run took")
+            inputs = _resumed_order(inputs, order, taken if old.get("order") == order else None, source_file)
         if source == "parents" and old["units"]:
             used = old.get("parents_used")
             if used != _parents_digest(inputs[:old["units"]]) or len(inputs) < old["units"]:
@@ -1054,6 +1081,8 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
         if "earlier" in old:  # the runs that made the set before this one
             state["earlier"] = old["earlier"]
     # (a state file without its puzzle file: the run starts over)
+    if source == "parents" and (old is None or not os.path.exists(out)):
+        inputs = order_parents(inputs, order)
     before = len(kept)
     version = code_version()
     seen = {(p.position, p.target) for p in kept}
@@ -1118,6 +1147,8 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
             if source == "parents":  # the parents used so far: the file may grow, not change
                 state["parents_used"] = _parents_digest(inputs[:state["units"]])
                 state["order"] = order
+                if order != "file":  # the order of the rest may change as the file grows
+                    state["parents_taken"] = [_parent_key(p) for p in inputs[:state["units"]]]
             state["kept"] = len(kept)
             # the puzzles and the state that counts them are written both or neither: a
             # Ctrl-C or kill waits for the pair

@@ -221,6 +221,36 @@ def test_order_nodes_takes_the_parents_with_the_fewest_nodes_first(tmp_path, com
         G.order_parents(parents, "size")
 
 
+def test_order_nodes_resumes_on_a_parents_file_grown_anywhere(tmp_path, committed_1_movers, run_cli):
+    lines = committed_1_movers.read_text().splitlines(keepends=True)
+    first, grown = tmp_path / "first.jsonl", tmp_path / "grown.jsonl"
+    first.write_text("".join(lines[2:]))
+    grown.write_text("".join(lines))  # two parents more, at the head, one with the fewest nodes
+    out = tmp_path / "c2.jsonl"
+    args = ["puzzles", "generate", "--board", "4/5", "--n", "2", "--method", "extend", "--order", "nodes",
+            "--out", out, "--source", "parents"]
+    code, _, err, _ = run_cli(*args, first, "--count", "1")
+    assert code == 0, err
+    taken = json.loads((tmp_path / "c2.jsonl.state.json").read_text())["parents_taken"]
+    key = {G._parent_key(p): p for p in load_jsonl(grown)}
+    assert [key[k].id for k in taken] == [p.id for p in G.order_parents(load_jsonl(first), "nodes")[:4]]
+    kept = load_jsonl(out)
+    code, _, err, _ = run_cli(*args, grown, "--count", "100")
+    assert code == 3 and "the 8 puzzles in" in err and "used up" in err, err
+    state = json.loads((tmp_path / "c2.jsonl.state.json").read_text())
+    # the four it took first, as it took them; then the other four, the new ones among them, by nodes
+    rest = G.order_parents([p for p in load_jsonl(grown) if G._parent_key(p) not in taken], "nodes")
+    assert state["parents_taken"] == taken + [G._parent_key(p) for p in rest] and state["units"] == 8
+    assert [p.to_dict() for p in load_jsonl(out)[:len(kept)]] == [p.to_dict() for p in kept]
+    # a file without a parent the run took is another file
+    short = tmp_path / "short.jsonl"
+    short.write_text("".join(lines[:2]))
+    before = out.read_bytes()
+    code, _, err, _ = run_cli(*args, short, "--count", "100")
+    assert code == 2 and "6 of the 8 parents it took are not in it" in err and len(err.splitlines()) == 1, err
+    assert out.read_bytes() == before
+
+
 def test_grow_keeps_a_set_another_run_made(tmp_path, run_cli):
     from pathlib import Path
 
