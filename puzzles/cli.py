@@ -222,8 +222,6 @@ def generate(board_name: str, n: int, count: int, method: str, jobs: int, seed: 
         fail("--source records needs the folder of game records: --source records DIR")
     if source == "parents" and place is None:
         fail("--source parents needs the file of (n-1)-movers: --source parents FILE")
-    if order != "file" and source != "parents":
-        fail(f"--order {order} orders the parents of --source parents FILE, not seed games ({source})")
     if source not in ("records", "parents") and place is not None:
         fail(f"unexpected argument {place!r} (a folder or file is given only with --source records "
              "or parents)")

@@ -765,20 +765,36 @@ def _parent_key(p: Puzzle) -> str:
     return hashlib.sha256(f"{p.position}\n{p.target}\n{p.n}\n{p.key}\n".encode()).hexdigest()[:16]
 
 
-def _resumed_order(parents: list[Puzzle], order: str, taken: list | None, source_file: str) -> list[Puzzle]:
-    """The parents in the order a run takes them: for ``'nodes'`` with ``taken`` (the
-    keys of the parents a run took, :func:`_parent_key`), those first, as it took them,
-    then the rest by nodes, so that a parents file grown anywhere (a committed set grown)
-    resumes the run; else :func:`order_parents`."""
+def _run_parents(parents: list[Puzzle], order: str, old: dict | None, source_file: str) -> list[Puzzle]:
+    """The parents in the order the run takes them; ``old``, the state of the run being
+    resumed (None for a new one), must have taken the first of them.  For ``'nodes'``
+    with the state's ``parents_taken``, those come first, as taken, then the rest by
+    nodes, so that a parents file grown anywhere (a committed set grown) resumes the run;
+    else :func:`order_parents`.  ``ValueError`` in one line for another order or a file
+    that is not the run's."""
+    units = old["units"] if old else 0
+    taken = old.get("parents_taken") if old and old.get("order") == order else None
     if order == "file" or taken is None:
-        return order_parents(parents, order)
-    by_key = {_parent_key(p): p for p in parents}
-    lost = sum(k not in by_key for k in taken)
-    if lost:
-        raise ValueError(f"{source_file} is not the parents file this run used: {lost:,} of the {len(taken):,} "
-                         "parents it took are not in it (pick another --out, or --force to start over)")
-    done = set(taken)
-    return [by_key[k] for k in taken] + order_parents([p for p in parents if _parent_key(p) not in done], order)
+        ordered = order_parents(parents, order)
+    else:
+        by_key = {_parent_key(p): p for p in parents}
+        lost = sum(k not in by_key for k in taken)
+        if lost:
+            raise ValueError(f"{source_file} is not the parents file this run used: {lost:,} of the "
+                             f"{len(taken):,} parents it took are not in it (pick another --out, or --force "
+                             "to start over)")
+        done = set(taken)
+        ordered = [by_key[k] for k in taken] + order_parents([p for p in parents if _parent_key(p) not in done],
+                                                             order)
+    if units and (len(ordered) < units or old.get("parents_used") != _parents_digest(ordered[:units])):
+        was = old.get("order", "file")
+        if was != order:
+            raise ValueError(f"this run took the parents of {source_file} in --order {was}, not {order}: "
+                             f"resume it with --order {was} (or pick another --out, or --force to start over)")
+        first = "first" if order == "file" else f"first (in --order {order})"
+        raise ValueError(f"{source_file} is not the parents file this run used: its {first} {units:,} puzzles "
+                         "are not the same (pick another --out, or --force to start over)")
+    return ordered
 
 
 def _parents_digest(parents: list) -> str:
@@ -889,7 +905,7 @@ def check_request(n: int, count: int, method: str, jobs: int, seed: int, give_up
     if order not in PARENT_ORDERS:
         raise ValueError(f"--order must be one of {', '.join(PARENT_ORDERS)}, not {order!r}")
     if order != "file" and source != "parents":
-        raise ValueError(f"--order orders the parents of --source parents, not the seed games of {source!r}")
+        raise ValueError(f"--order {order} orders the parents of --source parents FILE, not seed games ({source})")
 
 
 def generate(
@@ -999,6 +1015,10 @@ def _checked(st: RunState) -> dict | None:
             if isinstance(v, bool) or not ok:
                 where = "" if run is d else f"earlier run {i}'s "
                 raise st.error(f"{where}{k} must be a number from 0 to 2^63, not {_short(v)}")
+    taken = d.get("parents_taken")
+    if taken is not None and (not isinstance(taken, list) or len(taken) != d["units"]
+                              or not all(isinstance(k, str) for k in taken)):
+        raise st.error(f"parents_taken must list the {d['units']:,} parents the run took")
     return d
 
 
@@ -1058,31 +1078,13 @@ def _generate(st, board, n, count, out, method, jobs, seed, batch, progress, for
     if old is not None and os.path.exists(out):
         kept = load_jsonl(out)
         state.update((k, old[k]) for k in _COUNTS)
-        if source == "parents":
-            taken = old.get("parents_taken")
-            if taken is not None and (not isinstance(taken, list) or len(taken) != old["units"]
-                                      or not all(isinstance(k, str) for k in taken)):
-                raise st.error(f"parents_taken must list the {old['units']:,} parents the run took")
-            inputs = _resumed_order(inputs, order, taken if old.get("order") == order else None, source_file)
-        if source == "parents" and old["units"]:
-            used = old.get("parents_used")
-            if used != _parents_digest(inputs[:old["units"]]) or len(inputs) < old["units"]:
-                was = old.get("order", "file")
-                if was != order:
-                    raise ValueError(f"this run took the parents of {source_file} in --order {was}, not {order}: "
-                                     f"resume it with --order {was} (or pick another --out, or --force to "
-                                     "start over)")
-                first = "first" if order == "file" else f"first (in --order {order})"
-                raise ValueError(f"{source_file} is not the parents file this run used: its {first} "
-                                 f"{old['units']:,} puzzles are not the same (pick another --out, or --force "
-                                 "to start over)")
         if "rewrites" in old:  # what rewrote the set since (make_puzzles.py --only-moves)
             state["rewrites"] = old["rewrites"]
         if "earlier" in old:  # the runs that made the set before this one
             state["earlier"] = old["earlier"]
     # (a state file without its puzzle file: the run starts over)
-    if source == "parents" and (old is None or not os.path.exists(out)):
-        inputs = order_parents(inputs, order)
+    if source == "parents":
+        inputs = _run_parents(inputs, order, old if old is not None and os.path.exists(out) else None, source_file)
     before = len(kept)
     version = code_version()
     seen = {(p.position, p.target) for p in kept}
