@@ -770,12 +770,19 @@ def _run_parents(parents: list[Puzzle], order: str, old: dict | None, source_fil
     resumed (None for a new one), must have taken the first of them.  For ``'nodes'``
     with the state's ``parents_taken``, those come first, as taken, then the rest by
     nodes, so that a parents file grown anywhere (a committed set grown) resumes the run;
-    else :func:`order_parents`.  ``ValueError`` in one line for another order or a file
-    that is not the run's."""
+    a run taken so far in file order goes on in ``'nodes'`` from the parents it took
+    (FILE's first ones); else :func:`order_parents`.  ``ValueError`` in one line for a
+    run in ``'nodes'`` resumed in ``'file'`` or a file that is not the run's."""
     units = old["units"] if old else 0
-    taken = old.get("parents_taken") if old and old.get("order") == order else None
-    if order == "file" or taken is None:
+    was = old.get("order", "file") if units else order
+    if was not in ("file", order):
+        raise ValueError(f"this run took the parents of {source_file} in --order {was}, not {order}: "
+                         f"resume it with --order {was} (or pick another --out, or --force to start over)")
+    taken = old.get("parents_taken") if was == order and units else None
+    if order == "file" or (was == order and taken is None):
         ordered = order_parents(parents, order)
+    elif was == "file":  # from file order to nodes: what it took, then the rest of the file by nodes
+        ordered = list(parents[:units]) + order_parents(parents[units:], order)
     else:
         by_key = {_parent_key(p): p for p in parents}
         lost = sum(k not in by_key for k in taken)
@@ -787,11 +794,7 @@ def _run_parents(parents: list[Puzzle], order: str, old: dict | None, source_fil
         ordered = [by_key[k] for k in taken] + order_parents([p for p in parents if _parent_key(p) not in done],
                                                              order)
     if units and (len(ordered) < units or old.get("parents_used") != _parents_digest(ordered[:units])):
-        was = old.get("order", "file")
-        if was != order:
-            raise ValueError(f"this run took the parents of {source_file} in --order {was}, not {order}: "
-                             f"resume it with --order {was} (or pick another --out, or --force to start over)")
-        first = "first" if order == "file" else f"first (in --order {order})"
+        first = "first" if was == "file" else f"first (in --order {was})"
         raise ValueError(f"{source_file} is not the parents file this run used: its {first} {units:,} puzzles "
                          "are not the same (pick another --out, or --force to start over)")
     return ordered
@@ -937,7 +940,8 @@ def generate(
     (:func:`read_parents`), one a unit in ``order`` (:func:`order_parents`), and stops
     once they are used up.  A run resumes only with the same source (and playouts, and
     the same records; for parents, the same puzzles at the head of the order, the file
-    having perhaps grown since).  With ``grow``, a
+    having perhaps grown since; a run in file order may go on in ``'nodes'``, not back).
+    With ``grow``, a
     set that another run of the same board and n made (another method, seed or source)
     is grown instead of refused: its puzzles are kept and that run becomes an earlier
     one of this run's state (see the module docstring)."""

@@ -251,6 +251,44 @@ def test_order_nodes_resumes_on_a_parents_file_grown_anywhere(tmp_path, committe
     assert out.read_bytes() == before
 
 
+def test_a_run_in_file_order_goes_on_by_nodes(tmp_path, committed_1_movers, run_cli):
+    lines = committed_1_movers.read_text().splitlines(keepends=True)
+    first, grown = tmp_path / "first.jsonl", tmp_path / "grown.jsonl"
+    first.write_text("".join(lines[:6]))
+    grown.write_text("".join(lines))  # a parents set grown at its end
+    out = tmp_path / "c2.jsonl"
+    args = ["puzzles", "generate", "--board", "4/5", "--n", "2", "--method", "extend", "--out", out,
+            "--source", "parents"]
+    code, _, err, _ = run_cli(*args, first, "--count", "1")  # file order, as a committed set was made
+    assert code == 0, err
+    state = json.loads((tmp_path / "c2.jsonl.state.json").read_text())
+    assert state["order"] == "file" and state["units"] == 4 and "parents_taken" not in state
+    kept = load_jsonl(out)
+    code, _, err, _ = run_cli(*args, grown, "--count", "100", "--order", "nodes")
+    assert code == 3 and "the 8 puzzles in" in err and "used up" in err, err
+    state = json.loads((tmp_path / "c2.jsonl.state.json").read_text())
+    # the four it took in file order, then the rest of the grown file by nodes
+    parents = load_jsonl(grown)
+    rest = G.order_parents(parents[4:], "nodes")
+    assert [p.id for p in rest] != [p.id for p in parents[4:]]  # the test means something: another order
+    assert state["order"] == "nodes" and state["units"] == 8
+    assert state["parents_taken"] == [G._parent_key(p) for p in parents[:4] + rest]
+    assert [p.to_dict() for p in load_jsonl(out)[:len(kept)]] == [p.to_dict() for p in kept]
+    # and back to file order: refused, the file untouched
+    before = out.read_bytes()
+    code, _, err, _ = run_cli(*args, grown, "--count", "100")
+    assert code == 2 and "in --order nodes, not file" in err and len(err.splitlines()) == 1, err
+    assert out.read_bytes() == before
+    # a file whose first four are not those it took is another file
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(lines[1:]))
+    out2 = tmp_path / "d2.jsonl"
+    args2 = [a if a != out else out2 for a in args]
+    assert run_cli(*args2, first, "--count", "1")[0] == 0
+    code, _, err, _ = run_cli(*args2, other, "--count", "100", "--order", "nodes")
+    assert code == 2 and "its first 4 puzzles are not the same" in err and len(err.splitlines()) == 1, err
+
+
 def test_grow_keeps_a_set_another_run_made(tmp_path, run_cli):
     from pathlib import Path
 
