@@ -68,15 +68,16 @@ from pathlib import Path
 #: are issue 36's: 5/6, 6/7 and 7/8 with 500 puzzles for each n = 1..4, 200 for n = 5 and
 #: 100 for n = 6; 4/5's capture in 1 as it was, its sets of n = 2..4 grown to 500 so that
 #: each theme has 20 puzzles on every board; 6/7's capture in 5 grows on to 450, its
-#: puzzles being 6/7 c6's parents.  A count is what a set grows to, resumably.
+#: puzzles being 6/7 c6's parents, and 7/8's captures in 4 and 5 to 700 and 300, as 7/8
+#: c6's and c5's parents.  A count is what a set grows to, resumably.
 SETS = [
     ("4/5", 1, 200, "selfplay"), ("4/5", 2, 500, "selfplay"), ("4/5", 3, 500, "selfplay"),
     ("4/5", 4, 500, "selfplay"), ("6/7", 1, 500, "selfplay"), ("6/7", 2, 500, "selfplay"),
     ("6/7", 3, 500, "selfplay"), ("5/6", 1, 500, "selfplay"), ("5/6", 2, 500, "selfplay"),
     ("5/6", 3, 500, "selfplay"), ("7/8", 1, 500, "selfplay"), ("7/8", 2, 500, "selfplay"),
     ("5/6", 4, 500, "selfplay"), ("6/7", 4, 500, "selfplay"), ("7/8", 3, 500, "selfplay"),
-    ("7/8", 4, 500, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 450, "selfplay"),
-    ("7/8", 5, 200, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "parents"),
+    ("7/8", 4, 700, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 450, "selfplay"),
+    ("7/8", 5, 300, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "parents"),
     ("7/8", 6, 100, "parents"), ("5/6", 7, 100, "parents"),
 ]
 #: the generator of each set not made by ``sat``: the 6-movers by ``extend`` (sat's
@@ -92,8 +93,10 @@ METHODS = {**{(board, 6): "extend" for board in ("5/6", "6/7", "7/8")}, ("7/8", 
            ("5/6", 7): "extend"}
 #: the sets that take their parents in another order than the file's (``--order``): 7/8
 #: c6 those proven in the fewest verifier nodes first, because on 6/7 the parents below the
-#: median of nodes gave 43 of the 58 kept 6-movers (docs/puzzles.md)
-ORDERS = {("7/8", 6): "nodes"}
+#: median of nodes gave 43 of the 58 kept 6-movers (docs/puzzles.md), and 7/8 c5 past its
+#: first 472 parents (taken in file order) the same way, because 7/8 c4's parents by
+#: quartile of nodes, fewest first, gave 76, 62, 42 and 20 of its first 118 5-movers
+ORDERS = {("7/8", 5): "nodes", ("7/8", 6): "nodes"}
 
 
 #: the committed sets, beside this script's checkout (whatever the current folder)
