@@ -69,7 +69,7 @@ from pathlib import Path
 #: 100 for n = 6; 4/5's capture in 1 as it was, its sets of n = 2..4 grown to 500 so that
 #: each theme has 20 puzzles on every board; 6/7's capture in 5 grows on to 450, its
 #: puzzles being 6/7 c6's parents, and 7/8's captures in 4 and 5 to 700 and 300, as 7/8
-#: c6's and c5's parents.  A count is what a set grows to, resumably.
+#: c5's and c6's parents.  A count is what a set grows to, resumably.
 SETS = [
     ("4/5", 1, 200, "selfplay"), ("4/5", 2, 500, "selfplay"), ("4/5", 3, 500, "selfplay"),
     ("4/5", 4, 500, "selfplay"), ("6/7", 1, 500, "selfplay"), ("6/7", 2, 500, "selfplay"),
