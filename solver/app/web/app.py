@@ -32,10 +32,12 @@ Routes (every ``/api`` answer is JSON; bad input is a 400 whose body is one line
   step (the trainer's hint, :func:`solver.app.web.trainer.line_paths`).
 
 Where the work runs: the rules' answers (a position, a move, a puzzle's line) take
-milliseconds and run in threads; analyses and engine moves run in a pool of worker
-*processes* (:class:`concurrent.futures.ProcessPoolExecutor`, started with ``spawn``),
-because the compiled kernels hold the interpreter lock for the whole search: in a
-thread they would stop the event loop, and with it every other request.  A search
+milliseconds and run in threads (a thread loads every board's rules kernels from the
+server's start, so that no board's first position waits for their compile); analyses
+and engine moves run in a pool of worker *processes*
+(:class:`concurrent.futures.ProcessPoolExecutor`, started with ``spawn``), because the
+compiled kernels hold the interpreter lock for the whole search: in a thread they would
+stop the event loop, and with it every other request.  A search
 keeps to its own time budget (``time``, from :data:`MIN_SECONDS` to
 :data:`MAX_SECONDS`); the request waits for it at most that plus :data:`GRACE_SECONDS`
 (a board's first compile in a fresh worker), then answers 503.  At most
@@ -54,6 +56,7 @@ import math
 import multiprocessing
 import os
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
@@ -66,7 +69,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from solver.rules.board import Board
+from solver.rules.board import MAX_M, MIN_M, Board
 from solver.util.errors import MeridiansError
 from . import work
 
@@ -88,6 +91,9 @@ MAX_PENDING = 64
 COMPILE_WAIT = 5.0
 #: the board the analysis page opens with: its kernels are loaded when the server starts
 FIRST_BOARD = "3/4"
+#: the boards whose rules' kernels the server loads in a background thread from its start
+#: (:func:`~solver.app.web.work.load_rules`): every board, the first board first
+RULES_BOARDS = (FIRST_BOARD, *(f"{m}/{m + 1}" for m in range(MIN_M, MAX_M + 1) if f"{m}/{m + 1}" != FIRST_BOARD))
 #: the largest request body read (a pasted game record)
 MAX_BODY = 200_000
 #: pages and static files: nothing leaves the server's origin
@@ -344,9 +350,19 @@ async def _json_body(request: Request) -> dict:
     return data
 
 
+def _load_rules(boards: tuple[str, ...], stop: threading.Event) -> None:
+    """:func:`~solver.app.web.work.load_rules` of each board until ``stop`` is set; a
+    board that fails is left to its first request, which then says why."""
+    for board in boards:
+        if stop.is_set():
+            return
+        with contextlib.suppress(Exception):
+            work.load_rules(board)
+
+
 def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None = None,
                warm: tuple[str, ...] = (), first: tuple[str, ...] = (),
-               compile_wait: float = COMPILE_WAIT) -> Starlette:
+               compile_wait: float = COMPILE_WAIT, rules: tuple[str, ...] = RULES_BOARDS) -> Starlette:
     """The application.  ``workers``: search processes (default: the cores, at most
     4); ``puzzles``: a folder of ``*.jsonl`` puzzle sets (default the committed ones);
     ``warm``: boards whose kernels every worker loads before the server starts;
@@ -354,7 +370,9 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
     (``meridians serve``: :data:`FIRST_BOARD`).  A request for a board whose kernels are
     not loaded yet starts their loading in one worker and waits for it at most
     ``compile_wait`` seconds, then answers 503 with ``compiling`` (the page says so and
-    asks again), so that a cold start is a message, never a silent wait."""
+    asks again), so that a cold start is a message, never a silent wait.  ``rules``: boards
+    whose rules' kernels a thread of the server loads from the start, one after the
+    other, so that a board's first position is answered without a compile."""
     pool = _Pool(workers or max(1, min(4, os.cpu_count() or 1)), compile_wait)
     sets = _Puzzles(puzzles)
 
@@ -492,9 +510,13 @@ def create_app(*, workers: int | None = None, puzzles: str | os.PathLike | None 
             pool.ready.update(warm)
         for board in first:  # in the background: requests are served meanwhile
             pool.warm(board)
+        stop = threading.Event()
+        if rules:
+            threading.Thread(target=_load_rules, args=(rules, stop), name="meridians-rules", daemon=True).start()
         try:
             yield
         finally:
+            stop.set()
             pool.close(stop=True)
 
     routes = [Route("/", page), Route("/trainer", page), Route("/static/{name}", static),

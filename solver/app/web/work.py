@@ -27,7 +27,7 @@ from solver.rules.position import Position
 from ..verify import start_position
 
 __all__ = ["parse", "position_info", "threatened", "play_move", "explain_move", "analyse", "engine_move", "read_record",
-           "write_record", "listen", "PLAYERS"]
+           "write_record", "listen", "load_rules", "PLAYERS"]
 
 #: the longest position text accepted (a 7/8 position is under 200 characters)
 MAX_TEXT = 1000
@@ -272,6 +272,23 @@ def engine_move(text: str, seconds: float, seed: int = 1, slot: int | None = Non
         return {"move": move, "after": _info(pos.play(move)), "player": p.spec}
     a = analyse_position(pos, Limit(seconds=seconds), seed=seed, stop=_stop(slot))
     return {"move": a.best, "after": _info(pos.play(a.best)), **a.as_dict()}
+
+
+def load_rules(board: str) -> None:
+    """Load the rules' kernels of ``board`` in this process, compiling them on the board's
+    first use: those that :func:`position_info`, :func:`play_move` and
+    :func:`explain_move` run, by running them on the empty board and a few moves into a
+    game.  The server does this in the background from its start, so that a request for
+    a board's first position does not wait for a compile (seconds, on a cold cache)."""
+    pos = parse(board)
+    for _ in range(5):  # the threats and the dead stones need stones of both colours
+        _info(pos)
+        for point in pos.board.names:  # the legal moves and the refused ones
+            explain_move(str(pos), point)
+        legal = pos.legal_moves()
+        if not legal or pos.outcome:
+            break
+        pos = pos.play(legal[len(legal) // 2])
 
 
 def warm(boards: tuple[str, ...] = ()) -> int:
