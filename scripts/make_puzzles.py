@@ -68,7 +68,7 @@ from pathlib import Path
 #: are issue 36's: 5/6, 6/7 and 7/8 with 500 puzzles for each n = 1..4, 200 for n = 5 and
 #: 100 for n = 6; 4/5's capture in 1 as it was, its sets of n = 2..4 grown to 500 so that
 #: each theme has 20 puzzles on every board; 6/7's capture in 5 grows on to 450, its
-#: puzzles being 6/7 c6's parents, and 7/8's captures in 4 and 5 to 900 and 400, as 7/8
+#: puzzles being 6/7 c6's parents, and 7/8's captures in 4 and 5 to 1,100 and 500, as 7/8
 #: c5's and c6's parents.  A count is what a set grows to, resumably.
 SETS = [
     ("4/5", 1, 200, "selfplay"), ("4/5", 2, 500, "selfplay"), ("4/5", 3, 500, "selfplay"),
@@ -76,8 +76,8 @@ SETS = [
     ("6/7", 3, 500, "selfplay"), ("5/6", 1, 500, "selfplay"), ("5/6", 2, 500, "selfplay"),
     ("5/6", 3, 500, "selfplay"), ("7/8", 1, 500, "selfplay"), ("7/8", 2, 500, "selfplay"),
     ("5/6", 4, 500, "selfplay"), ("6/7", 4, 500, "selfplay"), ("7/8", 3, 500, "selfplay"),
-    ("7/8", 4, 900, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 450, "selfplay"),
-    ("7/8", 5, 400, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "parents"),
+    ("7/8", 4, 1100, "selfplay"), ("5/6", 5, 200, "selfplay"), ("6/7", 5, 450, "selfplay"),
+    ("7/8", 5, 500, "parents"), ("5/6", 6, 100, "selfplay"), ("6/7", 6, 100, "parents"),
     ("7/8", 6, 100, "parents"), ("5/6", 7, 100, "parents"),
 ]
 #: the generator of each set not made by ``sat``: the 6-movers by ``extend`` (sat's
