@@ -300,7 +300,6 @@ def warm(boards: tuple[str, ...] = ()) -> int:
     from solver.search import mcts
 
     for b in boards:
-        board = parse(b).board
-        Position.start(board).legal_moves()
-        mcts.load_kernels(board)
+        load_rules(b)
+        mcts.load_kernels(parse(b).board)
     return os.getpid()
