@@ -310,6 +310,11 @@ def test_load_rules_loads_every_kernel_a_rules_answer_runs(board):
     from solver.app.web import work
     from solver.rules.randomgame import random_game
 
+    # an earlier test's server may still be loading a board (it stops between boards): its
+    # loads are not this board's answers'
+    for thread in threading.enumerate():
+        if thread.name == "meridians-rules":
+            thread.join()
     work.load_rules(board)
     loaded = _rule_overloads()
     for seed in range(20):

@@ -93,7 +93,7 @@ COMPILE_WAIT = 5.0
 FIRST_BOARD = "3/4"
 #: the boards whose rules' kernels the server loads in a background thread from its start
 #: (:func:`~solver.app.web.work.load_rules`): every board, the first board first
-RULES_BOARDS = (FIRST_BOARD, *(b for b in (Board.get(m).name for m in range(MIN_M, MAX_M + 1)) if b != FIRST_BOARD))
+RULES_BOARDS = tuple(sorted((Board.get(m).name for m in range(MIN_M, MAX_M + 1)), key=lambda b: b != FIRST_BOARD))
 #: the largest request body read (a pasted game record)
 MAX_BODY = 200_000
 #: pages and static files: nothing leaves the server's origin
